@@ -1,0 +1,157 @@
+# C-ITS warning platform on wasmCloud 1.x.
+#
+#   make run     set up, build, start the lattice, deploy, replay the demo CPMs, print locations
+#   make test    set up, build, run unit and end-to-end tests
+#   make stop    stop everything `make run` started
+#
+# Everything comes from package registries (crates.io, Go module proxy, Debian) and is built once
+# into $(CITS_CACHE), outside the clone; a second `make setup` finds it and takes seconds.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+# ---- pinned versions -------------------------------------------------------------------------
+RUST_TOOLCHAIN   := 1.91.0# workspace, host, wadm, providers, actors (rust-toolchain.toml)
+WASH_TOOLCHAIN   := 1.95.0# wash 0.43.0 is built with its own lockfile (--locked)
+WASH_VERSION     := 0.43.0
+NATS_VERSION     := 2.11.3
+HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
+WADM_VERSION     := 0.21.1
+# wash up looks for this host version in its downloads dir (its default).
+WASH_UP_HOST_VERSION := v1.9.1
+
+# ---- locations -------------------------------------------------------------------------------
+REPO       := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+CITS_CACHE ?= $(HOME)/.cache/cits
+TOOLS      := $(CITS_CACHE)/tools
+export CARGO_TARGET_DIR ?= $(CITS_CACHE)/target
+export WASH_KEYS ?= $(CITS_CACHE)/keys
+
+NATS_SERVER_BIN := $(TOOLS)/nats-server-$(NATS_VERSION)/nats-server
+WASH_BIN        := $(TOOLS)/wash-$(WASH_VERSION)/bin/wash
+PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
+HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
+WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
+CITS_BIN        := $(CARGO_TARGET_DIR)/release/cits
+PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
+PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par.gz)
+ACTORS          := decoder collector
+ACTOR_WASMS     := $(foreach a,$(ACTORS),actors/$(a)/build/$(a)_s.wasm)
+WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.local/share)/wash/downloads)
+
+# Runtime (make run); the tests pick free ports of their own.
+NATS_PORT  ?= 4222
+MQTT_PORT  ?= 1883
+REDIS_PORT ?= 6379
+SPEED      ?= 1
+CITS_STATE ?= $(REPO)/.state
+
+LATTICE_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
+	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
+	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE)
+
+.PHONY: help setup build run stop test test-unit test-e2e bench clean status inventory
+
+help:
+	@sed -n '3,7p' Makefile
+
+# ---- setup -----------------------------------------------------------------------------------
+setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads
+	@echo "setup complete: cache $(CITS_CACHE)"
+
+.PHONY: .setup-toolchains .setup-system platform pars wash-downloads
+.setup-toolchains:
+	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
+	  && rustup target list --installed --toolchain $(RUST_TOOLCHAIN) | grep -q '^wasm32-wasip2$$' \
+	  || rustup toolchain install $(RUST_TOOLCHAIN) --profile minimal --component rustfmt,clippy --target wasm32-wasip2
+	@rustup toolchain list | grep -q '^$(WASH_TOOLCHAIN)-' || rustup toolchain install $(WASH_TOOLCHAIN) --profile minimal
+
+.setup-system:
+	@if ! command -v redis-server >/dev/null; then \
+	  echo "installing redis-server (Debian)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	fi
+	@command -v go >/dev/null || { echo "go is required to build nats-server"; exit 1; }
+
+$(NATS_SERVER_BIN):
+	GOBIN=$(dir $@) GOFLAGS=-mod=mod go install github.com/nats-io/nats-server/v2@v$(NATS_VERSION)
+
+$(WASH_BIN):
+	cargo +$(WASH_TOOLCHAIN) install wash --version $(WASH_VERSION) --locked \
+	  --root $(TOOLS)/wash-$(WASH_VERSION) --target-dir $(CITS_CACHE)/target-wash
+
+# Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
+platform:
+	cargo build --locked --profile platform \
+	  -p cits-wasmcloud-host -p cits-wadm \
+	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
+
+# Signed provider archives, re-packed only when a provider binary changed.
+pars: platform
+	@mkdir -p build/providers
+	@version=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
+	for p in $(PROVIDERS); do \
+	  bin=$(PLATFORM_DIR)/$$p-provider par=build/providers/$$p.par.gz; \
+	  if [ ! -f $$par ] || [ $$bin -nt $$par ]; then \
+	    echo "packaging $$par"; \
+	    $(WASH_BIN) par create --name cits-$$p --vendor cits --version $$version --binary $$bin \
+	      --wit-directory providers/$$p/wit --destination $$par --compress >/dev/null; \
+	  fi; \
+	done
+
+# `wash up` works offline with these in its downloads dir.
+wash-downloads:
+	@mkdir -p $(WASH_DOWNLOADS)/$(WASH_UP_HOST_VERSION)
+	@ln -sfn $(HOST_BIN) $(WASH_DOWNLOADS)/$(WASH_UP_HOST_VERSION)/wasmcloud_host
+	@ln -sfn $(WADM_BIN_PATH) $(WASH_DOWNLOADS)/wadm
+	@ln -sfn $(NATS_SERVER_BIN) $(WASH_DOWNLOADS)/nats-server
+
+# ---- build -----------------------------------------------------------------------------------
+build: $(ACTOR_WASMS) $(CITS_BIN)
+
+actors/%/build/%_s.wasm: FORCE
+	cd actors/$* && $(WASH_BIN) build --skip-fetch
+
+$(CITS_BIN): FORCE
+	cargo build --locked --release -p cits-tools
+
+.PHONY: FORCE
+FORCE:
+
+# ---- run -------------------------------------------------------------------------------------
+run: setup build
+	@$(LATTICE_ENV) tools/lattice.sh down >/dev/null 2>&1 || true
+	@rm -rf $(CITS_STATE)
+	@trap '$(LATTICE_ENV) tools/lattice.sh down' INT TERM; \
+	$(LATTICE_ENV) tools/lattice.sh up && \
+	$(LATTICE_ENV) tools/lattice.sh deploy && \
+	$(LATTICE_ENV) tools/lattice.sh probe && \
+	$(CITS_BIN) demo --file data/demo.rec.b64 --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED)
+	@echo "The lattice keeps running: try 'make inventory'; 'make stop' stops it."
+
+stop:
+	@$(LATTICE_ENV) tools/lattice.sh down
+
+status:
+	@$(LATTICE_ENV) tools/lattice.sh status
+
+inventory:
+	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) get inventory
+	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) app list
+
+# ---- test ------------------------------------------------------------------------------------
+test: setup build
+	$(MAKE) test-unit test-e2e
+
+test-unit:
+	cargo test --locked -p cits -p etsi-its -p keyvalue-redis-provider -p cits-tools
+
+# End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
+test-e2e:
+	CITS_REPO=$(REPO) NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
+	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
+	cargo test --locked -p cits-tests -- --test-threads=1
+
+clean:
+	rm -rf build actors/*/build .state

@@ -1,0 +1,80 @@
+//! The Wasm side every stage actor shares.
+//!
+//! An actor is a type implementing [`Stage`] (pure logic from the `cits` crate) plus one line,
+//! `cits_actor::export_stage!(MyStage);`. This crate owns the WIT bindings and does the rest:
+//! timestamps, publishing, dead letters for bad input, logging.
+
+pub use cits::stage::{Outbound, StageError};
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        world: "stage",
+        path: "wit",
+        generate_all,
+        pub_export_macro: true,
+        default_bindings_module: "cits_actor::bindings",
+    });
+}
+
+use bindings::wasi::logging::logging::{log, Level};
+use bindings::wasmcloud::messaging::consumer;
+use bindings::wasmcloud::messaging::types::BrokerMessage;
+
+/// One message as the stage sees it.
+pub struct Inbound<'a> {
+    pub subject: &'a str,
+    pub body: &'a [u8],
+    /// Wall clock when the invocation started (µs since the Unix epoch).
+    pub received_at_us: u64,
+}
+
+/// A pipeline stage: turns one input message into zero or more output messages.
+pub trait Stage {
+    /// Stage name: trace entries, dead-letter subject `cits.dlq.<NAME>`, log context.
+    const NAME: &'static str;
+
+    fn process(msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
+}
+
+/// Runs one invocation. Bad input becomes a dead letter and the invocation still succeeds, so
+/// the stream never blocks on it; only a failure to publish is reported back to the provider.
+pub fn handle<S: Stage>(msg: BrokerMessage) -> Result<(), String> {
+    let received_at_us = cits::time::now_us();
+    let inbound = Inbound { subject: &msg.subject, body: &msg.body, received_at_us };
+    let outbound = match S::process(inbound) {
+        Ok(out) => out,
+        Err(err) => {
+            log(Level::Warn, S::NAME, &format!("dead letter from {}: {err}", msg.subject));
+            vec![cits::stage::dead_letter(S::NAME, &err, &msg.subject, &msg.body, cits::time::now_us())]
+        }
+    };
+    for out in outbound {
+        consumer::publish(&BrokerMessage { subject: out.subject, body: out.body, reply_to: None })
+            .map_err(|e| format!("{}: publish failed: {e}", S::NAME))?;
+    }
+    Ok(())
+}
+
+/// All entries of the component's runtime config (wasi:config), e.g. sensor calibrations.
+pub fn config_entries() -> Result<Vec<(String, String)>, StageError> {
+    bindings::wasi::config::store::get_all().map_err(|e| StageError::new(format!("config unavailable: {e:?}")))
+}
+
+/// Exports `$stage` (a [`Stage`]) as the component's wasmcloud:messaging handler.
+#[macro_export]
+macro_rules! export_stage {
+    ($stage:ty) => {
+        struct __CitsComponent;
+
+        impl $crate::bindings::exports::wasmcloud::messaging::handler::Guest for __CitsComponent {
+            fn handle_message(
+                msg: $crate::bindings::wasmcloud::messaging::types::BrokerMessage,
+            ) -> ::core::result::Result<(), ::std::string::String> {
+                $crate::handle::<$stage>(msg)
+            }
+        }
+
+        $crate::bindings::export!(__CitsComponent with_types_in $crate::bindings);
+    };
+}

@@ -1,0 +1,197 @@
+//! Collector stage: [`CitsMessageWrapper`] → one [`LocationsFrame`] with the WGS84 location of
+//! every perceived object of the CPM.
+
+use crate::calibration::Calibrations;
+use crate::geo::{self, SensorPose, Wgs84};
+use crate::proto::{cits_message_wrapper, CitsMessageWrapper, Cpm, LocationsContainer, LocationsFrame, PerceivedObject};
+use crate::stage::StageError;
+
+pub const STAGE: &str = "collector";
+
+/// Below this speed a velocity vector's direction is noise; the yaw angle is used instead.
+const MIN_SPEED_FOR_HEADING_MPS: f64 = 0.3;
+
+/// Converts all objects of the CPM in `wrapper` to WGS84.
+///
+/// Objects are placed with the calibration of the sensor that measured them; without one (no
+/// sensor id, or an uncalibrated sensor) the standard's convention applies: x east, y north
+/// from the CPM's reference position.
+pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Result<LocationsFrame, StageError> {
+    let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message else {
+        return Err(StageError::new("wrapper carries no CPM"));
+    };
+    let rsu_id = wrapper
+        .ingest
+        .as_ref()
+        .map(|i| i.rsu_id.clone())
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| StageError::new("wrapper has no RSU id"))?;
+    let reference = reference_pose(cpm)?;
+    let locations = cpm
+        .objects
+        .iter()
+        .map(|o| {
+            let pose = calibrations.pose(cpm.station_id, o.sensor_id).unwrap_or(&reference);
+            locate(cpm, o, pose)
+        })
+        .collect();
+    Ok(LocationsFrame {
+        rsu_id,
+        station_id: cpm.station_id,
+        reference_time_us: cpm.reference_time_us,
+        locations,
+        trace: wrapper.trace.clone(),
+    })
+}
+
+fn reference_pose(cpm: &Cpm) -> Result<SensorPose, StageError> {
+    let lat = f64::from(cpm.reference_latitude) / 1e7;
+    let lon = f64::from(cpm.reference_longitude) / 1e7;
+    // ETSI reserves 900000001 / 1800000001 for "unavailable".
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return Err(StageError::new(format!("CPM reference position unavailable or invalid ({lat}, {lon})")));
+    }
+    Ok(SensorPose::east_north(Wgs84 { lat, lon }))
+}
+
+fn locate(cpm: &Cpm, o: &PerceivedObject, pose: &SensorPose) -> LocationsContainer {
+    let p = pose.to_wgs84(f64::from(o.x_cm) / 100.0, f64::from(o.y_cm) / 100.0);
+    let velocity = o.velocity_x_cm_s.zip(o.velocity_y_cm_s).map(|(vx, vy)| {
+        let (ve, vn) = pose.to_east_north(f64::from(vx) / 100.0, f64::from(vy) / 100.0);
+        (ve.hypot(vn), geo::heading_deg(ve, vn))
+    });
+    let speed_mps = velocity.map(|(speed, _)| speed);
+    let heading_deg = match (velocity, o.yaw_decideg) {
+        (Some((speed, heading)), _) if speed >= MIN_SPEED_FOR_HEADING_MPS => Some(heading),
+        (_, Some(yaw)) => Some(pose.heading_of_angle(f64::from(yaw) / 10.0)),
+        (Some((_, heading)), None) => Some(heading),
+        (None, None) => None,
+    };
+    let measured_at_us = (cpm.reference_time_us as i64 + i64::from(o.measurement_delta_time_ms) * 1000).max(0) as u64;
+    LocationsContainer {
+        station_id: cpm.station_id,
+        object_id: o.object_id,
+        measured_at_us,
+        latitude: p.lat,
+        longitude: p.lon,
+        classification: o.classification,
+        classification_confidence: o.classification_confidence,
+        speed_mps,
+        heading_deg,
+        sensor_id: o.sensor_id,
+        position_confidence_m: f64::from(o.x_confidence_cm.max(o.y_confidence_cm)) / 100.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::SensorCalibration;
+    use crate::proto::{IngestMetadata, ObjectClass};
+
+    fn wrapper(objects: Vec<PerceivedObject>) -> CitsMessageWrapper {
+        CitsMessageWrapper {
+            ingest: Some(IngestMetadata { rsu_id: "rsu1".into(), ..Default::default() }),
+            message: Some(cits_message_wrapper::Message::Cpm(Cpm {
+                station_id: 1001,
+                reference_time_us: 1_700_000_000_000_000,
+                reference_latitude: 478_095_000,
+                reference_longitude: 130_550_000,
+                objects,
+                ..Default::default()
+            })),
+            trace: vec![crate::proto::StageTrace { stage: "decoder".into(), received_at_us: 1, sent_at_us: 2 }],
+        }
+    }
+
+    fn object(id: u32, x_cm: i32, y_cm: i32, sensor_id: u32) -> PerceivedObject {
+        PerceivedObject {
+            object_id: id,
+            x_cm,
+            y_cm,
+            sensor_id,
+            measurement_delta_time_ms: -40,
+            classification: ObjectClass::Bicycle as i32,
+            x_confidence_cm: 30,
+            y_confidence_cm: 50,
+            ..Default::default()
+        }
+    }
+
+    fn camera() -> Calibrations {
+        // Camera 1 at another corner, looking south-west (x axis heading 225°).
+        Calibrations::new(vec![SensorCalibration {
+            station_id: 1001,
+            sensor_id: 1,
+            pose: SensorPose { origin: Wgs84 { lat: 47.8091, lon: 13.0556 }, x_axis_heading_deg: 225.0 },
+        }])
+    }
+
+    #[test]
+    fn uncalibrated_objects_are_east_north_of_the_reference_position() {
+        let frame = collect(&wrapper(vec![object(3, 1000, 2000, 0)]), &camera()).unwrap();
+        let l = &frame.locations[0];
+        let (e, n) = geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
+        assert!((e - 10.0).abs() < 1e-6 && (n - 20.0).abs() < 1e-6, "{e} {n}");
+        assert_eq!(l.measured_at_us, 1_700_000_000_000_000 - 40_000);
+        assert_eq!(l.position_confidence_m, 0.5);
+    }
+
+    #[test]
+    fn calibrated_sensor_places_objects_in_its_own_frame() {
+        // 10 m along the camera's x axis (225°: south-west) from the camera's origin.
+        let frame = collect(&wrapper(vec![object(9, 1000, 0, 1)]), &camera()).unwrap();
+        let l = &frame.locations[0];
+        let (e, n) = geo::wgs84_to_offset(Wgs84 { lat: 47.8091, lon: 13.0556 }, Wgs84 { lat: l.latitude, lon: l.longitude });
+        let h = std::f64::consts::FRAC_1_SQRT_2 * 10.0;
+        assert!((e + h).abs() < 1e-6 && (n + h).abs() < 1e-6, "{e} {n}");
+        assert_eq!((l.object_id, l.station_id, l.sensor_id), (9, 1001, 1));
+        assert_eq!(l.classification, ObjectClass::Bicycle as i32);
+    }
+
+    #[test]
+    fn velocity_gives_speed_and_heading_in_wgs84() {
+        let mut o = object(1, 0, 0, 1);
+        o.velocity_x_cm_s = Some(500);
+        o.velocity_y_cm_s = Some(0);
+        let frame = collect(&wrapper(vec![o]), &camera()).unwrap();
+        let l = &frame.locations[0];
+        assert!((l.speed_mps.unwrap() - 5.0).abs() < 1e-9);
+        assert!((l.heading_deg.unwrap() - 225.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn standing_objects_take_heading_from_yaw() {
+        let mut o = object(1, 0, 0, 1);
+        o.velocity_x_cm_s = Some(0);
+        o.velocity_y_cm_s = Some(0);
+        o.yaw_decideg = Some(900); // 90° counter-clockwise from x (225°) → 135°
+        let frame = collect(&wrapper(vec![o]), &camera()).unwrap();
+        assert!((frame.locations[0].heading_deg.unwrap() - 135.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn frame_keeps_rsu_order_and_trace() {
+        let objects = (0..128).map(|i| object(i, i as i32 * 10, 0, 0)).collect();
+        let frame = collect(&wrapper(objects), &Calibrations::default()).unwrap();
+        assert_eq!(frame.rsu_id, "rsu1");
+        assert_eq!(frame.locations.len(), 128);
+        assert!(frame.locations.iter().enumerate().all(|(i, l)| l.object_id == i as u32));
+        assert_eq!(frame.trace.len(), 1);
+    }
+
+    #[test]
+    fn unusable_wrappers_are_errors() {
+        let mut no_cpm = wrapper(vec![]);
+        no_cpm.message = None;
+        assert!(collect(&no_cpm, &Calibrations::default()).unwrap_err().reason.contains("no CPM"));
+        let mut bad_ref = wrapper(vec![]);
+        if let Some(cits_message_wrapper::Message::Cpm(c)) = &mut bad_ref.message {
+            c.reference_latitude = 900_000_001;
+        }
+        assert!(collect(&bad_ref, &Calibrations::default()).unwrap_err().reason.contains("reference position"));
+        let mut no_rsu = wrapper(vec![]);
+        no_rsu.ingest = None;
+        assert!(collect(&no_rsu, &Calibrations::default()).is_err());
+    }
+}

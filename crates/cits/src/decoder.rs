@@ -1,0 +1,172 @@
+//! Decoder stage: UPER CPM bytes from `cits.cpm.<rsu>` → [`CitsMessageWrapper`].
+
+use etsi_its::cpm::{self, ObjectKind, SimpleCpm};
+
+use crate::proto::{cits_message_wrapper, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject, SensorInformation};
+use crate::stage::StageError;
+use crate::{subjects, time};
+
+pub const STAGE: &str = "decoder";
+
+/// Largest CPM accepted. A full CPM (128 objects with all optional fields) stays well below this;
+/// anything bigger is not a CPM and must not reach the UPER decoder.
+pub const MAX_CPM_BYTES: usize = 16 * 1024;
+
+/// Decodes one CPM received on `subject` at `received_at_us`.
+pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<CitsMessageWrapper, StageError> {
+    let rsu = subjects::rsu_of_cpm_subject(subject)?;
+    if payload.is_empty() {
+        return Err(StageError::new("empty CPM payload"));
+    }
+    if payload.len() > MAX_CPM_BYTES {
+        return Err(StageError::new(format!(
+            "oversized CPM: {} bytes (limit {MAX_CPM_BYTES})",
+            payload.len()
+        )));
+    }
+    let pdu = cpm::decode(payload).map_err(|e| StageError::new(format!("invalid UPER CPM: {e}")))?;
+    let simple = SimpleCpm::from_cpm(&pdu).map_err(|e| StageError::new(format!("unusable CPM: {e}")))?;
+    Ok(CitsMessageWrapper {
+        ingest: Some(IngestMetadata {
+            rsu_id: rsu.to_string(),
+            source_subject: subject.to_string(),
+            received_at_us,
+            payload_bytes: payload.len() as u32,
+        }),
+        message: Some(cits_message_wrapper::Message::Cpm(to_proto(&simple))),
+        trace: Vec::new(),
+    })
+}
+
+fn to_proto(c: &SimpleCpm) -> Cpm {
+    Cpm {
+        protocol_version: u32::from(c.protocol_version),
+        station_id: c.station_id,
+        reference_time_its_ms: c.reference_time_its_ms,
+        reference_time_us: time::its_ms_to_unix_us(c.reference_time_its_ms),
+        reference_latitude: c.reference_lat_e7,
+        reference_longitude: c.reference_lon_e7,
+        sensors: c
+            .sensors
+            .iter()
+            .map(|&(sensor_id, sensor_type)| SensorInformation {
+                sensor_id: u32::from(sensor_id),
+                sensor_type: u32::from(sensor_type),
+            })
+            .collect(),
+        objects: c
+            .objects
+            .iter()
+            .map(|o| PerceivedObject {
+                object_id: u32::from(o.object_id),
+                measurement_delta_time_ms: i32::from(o.measurement_delta_ms),
+                x_cm: o.x_cm,
+                y_cm: o.y_cm,
+                x_confidence_cm: u32::from(o.x_conf_cm),
+                y_confidence_cm: u32::from(o.y_conf_cm),
+                velocity_x_cm_s: o.velocity.map(|(vx, _)| i32::from(vx)),
+                velocity_y_cm_s: o.velocity.map(|(_, vy)| i32::from(vy)),
+                yaw_decideg: o.yaw_decideg.map(u32::from),
+                classification: object_class(o.class) as i32,
+                classification_confidence: u32::from(o.class_confidence_pct),
+                sensor_id: o.sensor_id.map(u32::from).unwrap_or(0),
+            })
+            .collect(),
+    }
+}
+
+fn object_class(kind: ObjectKind) -> ObjectClass {
+    match kind {
+        ObjectKind::Car => ObjectClass::Car,
+        ObjectKind::Bicycle => ObjectClass::Bicycle,
+        ObjectKind::Pedestrian => ObjectClass::Pedestrian,
+        ObjectKind::Motorcycle => ObjectClass::Motorcycle,
+        ObjectKind::Truck => ObjectClass::Truck,
+        ObjectKind::Bus => ObjectClass::Bus,
+        _ => ObjectClass::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etsi_its::cpm::SimpleObject;
+
+    pub(crate) fn sample_cpm() -> SimpleCpm {
+        SimpleCpm {
+            protocol_version: 2,
+            station_id: 1001,
+            reference_time_its_ms: 591_619_380_000,
+            reference_lat_e7: 478_095_000,
+            reference_lon_e7: 130_550_000,
+            sensors: vec![(1, 3), (2, 3)],
+            objects: vec![
+                SimpleObject {
+                    object_id: 7,
+                    measurement_delta_ms: -25,
+                    x_cm: 1250,
+                    y_cm: -310,
+                    x_conf_cm: 20,
+                    y_conf_cm: 30,
+                    velocity: Some((830, -40)),
+                    yaw_decideg: Some(3550),
+                    class: ObjectKind::Car,
+                    class_confidence_pct: 90,
+                    sensor_id: Some(1),
+                },
+                SimpleObject {
+                    object_id: 255,
+                    measurement_delta_ms: 0,
+                    x_cm: -400,
+                    y_cm: 220,
+                    x_conf_cm: 50,
+                    y_conf_cm: 50,
+                    velocity: None,
+                    yaw_decideg: None,
+                    class: ObjectKind::Pedestrian,
+                    class_confidence_pct: 70,
+                    sensor_id: Some(2),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn decodes_a_cpm_into_the_wrapper() {
+        let bytes = cpm::encode(&sample_cpm().to_cpm()).unwrap();
+        let w = decode("cits.cpm.rsu-salzburg", &bytes, 123).unwrap();
+        let ingest = w.ingest.unwrap();
+        assert_eq!(ingest.rsu_id, "rsu-salzburg");
+        assert_eq!(ingest.received_at_us, 123);
+        assert_eq!(ingest.payload_bytes as usize, bytes.len());
+        let Some(cits_message_wrapper::Message::Cpm(c)) = w.message else { panic!("no CPM") };
+        assert_eq!(c.station_id, 1001);
+        assert_eq!(c.reference_time_us, time::its_ms_to_unix_us(591_619_380_000));
+        assert_eq!(c.objects.len(), 2);
+        let car = &c.objects[0];
+        assert_eq!((car.object_id, car.x_cm, car.y_cm, car.measurement_delta_time_ms), (7, 1250, -310, -25));
+        assert_eq!((car.velocity_x_cm_s, car.velocity_y_cm_s), (Some(830), Some(-40)));
+        assert_eq!(car.classification, ObjectClass::Car as i32);
+        assert_eq!(car.sensor_id, 1);
+        let ped = &c.objects[1];
+        assert_eq!(ped.classification, ObjectClass::Pedestrian as i32);
+        assert_eq!(ped.velocity_x_cm_s, None);
+        assert_eq!(c.sensors.len(), 2);
+    }
+
+    #[test]
+    fn rejects_bad_input_with_a_reason() {
+        let good = cpm::encode(&sample_cpm().to_cpm()).unwrap();
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            ("cits.cpm.r1", vec![], "empty"),
+            ("cits.cpm.r1", vec![0u8; MAX_CPM_BYTES + 1], "oversized"),
+            ("cits.cpm.r1", good[..good.len() / 2].to_vec(), "invalid UPER CPM"),
+            ("cits.cpm.r1", b"not a cpm at all".to_vec(), "CPM"),
+            ("cits.other.r1", good.clone(), "subject"),
+        ];
+        for (subject, payload, expect) in cases {
+            let err = decode(subject, &payload, 0).unwrap_err();
+            assert!(err.reason.contains(expect), "{subject} {}: {err}", payload.len());
+        }
+    }
+}

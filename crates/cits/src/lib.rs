@@ -1,0 +1,17 @@
+//! Domain logic of the C-ITS warning pipeline, free of any wasmCloud or Wasm dependency.
+//!
+//! Each stage is a plain function here (`decoder::decode`, `collector::collect`, ...), tested
+//! natively; the Wasm actors in `actors/` only move bytes between NATS and these functions.
+
+pub mod calibration;
+pub mod collector;
+pub mod decoder;
+pub mod geo;
+pub mod stage;
+pub mod subjects;
+pub mod time;
+
+/// Protobuf messages exchanged between stages (generated from `proto/cits/v1/pipeline.proto`).
+pub mod proto {
+    include!(concat!(env!("OUT_DIR"), "/cits.v1.rs"));
+}

@@ -1,0 +1,115 @@
+//! What every stage shares: errors that become dead letters, outgoing messages, the trace.
+
+use prost::Message as _;
+
+use crate::proto::{DeadLetter, StageTrace};
+
+/// Why a stage could not process one message. It ends up on `cits.dlq.<stage>`; the stage
+/// carries on with the next message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageError {
+    pub reason: String,
+}
+
+impl StageError {
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self { reason: reason.into() }
+    }
+}
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for StageError {}
+
+/// A message a stage publishes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outbound {
+    pub subject: String,
+    pub body: Vec<u8>,
+}
+
+/// The dead letter for `payload` that `stage` could not process.
+pub fn dead_letter(stage: &str, error: &StageError, source_subject: &str, payload: &[u8], now_us: u64) -> Outbound {
+    let letter = DeadLetter {
+        stage: stage.to_string(),
+        reason: error.reason.clone(),
+        source_subject: source_subject.to_string(),
+        payload: payload.to_vec(),
+        failed_at_us: now_us,
+    };
+    Outbound {
+        subject: crate::subjects::dead_letter(stage),
+        body: letter.encode_to_vec(),
+    }
+}
+
+/// Appends this stage's trace entry. `sent_at_us` is taken right before encoding, the last
+/// moment the stage can stamp its output.
+pub fn push_trace(trace: &mut Vec<StageTrace>, stage: &str, received_at_us: u64, sent_at_us: u64) {
+    trace.push(StageTrace {
+        stage: stage.to_string(),
+        received_at_us,
+        sent_at_us,
+    });
+}
+
+/// Decodes a stage's protobuf input, naming the stage's expected type in the error.
+pub fn decode_input<M: prost::Message + Default>(payload: &[u8], what: &str) -> Result<M, StageError> {
+    M::decode(payload).map_err(|e| StageError::new(format!("not a protobuf {what}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_letter_keeps_payload_and_reason() {
+        let out = dead_letter("decoder", &StageError::new("truncated"), "cits.cpm.r1", &[1, 2, 3], 42);
+        assert_eq!(out.subject, "cits.dlq.decoder");
+        let letter = DeadLetter::decode(out.body.as_slice()).unwrap();
+        assert_eq!(letter.reason, "truncated");
+        assert_eq!(letter.payload, vec![1, 2, 3]);
+        assert_eq!(letter.source_subject, "cits.cpm.r1");
+        assert_eq!(letter.failed_at_us, 42);
+    }
+
+    #[test]
+    fn garbage_is_not_a_wrapper() {
+        let err = decode_input::<crate::proto::CitsMessageWrapper>(&[0xff, 0xff, 0xff], "CitsMessageWrapper");
+        assert!(err.unwrap_err().reason.contains("CitsMessageWrapper"));
+    }
+}
+
+/// Stage messages that carry the per-stage trace.
+pub trait Traced: prost::Message + Sized {
+    fn trace_mut(&mut self) -> &mut Vec<StageTrace>;
+
+    /// Stamps this stage's trace entry and encodes the message.
+    fn stamp_and_encode(mut self, stage: &str, received_at_us: u64) -> Vec<u8> {
+        push_trace(self.trace_mut(), stage, received_at_us, crate::time::now_us());
+        self.encode_to_vec()
+    }
+}
+
+macro_rules! traced {
+    ($($t:ty),*) => {$(
+        impl Traced for $t {
+            fn trace_mut(&mut self) -> &mut Vec<StageTrace> {
+                &mut self.trace
+            }
+        }
+    )*};
+}
+
+traced!(
+    crate::proto::CitsMessageWrapper,
+    crate::proto::LocationsFrame,
+    crate::proto::TrajectoryFrame,
+    crate::proto::MatchedTrajectoryFrame,
+    crate::proto::PredictedPathFrame,
+    crate::proto::CollisionRiskFrame
+);

@@ -1,0 +1,50 @@
+//! NATS subjects of the pipeline (MQTT topic `a/b/c` arrives as subject `a.b.c`).
+
+use crate::stage::StageError;
+
+/// RSUs publish UPER CPMs on MQTT `cits/cpm/<rsu>`.
+pub const CPM_PREFIX: &str = "cits.cpm.";
+/// Subscription of the decoder.
+pub const CPM_WILDCARD: &str = "cits.cpm.*";
+
+/// The RSU id of a CPM subject `cits.cpm.<rsu>`.
+pub fn rsu_of_cpm_subject(subject: &str) -> Result<&str, StageError> {
+    match subject.strip_prefix(CPM_PREFIX) {
+        Some(rsu) if !rsu.is_empty() && !rsu.contains(['.', '*', '>']) => Ok(rsu),
+        _ => Err(StageError::new(format!(
+            "subject `{subject}` is not of the form {CPM_PREFIX}<rsu>"
+        ))),
+    }
+}
+
+/// Decoder output: `cits.decoded.<rsu>`.
+pub fn decoded(rsu: &str) -> String {
+    format!("cits.decoded.{rsu}")
+}
+
+/// Collector output: `cits.locations.<rsu>`.
+pub fn locations(rsu: &str) -> String {
+    format!("cits.locations.{rsu}")
+}
+
+/// Dead letters of a stage: `cits.dlq.<stage>`.
+pub fn dead_letter(stage: &str) -> String {
+    format!("cits.dlq.{stage}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rsu_is_the_last_token() {
+        assert_eq!(rsu_of_cpm_subject("cits.cpm.rsu-7").unwrap(), "rsu-7");
+    }
+
+    #[test]
+    fn other_subjects_are_rejected() {
+        for s in ["cits.cpm.", "cits.cpm.a.b", "cits.denm.rsu1", "cpm.rsu1", "cits.cpm.*"] {
+            assert!(rsu_of_cpm_subject(s).is_err(), "{s}");
+        }
+    }
+}

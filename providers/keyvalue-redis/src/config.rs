@@ -1,0 +1,90 @@
+//! Link configuration (see README.md for the table).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+pub const DEFAULT_URL: &str = "redis://127.0.0.1:6379/";
+pub const DEFAULT_POOL_SIZE: usize = 4;
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_millis(1000);
+pub const DEFAULT_CONNECTION_TIMEOUT: Duration = Duration::from_millis(1000);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedisConfig {
+    pub url: String,
+    pub pool_size: usize,
+    pub response_timeout: Duration,
+    pub connection_timeout: Duration,
+}
+
+impl Default for RedisConfig {
+    fn default() -> Self {
+        Self {
+            url: DEFAULT_URL.to_string(),
+            pool_size: DEFAULT_POOL_SIZE,
+            response_timeout: DEFAULT_RESPONSE_TIMEOUT,
+            connection_timeout: DEFAULT_CONNECTION_TIMEOUT,
+        }
+    }
+}
+
+impl RedisConfig {
+    /// Reads the keys of the table in README.md (case-insensitive), over `base` defaults.
+    /// Unknown keys are ignored (links may carry config for other purposes); invalid values of
+    /// known keys are errors, so a typo never silently falls back to a default.
+    pub fn from_map(values: &HashMap<String, String>, base: &RedisConfig) -> Result<Self, String> {
+        let mut cfg = base.clone();
+        for (key, value) in values {
+            let value = value.trim();
+            let millis = || {
+                value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .map(Duration::from_millis)
+                    .ok_or_else(|| format!("`{key}` must be a positive number of milliseconds, got `{value}`"))
+            };
+            match key.to_ascii_lowercase().as_str() {
+                "url" => {
+                    redis::parse_redis_url(value).ok_or_else(|| format!("`{key}` is not a redis:// URL: `{value}`"))?;
+                    cfg.url = value.to_string();
+                }
+                "pool_size" => {
+                    cfg.pool_size = value
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| (1..=64).contains(n))
+                        .ok_or_else(|| format!("`{key}` must be 1..=64, got `{value}`"))?;
+                }
+                "response_timeout_ms" => cfg.response_timeout = millis()?,
+                "connection_timeout_ms" => cfg.connection_timeout = millis()?,
+                _ => {}
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let cfg = RedisConfig::from_map(&map(&[("URL", "redis://10.0.0.1:7000/2"), ("pool_size", "8"), ("other", "x")]), &RedisConfig::default()).unwrap();
+        assert_eq!(cfg.url, "redis://10.0.0.1:7000/2");
+        assert_eq!(cfg.pool_size, 8);
+        assert_eq!(cfg.response_timeout, DEFAULT_RESPONSE_TIMEOUT);
+    }
+
+    #[test]
+    fn invalid_values_are_rejected() {
+        for (k, v) in [("url", "http://x"), ("pool_size", "0"), ("pool_size", "many"), ("response_timeout_ms", "-1"), ("connection_timeout_ms", "0")] {
+            let err = RedisConfig::from_map(&map(&[(k, v)]), &RedisConfig::default()).unwrap_err();
+            assert!(err.contains(k), "{err}");
+        }
+    }
+}

@@ -1,0 +1,4 @@
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    keyvalue_redis::run().await
+}

@@ -1,0 +1,170 @@
+//! wRPC side: link lifecycle and the wrpc:keyvalue handlers, delegating to [`RedisStore`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use tokio::sync::RwLock;
+use tracing::{info, warn};
+use wasmcloud_provider_sdk::{
+    get_connection, initialize_observability, run_provider, serve_provider_exports, Context, LinkConfig,
+    LinkDeleteInfo, Provider, ProviderInitConfig,
+};
+
+use crate::config::RedisConfig;
+use crate::store::{RedisStore, StoreError};
+
+mod bindings {
+    wit_bindgen_wrpc::generate!({
+        world: "provider",
+        with: {
+            "wrpc:keyvalue/store@0.2.0-draft": generate,
+            "wrpc:keyvalue/atomics@0.2.0-draft": generate,
+            "wrpc:keyvalue/batch@0.2.0-draft": generate,
+        }
+    });
+}
+
+use bindings::exports::wrpc::keyvalue::{atomics, batch, store};
+
+type KvResult<T> = anyhow::Result<Result<T, store::Error>>;
+
+/// The provider: one Redis pool per linked component (each link may name its own server), plus
+/// a default pool from the provider's own config for calls without a known source.
+#[derive(Clone, Default)]
+pub struct KvRedisProvider {
+    default_config: Arc<RwLock<RedisConfig>>,
+    default_store: Arc<RwLock<Option<Arc<RedisStore>>>>,
+    stores: Arc<RwLock<HashMap<String, Arc<RedisStore>>>>,
+}
+
+/// Starts the provider under a wasmCloud host (reads host data from stdin).
+pub async fn run() -> anyhow::Result<()> {
+    initialize_observability!("keyvalue-redis-provider", std::env::var_os("PROVIDER_KEYVALUE_REDIS_FLAMEGRAPH_PATH"));
+    let provider = KvRedisProvider::default();
+    let shutdown = run_provider(provider.clone(), "keyvalue-redis-provider")
+        .await
+        .context("failed to run provider")?;
+    let connection = get_connection();
+    let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
+    serve_provider_exports(&wrpc, provider, shutdown, bindings::serve)
+        .await
+        .context("failed to serve provider exports")
+}
+
+impl KvRedisProvider {
+    async fn store_for(&self, cx: &Option<Context>) -> Result<Arc<RedisStore>, store::Error> {
+        if let Some(component) = cx.as_ref().and_then(|cx| cx.component.as_deref()) {
+            if let Some(store) = self.stores.read().await.get(component) {
+                return Ok(Arc::clone(store));
+            }
+        }
+        let mut default = self.default_store.write().await;
+        if let Some(store) = default.as_ref() {
+            return Ok(Arc::clone(store));
+        }
+        let store = Arc::new(RedisStore::new(self.default_config.read().await.clone()).map_err(to_wit)?);
+        *default = Some(Arc::clone(&store));
+        Ok(store)
+    }
+}
+
+fn to_wit(e: StoreError) -> store::Error {
+    store::Error::Other(e.0)
+}
+
+/// Runs `op` on the caller's store; Redis failures become `error::other` with the reason.
+macro_rules! with_store {
+    ($self:ident, $cx:ident, |$store:ident| $op:expr) => {{
+        let $store = match $self.store_for(&$cx).await {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        Ok($op.await.map_err(to_wit))
+    }};
+}
+
+impl store::Handler<Option<Context>> for KvRedisProvider {
+    async fn get(&self, cx: Option<Context>, bucket: String, key: String) -> KvResult<Option<Bytes>> {
+        with_store!(self, cx, |s| s.get(&bucket, &key))
+    }
+
+    async fn set(&self, cx: Option<Context>, bucket: String, key: String, value: Bytes) -> KvResult<()> {
+        with_store!(self, cx, |s| s.set(&bucket, &key, &value))
+    }
+
+    async fn delete(&self, cx: Option<Context>, bucket: String, key: String) -> KvResult<()> {
+        with_store!(self, cx, |s| s.delete(&bucket, &key))
+    }
+
+    async fn exists(&self, cx: Option<Context>, bucket: String, key: String) -> KvResult<bool> {
+        with_store!(self, cx, |s| s.exists(&bucket, &key))
+    }
+
+    async fn list_keys(&self, cx: Option<Context>, bucket: String, cursor: Option<u64>) -> KvResult<store::KeyResponse> {
+        let store = match self.store_for(&cx).await {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(e)),
+        };
+        Ok(store
+            .list_keys(&bucket, cursor)
+            .await
+            .map(|page| store::KeyResponse { keys: page.keys, cursor: page.cursor })
+            .map_err(to_wit))
+    }
+}
+
+impl atomics::Handler<Option<Context>> for KvRedisProvider {
+    async fn increment(&self, cx: Option<Context>, bucket: String, key: String, delta: u64) -> KvResult<u64> {
+        with_store!(self, cx, |s| s.increment(&bucket, &key, delta))
+    }
+}
+
+impl batch::Handler<Option<Context>> for KvRedisProvider {
+    async fn get_many(&self, cx: Option<Context>, bucket: String, keys: Vec<String>) -> KvResult<Vec<Option<(String, Bytes)>>> {
+        with_store!(self, cx, |s| s.get_many(&bucket, &keys))
+    }
+
+    async fn set_many(&self, cx: Option<Context>, bucket: String, items: Vec<(String, Bytes)>) -> KvResult<()> {
+        with_store!(self, cx, |s| s.set_many(&bucket, &items))
+    }
+
+    async fn delete_many(&self, cx: Option<Context>, bucket: String, keys: Vec<String>) -> KvResult<()> {
+        with_store!(self, cx, |s| s.delete_many(&bucket, &keys))
+    }
+}
+
+impl Provider for KvRedisProvider {
+    async fn init(&self, config: impl ProviderInitConfig) -> anyhow::Result<()> {
+        let cfg = RedisConfig::from_map(config.get_config(), &RedisConfig::default())
+            .map_err(|e| anyhow::anyhow!("invalid provider config: {e}"))?;
+        info!(url = %cfg.url, pool_size = cfg.pool_size, "Redis key-value provider configured");
+        *self.default_config.write().await = cfg;
+        Ok(())
+    }
+
+    /// A component linked to us: its link config may point at its own Redis server.
+    async fn receive_link_config_as_target(&self, link: LinkConfig<'_>) -> anyhow::Result<()> {
+        let base = self.default_config.read().await.clone();
+        let cfg = RedisConfig::from_map(link.config, &base)
+            .map_err(|e| anyhow::anyhow!("invalid link config from {}: {e}", link.source_id))?;
+        let store = RedisStore::new(cfg).map_err(|e| anyhow::anyhow!("link from {}: {e}", link.source_id))?;
+        info!(component = link.source_id, url = %store.config().url, pool_size = store.config().pool_size, "component linked");
+        self.stores.write().await.insert(link.source_id.to_string(), Arc::new(store));
+        Ok(())
+    }
+
+    async fn delete_link_as_target(&self, info: impl LinkDeleteInfo) -> anyhow::Result<()> {
+        if self.stores.write().await.remove(info.get_source_id()).is_none() {
+            warn!(component = info.get_source_id(), "link deleted for unknown component");
+        }
+        Ok(())
+    }
+
+    async fn shutdown(&self) -> anyhow::Result<()> {
+        self.stores.write().await.clear();
+        self.default_store.write().await.take();
+        Ok(())
+    }
+}

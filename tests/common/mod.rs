@@ -1,0 +1,191 @@
+//! Shared fixtures of the end-to-end tests: a real lattice (NATS with JetStream and MQTT, Redis,
+//! wadm, wasmCloud host) on free ports, the pipeline deployed with `wash app deploy`, and real
+//! MQTT and NATS clients.
+//!
+//! Binaries come from `make setup`; run these tests with `make test-e2e`, which passes their paths.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use futures::StreamExt as _;
+use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, QoS};
+
+fn env_path(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the end-to-end tests with `make test-e2e`"))
+}
+
+/// A free TCP port on loopback.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A running lattice with the pipeline deployed; torn down (by PID) on drop.
+pub struct Lattice {
+    pub repo: PathBuf,
+    pub state: PathBuf,
+    pub nats_port: u16,
+    pub mqtt_port: u16,
+    pub redis_port: u16,
+    http_port: u16,
+}
+
+impl Lattice {
+    /// Starts everything, deploys `wadm/cits-pipeline.yaml` and waits until a probe CPM flows.
+    pub fn start(name: &str) -> Self {
+        let repo = PathBuf::from(env_path("CITS_REPO"));
+        let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let lattice = Self {
+            repo,
+            state,
+            nats_port: free_port(),
+            mqtt_port: free_port(),
+            redis_port: free_port(),
+            http_port: free_port(),
+        };
+        for step in ["up", "deploy", "probe"] {
+            let status = lattice.script(step).status().expect("tools/lattice.sh runs");
+            if !status.success() {
+                let log = std::fs::read_to_string(lattice.state.join("logs/host.log")).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(60).collect();
+                panic!("lattice.sh {step} failed; host log tail:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+            }
+        }
+        lattice
+    }
+
+    fn script(&self, step: &str) -> Command {
+        let mut cmd = Command::new(self.repo.join("tools/lattice.sh"));
+        cmd.arg(step)
+            .env("CITS_STATE", &self.state)
+            .env("NATS_PORT", self.nats_port.to_string())
+            .env("MQTT_PORT", self.mqtt_port.to_string())
+            .env("REDIS_PORT", self.redis_port.to_string())
+            .env("NATS_HTTP_PORT", self.http_port.to_string());
+        cmd
+    }
+
+    /// Runs `wash` against this lattice and returns its stdout.
+    pub fn wash(&self, args: &[&str]) -> anyhow::Result<String> {
+        let out = Command::new(env_path("WASH"))
+            .args(args)
+            .env("WASMCLOUD_CTL_HOST", "127.0.0.1")
+            .env("WASMCLOUD_CTL_PORT", self.nats_port.to_string())
+            .env("WASH_CONTEXT_DIR", self.state.join("wash/contexts"))
+            .output()
+            .context("wash runs")?;
+        if !out.status.success() {
+            bail!("wash {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    pub async fn nats(&self) -> async_nats::Client {
+        async_nats::connect(format!("127.0.0.1:{}", self.nats_port)).await.expect("NATS reachable")
+    }
+
+    /// An MQTT client connected to NATS's MQTT listener, as an RSU would be.
+    pub async fn mqtt(&self, client_id: &str) -> Mqtt {
+        let mut opts = MqttOptions::new(client_id, "127.0.0.1", self.mqtt_port);
+        opts.set_keep_alive(Duration::from_secs(30));
+        let (client, mut eventloop) = AsyncClient::new(opts, 256);
+        let (sent_tx, sent_rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                match eventloop.poll().await {
+                    Ok(Event::Outgoing(Outgoing::Publish(_))) => {
+                        let _ = sent_tx.send(());
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        eprintln!("MQTT event loop: {e}");
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                }
+            }
+        });
+        Mqtt { client, sent: sent_rx }
+    }
+}
+
+impl Drop for Lattice {
+    fn drop(&mut self) {
+        let _ = self.script("down").status();
+        let _ = std::fs::remove_dir_all(&self.state);
+    }
+}
+
+pub struct Mqtt {
+    client: AsyncClient,
+    sent: tokio::sync::mpsc::UnboundedReceiver<()>,
+}
+
+impl Mqtt {
+    /// Publishes with QoS 0 and returns once the packet has left the client.
+    pub async fn publish(&mut self, topic: &str, payload: Vec<u8>) {
+        self.client.publish(topic, QoS::AtMostOnce, false, payload).await.expect("MQTT publish queued");
+        tokio::time::timeout(Duration::from_secs(10), self.sent.recv())
+            .await
+            .expect("MQTT publish left the client within 10 s");
+    }
+}
+
+/// Next message on `sub` within `timeout`, or an error naming `what`.
+pub async fn next_within(sub: &mut async_nats::Subscriber, timeout: Duration, what: &str) -> anyhow::Result<async_nats::Message> {
+    match tokio::time::timeout(timeout, sub.next()).await {
+        Ok(Some(msg)) => Ok(msg),
+        Ok(None) => bail!("subscription for {what} closed"),
+        Err(_) => bail!("no {what} within {timeout:?}"),
+    }
+}
+
+/// A redis-server of our own on a free port (no persistence), killed on drop.
+pub struct RedisServer {
+    pub port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl RedisServer {
+    pub fn start() -> Self {
+        let mut server = Self { port: free_port(), child: None };
+        server.restart();
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// (Re)starts the server on the same port and waits until it accepts connections.
+    pub fn restart(&mut self) {
+        self.stop();
+        let child = Command::new(env_path("REDIS_SERVER"))
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not listen on {}", self.port);
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

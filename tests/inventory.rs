@@ -1,0 +1,42 @@
+//! The deployed lattice as an operator sees it with wash: the host, the two signed actors and the
+//! three providers, and the application deployed.
+
+use cits_tests::Lattice;
+
+#[test]
+fn wash_shows_host_signed_actors_providers_and_app() {
+    let lattice = Lattice::start("inventory");
+
+    let inventory: serde_json::Value = serde_json::from_str(&lattice.wash(&["get", "inventory", "-o", "json"]).unwrap()).unwrap();
+    let text = inventory.to_string();
+    let hosts = inventory["inventories"].as_array().expect("inventories list");
+    assert_eq!(hosts.len(), 1, "{text}");
+    let host = &hosts[0];
+    let components: Vec<&str> = host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert!(components.contains(&"cits-decoder") && components.contains(&"cits-collector"), "{components:?}");
+    let providers: Vec<&str> = host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    for p in ["cits-messaging-nats", "cits-keyvalue-redis", "cits-blobstore-fs"] {
+        assert!(providers.contains(&p), "{p} missing from {providers:?}");
+    }
+
+    // Signed: wash reads the embedded claims (issuer and subject keys) back from the artefacts.
+    for actor in ["decoder", "collector"] {
+        let wasm = lattice.repo.join(format!("actors/{actor}/build/{actor}_s.wasm"));
+        let claims = lattice.wash(&["inspect", wasm.to_str().unwrap(), "-o", "json"]).unwrap();
+        let claims: serde_json::Value = serde_json::from_str(&claims).unwrap();
+        let issuer = claims["issuer"].as_str().unwrap_or_default();
+        let module = claims["component"].as_str().or(claims["module"].as_str()).unwrap_or_default();
+        assert!(issuer.starts_with('A') && issuer.len() == 56, "{actor}: issuer {claims}");
+        assert!(module.starts_with('M') && module.len() == 56, "{actor}: subject {claims}");
+    }
+
+    let apps = lattice.wash(&["app", "list", "-o", "json"]).unwrap();
+    let apps: serde_json::Value = serde_json::from_str(&apps).unwrap();
+    let app = apps
+        .as_array()
+        .or(apps["applications"].as_array())
+        .and_then(|a| a.iter().find(|a| a["name"] == "cits-pipeline"))
+        .unwrap_or_else(|| panic!("cits-pipeline not listed: {apps}"))
+        .to_string();
+    assert!(app.to_lowercase().contains("deployed"), "{app}");
+}

@@ -1,0 +1,7 @@
+//! Operator tools around the pipeline: recordings (the research's format), the demo dataset,
+//! MQTT replay and pipeline observation. Native only.
+
+pub mod demo;
+pub mod recording;
+pub mod replay;
+pub mod watch;

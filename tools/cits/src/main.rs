@@ -1,0 +1,187 @@
+//! `cits`: replay CPM recordings over MQTT, watch the pipeline's output, probe it, regenerate
+//! the demo dataset.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use clap::{Parser, Subcommand};
+use cits::proto::LocationsFrame;
+use cits_tools::replay::{replay, ReplayOptions};
+use cits_tools::{demo, recording, watch};
+use futures::StreamExt as _;
+use prost::Message as _;
+
+#[derive(Parser)]
+#[command(name = "cits", about = "C-ITS pipeline tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct ReplayArgs {
+    /// Recording (base64 records: 4-byte length, 8-byte timestamp, UPER CPM).
+    #[arg(long, default_value = "data/demo.rec.b64")]
+    file: PathBuf,
+    /// MQTT listener (NATS's MQTT gateway), host:port.
+    #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
+    mqtt: String,
+    /// RSU id(s) to publish as (topic cits/cpm/<rsu>); repeat to replay as several RSUs at once.
+    #[arg(long = "rsu", default_value = demo::RSU_ID)]
+    rsus: Vec<String>,
+    /// Speed factor: 1 = recorded pace, 4 = four times as fast, 0 = as fast as possible.
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// MQTT QoS (0 or 1).
+    #[arg(long, default_value_t = 0)]
+    qos: u8,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Publish a recording over MQTT.
+    Replay(ReplayArgs),
+    /// Print location frames and dead letters from NATS until idle.
+    Watch {
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        /// Stop after this long without output.
+        #[arg(long, default_value_t = 5000)]
+        idle_ms: u64,
+        /// Only print the summary.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Replay a recording and print what the pipeline makes of it, then a summary.
+    Demo {
+        #[command(flatten)]
+        replay: ReplayArgs,
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out.
+    Probe {
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long, default_value_t = 5000)]
+        timeout_ms: u64,
+    },
+    /// Regenerate the demo recording.
+    DemoData {
+        #[arg(long, default_value = "data/demo.rec.b64")]
+        out: PathBuf,
+    },
+}
+
+fn split_host_port(addr: &str) -> anyhow::Result<(String, u16)> {
+    let (host, port) = addr.rsplit_once(':').with_context(|| format!("`{addr}` is not host:port"))?;
+    Ok((host.to_string(), port.parse().with_context(|| format!("bad port in `{addr}`"))?))
+}
+
+fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOptions> {
+    let (mqtt_host, mqtt_port) = split_host_port(&a.mqtt)?;
+    Ok(ReplayOptions { mqtt_host, mqtt_port, rsus: a.rsus.clone(), speed: a.speed, qos: a.qos, progress })
+}
+
+/// Collects location frames and dead letters until `idle` passes without any.
+async fn observe(nats: &async_nats::Client, idle: Duration, quiet: bool, mut stop: impl FnMut(u64) -> bool) -> anyhow::Result<(u64, u64, u64, Vec<u64>)> {
+    let mut frames_sub = nats.subscribe("cits.locations.>").await?;
+    let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
+    let (mut frames, mut locations, mut dead) = (0u64, 0u64, 0u64);
+    let mut latencies = Vec::new();
+    loop {
+        tokio::select! {
+            msg = frames_sub.next() => {
+                let Some(msg) = msg else { break };
+                match LocationsFrame::decode(msg.payload.as_ref()) {
+                    Ok(frame) => {
+                        frames += 1;
+                        locations += frame.locations.len() as u64;
+                        latencies.extend(watch::pipeline_latency_us(&frame.trace));
+                        if !quiet { print!("{}", watch::format_frame(&frame)); }
+                    }
+                    Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
+                }
+                if stop(frames) { break; }
+            }
+            msg = dlq_sub.next() => {
+                let Some(msg) = msg else { break };
+                dead += 1;
+                println!("{}", watch::format_dead_letter(&msg.payload));
+            }
+            _ = tokio::time::sleep(idle) => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    Ok((frames, locations, dead, latencies))
+}
+
+fn print_summary(frames: u64, locations: u64, dead: u64, latencies: &[u64]) {
+    println!("--- {frames} location frames, {locations} object locations, {dead} dead letters");
+    if let Some(s) = watch::stats(latencies) {
+        let ms = |us: u64| us as f64 / 1000.0;
+        println!(
+            "--- pipeline latency (decoder in → collector out), ms: min {:.2} max {:.2} mean {:.2} std {:.2} p50 {:.2} p95 {:.2} p99 {:.2}",
+            ms(s.min), ms(s.max), s.mean / 1000.0, s.std / 1000.0, ms(s.p50), ms(s.p95), ms(s.p99)
+        );
+    }
+}
+
+async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
+    async_nats::connect(nats).await.with_context(|| format!("cannot connect to NATS at {nats}"))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Replay(a) => {
+            let records = recording::read_file(&a.file)?;
+            let s = replay(&records, &replay_options(&a, true)?).await?;
+            println!("replayed {} messages ({} bytes) in {:.2} s: {:.1} msg/s", s.messages, s.bytes, s.elapsed.as_secs_f64(), s.rate());
+        }
+        Command::Watch { nats, idle_ms, quiet } => {
+            let client = connect(&nats).await?;
+            let (f, l, d, lat) = observe(&client, Duration::from_millis(idle_ms), quiet, |_| false).await?;
+            print_summary(f, l, d, &lat);
+        }
+        Command::Demo { replay: a, nats, quiet } => {
+            let records = recording::read_file(&a.file)?;
+            let client = connect(&nats).await?;
+            let expected = (records.len() * a.rsus.len()) as u64;
+            let observer = {
+                let client = client.clone();
+                tokio::spawn(async move { observe(&client, Duration::from_secs(5), quiet, |n| n >= expected).await })
+            };
+            tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
+            let s = replay(&records, &replay_options(&a, quiet)?).await?;
+            eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
+            let (f, l, d, lat) = observer.await??;
+            print_summary(f, l, d, &lat);
+            if f < expected {
+                bail!("{} of {expected} CPMs produced no location frame", expected - f);
+            }
+        }
+        Command::Probe { nats, timeout_ms } => {
+            let client = connect(&nats).await?;
+            let mut sub = client.subscribe("cits.locations.probe").await?;
+            client.flush().await?;
+            let cpm = demo::recording().into_iter().next().context("demo recording is empty")?;
+            client.publish("cits.cpm.probe", cpm.cpm.into()).await?;
+            client.flush().await?;
+            match tokio::time::timeout(Duration::from_millis(timeout_ms), sub.next()).await {
+                Ok(Some(_)) => eprintln!("pipeline is flowing"),
+                _ => bail!("no location frame within {timeout_ms} ms"),
+            }
+        }
+        Command::DemoData { out } => {
+            let records = demo::recording();
+            let file = std::fs::File::create(&out).with_context(|| format!("cannot write {}", out.display()))?;
+            recording::write(std::io::BufWriter::new(file), &records)?;
+            println!("wrote {} records to {}", records.len(), out.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! Observes the pipeline's output on NATS: location frames and dead letters.
+
+use cits::proto::{DeadLetter, LocationsFrame, ObjectClass};
+use prost::Message as _;
+
+/// One line per object location, with the frame's latency through the pipeline.
+pub fn format_frame(frame: &LocationsFrame) -> String {
+    let latency = pipeline_latency_us(&frame.trace)
+        .map(|us| format!("{:.2} ms", us as f64 / 1000.0))
+        .unwrap_or_else(|| "-".into());
+    let mut out = String::new();
+    for l in &frame.locations {
+        let class = ObjectClass::try_from(l.classification).unwrap_or(ObjectClass::Unknown);
+        let class = class.as_str_name().trim_start_matches("OBJECT_CLASS_").to_lowercase();
+        let motion = match (l.speed_mps, l.heading_deg) {
+            (Some(v), Some(h)) => format!("{v:5.1} m/s {h:5.1}°"),
+            _ => "      -          ".to_string(),
+        };
+        out.push_str(&format!(
+            "{rsu} station {st} sensor {se} object {id:3} {class:<10} {lat:.7},{lon:.7}  {motion}  t={t}  pipeline {latency}\n",
+            rsu = frame.rsu_id,
+            st = l.station_id,
+            se = l.sensor_id,
+            id = l.object_id,
+            lat = l.latitude,
+            lon = l.longitude,
+            t = format_time_us(l.measured_at_us),
+        ));
+    }
+    if frame.locations.is_empty() {
+        out.push_str(&format!("{} station {} (no objects)  pipeline {latency}\n", frame.rsu_id, frame.station_id));
+    }
+    out
+}
+
+pub fn format_dead_letter(body: &[u8]) -> String {
+    match DeadLetter::decode(body) {
+        Ok(d) => format!("DEAD LETTER {} from {} ({} bytes): {}", d.stage, d.source_subject, d.payload.len(), d.reason),
+        Err(e) => format!("DEAD LETTER (undecodable: {e})"),
+    }
+}
+
+/// First stage's receive to last stage's send.
+pub fn pipeline_latency_us(trace: &[cits::proto::StageTrace]) -> Option<u64> {
+    let first = trace.first()?;
+    let last = trace.last()?;
+    last.sent_at_us.checked_sub(first.received_at_us)
+}
+
+fn format_time_us(us: u64) -> String {
+    let secs = us / 1_000_000;
+    let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
+    format!("{h:02}:{m:02}:{s:02}.{:03}Z", (us / 1000) % 1000)
+}
+
+/// Latency statistics (µs) in the research's format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    pub count: usize,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub std: f64,
+    pub p50: u64,
+    pub p95: u64,
+    pub p99: u64,
+}
+
+pub fn stats(samples: &[u64]) -> Option<Stats> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut v = samples.to_vec();
+    v.sort_unstable();
+    let n = v.len();
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+    let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+    // Nearest-rank percentiles.
+    let pct = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+    Some(Stats { count: n, min: v[0], max: v[n - 1], mean, std: var.sqrt(), p50: pct(50.0), p95: pct(95.0), p99: pct(99.0) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let s = stats(&(1..=100).collect::<Vec<_>>()).unwrap();
+        assert_eq!((s.min, s.p50, s.p95, s.p99, s.max), (1, 50, 95, 99, 100));
+        assert!((s.mean - 50.5).abs() < 1e-9);
+        assert!(stats(&[]).is_none());
+    }
+
+    #[test]
+    fn time_of_day_formatting() {
+        assert_eq!(format_time_us(1_664_534_580_125_000), "10:43:00.125Z");
+    }
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), Redis, wadm and the
+# wasmCloud host — each started here, tracked by PID file, stopped by PID.
+#
+#   tools/lattice.sh up | deploy | probe | down | status
+#
+# Used by `make run` / `make stop` and by the integration tests (with their own ports and state
+# dir). Binaries come from `make setup`; the Makefile exports their paths.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE="${CITS_STATE:-$REPO/.state}"
+NATS_PORT="${NATS_PORT:-4222}"
+MQTT_PORT="${MQTT_PORT:-1883}"
+REDIS_PORT="${REDIS_PORT:-6379}"
+NATS_HTTP_PORT="${NATS_HTTP_PORT:-8222}"
+LATTICE="${WASMCLOUD_LATTICE:-default}"
+MANIFEST="${CITS_MANIFEST:-$REPO/wadm/cits-pipeline.yaml}"
+APP="${CITS_APP:-cits-pipeline}"
+
+: "${NATS_SERVER:?set NATS_SERVER (make setup prints the paths; use make targets)}"
+: "${REDIS_SERVER:=redis-server}"
+: "${WASMCLOUD_HOST_BIN:?set WASMCLOUD_HOST_BIN}"
+: "${WADM_BIN:?set WADM_BIN}"
+: "${WASH:?set WASH}"
+
+PIDS="$STATE/pids"
+LOGS="$STATE/logs"
+
+# wash talks to the lattice through NATS; keep its keys/contexts out of $HOME.
+export WASMCLOUD_CTL_HOST=127.0.0.1 WASMCLOUD_CTL_PORT="$NATS_PORT" WASMCLOUD_LATTICE="$LATTICE"
+export WASH_CONTEXT_DIR="$STATE/wash/contexts"
+
+log() { printf '[lattice] %s\n' "$*" >&2; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() { # port name seconds
+    local i
+    for ((i = 0; i < $3 * 10; i++)); do
+        port_open "$1" && return 0
+        sleep 0.1
+    done
+    log "$2 did not open port $1 within $3 s; log: $LOGS/$2.log"
+    tail -n 30 "$LOGS/$2.log" >&2 || true
+    return 1
+}
+
+running() { [[ -f "$PIDS/$1.pid" ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+
+start() { # name cmd...
+    local name=$1
+    shift
+    if running "$name"; then
+        log "$name already running (pid $(cat "$PIDS/$name.pid"))"
+        return 0
+    fi
+    # setsid: its own process group, so Ctrl-C in `make run` is handled by us, not by the service.
+    setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null &
+    echo $! >"$PIDS/$name.pid"
+    log "$name started (pid $!)"
+}
+
+stop() { # name [grace seconds]
+    local name=$1 grace=${2:-10} pid i
+    [[ -f "$PIDS/$name.pid" ]] || return 0
+    pid=$(cat "$PIDS/$name.pid")
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < grace * 10; i++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            log "$name (pid $pid) ignored SIGTERM for ${grace}s, killing"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+        log "$name stopped (pid $pid)"
+    fi
+    rm -f "$PIDS/$name.pid"
+}
+
+up() {
+    mkdir -p "$PIDS" "$LOGS" "$STATE/jetstream" "$STATE/redis" "$STATE/host-tmp" "$STATE/wash/contexts"
+    cat >"$STATE/nats.conf" <<EOF
+server_name: cits-$NATS_PORT
+listen: 127.0.0.1:$NATS_PORT
+http: 127.0.0.1:$NATS_HTTP_PORT
+max_payload: 8MB
+jetstream {
+  store_dir: "$STATE/jetstream"
+}
+# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
+mqtt {
+  listen: 127.0.0.1:$MQTT_PORT
+}
+EOF
+    start nats "$NATS_SERVER" -c "$STATE/nats.conf"
+    wait_port "$NATS_PORT" nats 20
+    wait_port "$MQTT_PORT" nats 20
+
+    start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+        --save '' --appendonly no --protected-mode yes
+    wait_port "$REDIS_PORT" redis 20
+
+    start wadm env WADM_NATS_SERVER="127.0.0.1:$NATS_PORT" RUST_LOG="${WADM_LOG:-info}" "$WADM_BIN"
+
+    # The host caches fetched artefacts and unpacked providers under TMPDIR: keep them in STATE.
+    start host env TMPDIR="$STATE/host-tmp" \
+        WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
+        WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
+        WASMCLOUD_LOG_LEVEL="${WASMCLOUD_LOG_LEVEL:-info}" \
+        WASMCLOUD_LABEL_site=cits-local \
+        "$WASMCLOUD_HOST_BIN"
+
+    local i
+    for ((i = 0; i < 300; i++)); do
+        if "$WASH" get hosts -o json 2>/dev/null | grep -q '"id"'; then
+            log "lattice up: NATS :$NATS_PORT (MQTT :$MQTT_PORT), Redis :$REDIS_PORT, host + wadm (state $STATE)"
+            return 0
+        fi
+        running host || { log "host exited"; tail -n 40 "$LOGS/host.log" >&2; return 1; }
+        sleep 0.2
+    done
+    log "host did not join the lattice within 60 s"
+    tail -n 40 "$LOGS/host.log" >&2
+    return 1
+}
+
+# Renders the manifest for this lattice's ports and deploys it with wash.
+deploy() {
+    local rendered="$STATE/$(basename "$MANIFEST")" dir
+    dir="$(cd "$(dirname "$MANIFEST")" && pwd)"
+    sed -e "s#file://\.\./#file://$dir/../#g" \
+        -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
+        -e "s#redis://127.0.0.1:6379/#redis://127.0.0.1:$REDIS_PORT/#g" \
+        "$MANIFEST" >"$rendered"
+    local i
+    for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
+        if "$WASH" app deploy "$rendered" >"$LOGS/deploy.log" 2>&1; then break; fi
+        grep -q "already exists" "$LOGS/deploy.log" && break
+        sleep 0.2
+    done
+    cat "$LOGS/deploy.log" >&2
+    for ((i = 0; i < 300; i++)); do
+        if "$WASH" app status "$APP" 2>/dev/null | grep -qi 'deployed'; then
+            log "$APP deployed"
+            return 0
+        fi
+        sleep 0.2
+    done
+    log "$APP not deployed within 60 s"
+    "$WASH" app status "$APP" >&2 || true
+    return 1
+}
+
+# Sends a probe CPM through the pipeline; if nothing comes out, restarts the messaging provider
+# (wadm starts it again with all its links), which heals a link put that raced provider start.
+probe() {
+    local attempt
+    for attempt in 1 2 3 4 5; do
+        if "$CITS_TOOL" probe --nats "127.0.0.1:$NATS_PORT" --timeout-ms 4000; then
+            return 0
+        fi
+        log "pipeline not flowing (attempt $attempt): restarting the messaging provider"
+        local host_id
+        host_id=$("$WASH" get hosts -o json | sed -n 's/.*"id": *"\(N[A-Z0-9]*\)".*/\1/p' | head -n1)
+        "$WASH" stop provider cits-messaging-nats --host-id "$host_id" >&2 || true
+        sleep 3
+    done
+    log "pipeline is not flowing; see $LOGS/host.log"
+    return 1
+}
+
+down() {
+    stop host 15
+    # Providers are the host's children; if the host died hard they may be left behind.
+    pkill -TERM -f "^$STATE/host-tmp/" 2>/dev/null || true
+    stop wadm
+    stop redis
+    stop nats # last: JetStream (wadm state) must outlive its users
+}
+
+status() {
+    local s
+    for s in nats redis wadm host; do
+        if running "$s"; then echo "$s: running (pid $(cat "$PIDS/$s.pid"))"; else echo "$s: stopped"; fi
+    done
+}
+
+case "${1:-}" in
+up) up ;;
+deploy) deploy ;;
+probe) probe ;;
+down) down ;;
+status) status ;;
+*)
+    echo "usage: $0 up|deploy|probe|down|status" >&2
+    exit 2
+    ;;
+esac
