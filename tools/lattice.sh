@@ -163,9 +163,7 @@ probe() {
             return 0
         fi
         log "pipeline not flowing (attempt $attempt): restarting the messaging provider"
-        local host_id
-        host_id=$("$WASH" get hosts -o json | sed -n 's/.*"id": *"\(N[A-Z0-9]*\)".*/\1/p' | head -n1)
-        "$WASH" stop provider cits-messaging-nats --host-id "$host_id" >&2 || true
+        "$WASH" stop provider cits-messaging-nats >&2 || true
         sleep 3
     done
     log "pipeline is not flowing; see $LOGS/host.log"

@@ -77,13 +77,17 @@ fn to_proto(c: &SimpleCpm) -> Cpm {
 
 fn object_class(kind: ObjectKind) -> ObjectClass {
     match kind {
+        ObjectKind::Unknown => ObjectClass::Unknown,
         ObjectKind::Car => ObjectClass::Car,
-        ObjectKind::Bicycle => ObjectClass::Bicycle,
-        ObjectKind::Pedestrian => ObjectClass::Pedestrian,
-        ObjectKind::Motorcycle => ObjectClass::Motorcycle,
-        ObjectKind::Truck => ObjectClass::Truck,
         ObjectKind::Bus => ObjectClass::Bus,
-        _ => ObjectClass::Unknown,
+        ObjectKind::LightTruck | ObjectKind::Truck => ObjectClass::Truck,
+        ObjectKind::Trailer | ObjectKind::SpecialVehicle | ObjectKind::Agricultural => ObjectClass::OtherVehicle,
+        ObjectKind::Tram => ObjectClass::Tram,
+        ObjectKind::Motorcycle | ObjectKind::Moped => ObjectClass::Motorcycle,
+        // Cyclists and e-scooters share bike lanes and conflict with turning cars alike.
+        ObjectKind::Bicycle | ObjectKind::LightVruVehicle => ObjectClass::Bicycle,
+        ObjectKind::Pedestrian => ObjectClass::Pedestrian,
+        ObjectKind::Animal => ObjectClass::Animal,
     }
 }
 
@@ -92,7 +96,7 @@ mod tests {
     use super::*;
     use etsi_its::cpm::SimpleObject;
 
-    pub(crate) fn sample_cpm() -> SimpleCpm {
+    fn sample_cpm() -> SimpleCpm {
         SimpleCpm {
             protocol_version: 2,
             station_id: 1001,
@@ -113,6 +117,19 @@ mod tests {
                     class: ObjectKind::Car,
                     class_confidence_pct: 90,
                     sensor_id: Some(1),
+                },
+                SimpleObject {
+                    object_id: 300,
+                    measurement_delta_ms: 12,
+                    x_cm: 90,
+                    y_cm: 4400,
+                    x_conf_cm: 15,
+                    y_conf_cm: 15,
+                    velocity: Some((0, 410)),
+                    yaw_decideg: Some(900),
+                    class: ObjectKind::LightVruVehicle,
+                    class_confidence_pct: 60,
+                    sensor_id: Some(2),
                 },
                 SimpleObject {
                     object_id: 255,
@@ -142,13 +159,15 @@ mod tests {
         let Some(cits_message_wrapper::Message::Cpm(c)) = w.message else { panic!("no CPM") };
         assert_eq!(c.station_id, 1001);
         assert_eq!(c.reference_time_us, time::its_ms_to_unix_us(591_619_380_000));
-        assert_eq!(c.objects.len(), 2);
+        assert_eq!(c.objects.len(), 3);
         let car = &c.objects[0];
         assert_eq!((car.object_id, car.x_cm, car.y_cm, car.measurement_delta_time_ms), (7, 1250, -310, -25));
         assert_eq!((car.velocity_x_cm_s, car.velocity_y_cm_s), (Some(830), Some(-40)));
         assert_eq!(car.classification, ObjectClass::Car as i32);
         assert_eq!(car.sensor_id, 1);
-        let ped = &c.objects[1];
+        let scooter = &c.objects[1];
+        assert_eq!((scooter.object_id, scooter.classification), (300, ObjectClass::Bicycle as i32));
+        let ped = &c.objects[2];
         assert_eq!(ped.classification, ObjectClass::Pedestrian as i32);
         assert_eq!(ped.velocity_x_cm_s, None);
         assert_eq!(c.sensors.len(), 2);

@@ -51,8 +51,8 @@ pub struct ItsPduHeader {
 // ---------------------------------------------------------------- time and numbers
 
 constrained_int!(
-    /// `TimestampIts ::= INTEGER (0..4398046511103)`: milliseconds since
-    /// 2004-01-01T00:00:00.000Z (TAI-based ITS epoch, leap seconds included).
+    /// `TimestampIts ::= INTEGER (0..4398046511103)`: milliseconds elapsed
+    /// since 2004-01-01T00:00:00.000Z, counted in TAI (leap seconds included).
     TimestampIts(u64), "0..=4398046511103"
 );
 constrained_int!(
@@ -495,9 +495,7 @@ pub struct LowerTriangularPositiveSemidefiniteMatrix {
 /// `LowerTriangularPositiveSemidefiniteMatrices ::= SEQUENCE SIZE (1..4) OF ...`.
 #[derive(AsnType, Decode, Encode, Debug, Clone, PartialEq, Eq, Hash)]
 #[rasn(delegate, size("1..=4"))]
-pub struct LowerTriangularPositiveSemidefiniteMatrices(
-    pub SequenceOf<LowerTriangularPositiveSemidefiniteMatrix>,
-);
+pub struct LowerTriangularPositiveSemidefiniteMatrices(pub SequenceOf<LowerTriangularPositiveSemidefiniteMatrix>);
 
 // ---------------------------------------------------------------- object description
 
@@ -639,7 +637,12 @@ impl VruClusterInformation {
         cluster_cardinality_size: CardinalNumber1B,
         cluster_profiles: Option<VruClusterProfiles>,
     ) -> Self {
-        Self { cluster_id, cluster_bounding_box_shape, cluster_cardinality_size, cluster_profiles }
+        Self {
+            cluster_id,
+            cluster_bounding_box_shape,
+            cluster_cardinality_size,
+            cluster_profiles,
+        }
     }
 }
 
@@ -742,7 +745,12 @@ impl MapPosition {
         connection_id: Option<Identifier1B>,
         longitudinal_lane_position: Option<LongitudinalLanePosition>,
     ) -> Self {
-        Self { map_reference, lane_id, connection_id, longitudinal_lane_position }
+        Self {
+            map_reference,
+            lane_id,
+            connection_id,
+            longitudinal_lane_position,
+        }
     }
 }
 
@@ -934,6 +942,13 @@ impl TrailerData {
         trailer_width: Option<VehicleWidth>,
         hitch_angle: CartesianAngle,
     ) -> Self {
-        Self { ref_point_id, hitch_point_offset, front_overhang, rear_overhang, trailer_width, hitch_angle }
+        Self {
+            ref_point_id,
+            hitch_point_offset,
+            front_overhang,
+            rear_overhang,
+            trailer_width,
+            hitch_angle,
+        }
     }
 }

@@ -56,7 +56,10 @@ pub struct CpmPayload {
 
 impl CpmPayload {
     pub fn new(management_container: ManagementContainer, cpm_containers: ConstraintWrappedCpmContainers) -> Self {
-        Self { management_container, cpm_containers }
+        Self {
+            management_container,
+            cpm_containers,
+        }
     }
 }
 
@@ -80,7 +83,12 @@ impl ManagementContainer {
         segmentation_info: Option<MessageSegmentationInfo>,
         message_rate_range: Option<MessageRateRange>,
     ) -> Self {
-        Self { reference_time, reference_position, segmentation_info, message_rate_range }
+        Self {
+            reference_time,
+            reference_position,
+            segmentation_info,
+            message_rate_range,
+        }
     }
 }
 
@@ -125,7 +133,10 @@ impl WrappedCpmContainer {
             CpmContainer::PerceptionRegion(c) => crate::uper_encode(c, "PerceptionRegionContainer")?,
             CpmContainer::PerceivedObject(c) => crate::uper_encode(c, "PerceivedObjectContainer")?,
         };
-        Ok(Self { container_id: container.id(), container_data: Any::new(data) })
+        Ok(Self {
+            container_id: container.id(),
+            container_data: Any::new(data),
+        })
     }
 
     /// Decodes the open type according to `container_id`; `Ok(None)` for ids
@@ -222,7 +233,12 @@ impl OriginatingVehicleContainer {
         roll_angle: Option<CartesianAngle>,
         trailer_data_set: Option<TrailerDataSet>,
     ) -> Self {
-        Self { orientation_angle, pitch_angle, roll_angle, trailer_data_set }
+        Self {
+            orientation_angle,
+            pitch_angle,
+            roll_angle,
+            trailer_data_set,
+        }
     }
 }
 
@@ -268,7 +284,13 @@ impl SensorInformation {
         perception_region_confidence: Option<ConfidenceLevel>,
         shadowing_applies: bool,
     ) -> Self {
-        Self { sensor_id, sensor_type, perception_region_shape, perception_region_confidence, shadowing_applies }
+        Self {
+            sensor_id,
+            sensor_type,
+            perception_region_shape,
+            perception_region_confidence,
+            shadowing_applies,
+        }
     }
 }
 
@@ -340,6 +362,9 @@ pub struct PerceivedObjectContainer {
 
 impl PerceivedObjectContainer {
     pub fn new(number_of_perceived_objects: CardinalNumber1B, perceived_objects: PerceivedObjects) -> Self {
-        Self { number_of_perceived_objects, perceived_objects }
+        Self {
+            number_of_perceived_objects,
+            perceived_objects,
+        }
     }
 }
