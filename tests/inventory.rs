@@ -24,8 +24,8 @@ fn wash_shows_host_signed_actors_providers_and_app() {
         let wasm = lattice.repo.join(format!("actors/{actor}/build/{actor}_s.wasm"));
         let claims = lattice.wash(&["inspect", wasm.to_str().unwrap(), "-o", "json"]).unwrap();
         let claims: serde_json::Value = serde_json::from_str(&claims).unwrap();
-        let issuer = claims["issuer"].as_str().unwrap_or_default();
-        let module = claims["component"].as_str().or(claims["module"].as_str()).unwrap_or_default();
+        let issuer = claims["account"].as_str().unwrap_or_default();
+        let module = claims["component"].as_str().unwrap_or_default();
         assert!(issuer.starts_with('A') && issuer.len() == 56, "{actor}: issuer {claims}");
         assert!(module.starts_with('M') && module.len() == 56, "{actor}: subject {claims}");
     }
