@@ -135,15 +135,23 @@ deploy() {
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
         -e "s#redis://127.0.0.1:6379/#redis://127.0.0.1:$REDIS_PORT/#g" \
         "$MANIFEST" >"$rendered"
-    local i
+    local i deployed=
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
-        if "$WASH" app deploy "$rendered" >"$LOGS/deploy.log" 2>&1; then break; fi
-        grep -q "already exists" "$LOGS/deploy.log" && break
+        if "$WASH" app deploy "$rendered" >"$LOGS/deploy.log" 2>&1 || grep -q "already exists" "$LOGS/deploy.log"; then
+            deployed=1
+            break
+        fi
+        grep -q "Invalid request" "$LOGS/deploy.log" && break # the manifest itself is wrong
         sleep 0.2
     done
-    cat "$LOGS/deploy.log" >&2
+    if [[ -z "$deployed" ]]; then
+        log "wash app deploy failed:"
+        grep -v '^ \+[0-9]*:\|^ \+at \|^Stack backtrace' "$LOGS/deploy.log" >&2
+        return 1
+    fi
     for ((i = 0; i < 300; i++)); do
-        if "$WASH" app status "$APP" 2>/dev/null | grep -qi 'deployed'; then
+        # The application's own status (scalers have nested status objects).
+        if "$WASH" app list -o json 2>/dev/null | grep -q '"status": "deployed"'; then
             log "$APP deployed"
             return 0
         fi
