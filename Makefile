@@ -129,7 +129,8 @@ run: setup build
 	$(LATTICE_ENV) tools/lattice.sh up && \
 	$(LATTICE_ENV) tools/lattice.sh deploy && \
 	$(LATTICE_ENV) tools/lattice.sh probe && \
-	$(CITS_BIN) demo --file data/demo.rec.b64 --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED)
+	$(CITS_BIN) demo --file data/demo.rec.b64 --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
+	$(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: try 'make inventory'; 'make stop' stops it."
 
 stop:

@@ -23,6 +23,7 @@ APP="${CITS_APP:-cits-pipeline}"
 : "${WASMCLOUD_HOST_BIN:?set WASMCLOUD_HOST_BIN}"
 : "${WADM_BIN:?set WADM_BIN}"
 : "${WASH:?set WASH}"
+: "${CITS_TOOL:?set CITS_TOOL}"
 
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
@@ -99,6 +100,9 @@ EOF
     wait_port "$NATS_PORT" nats 20
     wait_port "$MQTT_PORT" nats 20
 
+    # Dead letters of every stage are kept (and counted) in JetStream.
+    "$CITS_TOOL" dlq --nats "127.0.0.1:$NATS_PORT" >/dev/null
+
     start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
         --save '' --appendonly no --protected-mode yes
     wait_port "$REDIS_PORT" redis 20
@@ -172,7 +176,12 @@ probe() {
         fi
         log "pipeline not flowing (attempt $attempt): restarting the messaging provider"
         "$WASH" stop provider cits-messaging-nats >&2 || true
-        sleep 3
+        local i
+        for ((i = 0; i < 150; i++)); do # wadm notices and starts it again
+            sleep 0.2
+            "$WASH" get inventory -o json 2>/dev/null | grep -q '"id": "cits-messaging-nats"' && break
+        done
+        sleep 1
     done
     log "pipeline is not flowing; see $LOGS/host.log"
     return 1

@@ -90,6 +90,8 @@ impl Lattice {
     pub async fn mqtt(&self, client_id: &str) -> Mqtt {
         let mut opts = MqttOptions::new(client_id, "127.0.0.1", self.mqtt_port);
         opts.set_keep_alive(Duration::from_secs(30));
+        // rumqttc refuses packets over 10 KiB by default; oversized CPMs must reach the pipeline.
+        opts.set_max_packet_size(1 << 20, 1 << 20);
         let (client, mut eventloop) = AsyncClient::new(opts, 256);
         let (sent_tx, sent_rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
@@ -113,7 +115,10 @@ impl Lattice {
 impl Drop for Lattice {
     fn drop(&mut self) {
         let _ = self.script("down").status();
-        let _ = std::fs::remove_dir_all(&self.state);
+        // CITS_KEEP_STATE=1 keeps logs and the rendered manifest for a post-mortem.
+        if std::env::var_os("CITS_KEEP_STATE").is_none() {
+            let _ = std::fs::remove_dir_all(&self.state);
+        }
     }
 }
 

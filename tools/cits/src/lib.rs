@@ -2,6 +2,7 @@
 //! MQTT replay and pipeline observation. Native only.
 
 pub mod demo;
+pub mod dlq;
 pub mod recording;
 pub mod replay;
 pub mod watch;

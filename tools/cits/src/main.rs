@@ -8,7 +8,7 @@ use anyhow::{bail, Context as _};
 use clap::{Parser, Subcommand};
 use cits::proto::LocationsFrame;
 use cits_tools::replay::{replay, ReplayOptions};
-use cits_tools::{demo, recording, watch};
+use cits_tools::{demo, dlq, recording, watch};
 use futures::StreamExt as _;
 use prost::Message as _;
 
@@ -68,6 +68,12 @@ enum Command {
         nats: String,
         #[arg(long, default_value_t = 5000)]
         timeout_ms: u64,
+    },
+    /// Keep dead letters in JetStream (stream CITS_DLQ on cits.dlq.>) and print how many each
+    /// stage has produced.
+    Dlq {
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
     },
     /// Regenerate the demo recording.
     DemoData {
@@ -174,6 +180,12 @@ async fn main() -> anyhow::Result<()> {
             match tokio::time::timeout(Duration::from_millis(timeout_ms), sub.next()).await {
                 Ok(Some(_)) => eprintln!("pipeline is flowing"),
                 _ => bail!("no location frame within {timeout_ms} ms"),
+            }
+        }
+        Command::Dlq { nats } => {
+            let client = connect(&nats).await?;
+            for (stage, count) in dlq::ensure_and_count(&client).await? {
+                println!("{stage}: {count} dead letters");
             }
         }
         Command::DemoData { out } => {
