@@ -64,6 +64,7 @@ setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform p
 .setup-toolchains:
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
 	  && rustup target list --installed --toolchain $(RUST_TOOLCHAIN) | grep -q '^wasm32-wasip2$$' \
+	  && [ $$(rustup component list --installed --toolchain $(RUST_TOOLCHAIN) | grep -c '^rustfmt\|^clippy') = 2 ] \
 	  || rustup toolchain install $(RUST_TOOLCHAIN) --profile minimal --component rustfmt,clippy --target wasm32-wasip2
 	@rustup toolchain list | grep -q '^$(WASH_TOOLCHAIN)-' || rustup toolchain install $(WASH_TOOLCHAIN) --profile minimal
 

@@ -7,14 +7,17 @@ use cits_tests::Lattice;
 fn wash_shows_host_signed_actors_providers_and_app() {
     let lattice = Lattice::start("inventory");
 
-    let inventory: serde_json::Value = serde_json::from_str(&lattice.wash(&["get", "inventory", "-o", "json"]).unwrap()).unwrap();
+    let inventory: serde_json::Value =
+        serde_json::from_str(&lattice.wash(&["get", "inventory", "-o", "json"]).unwrap()).unwrap();
     let text = inventory.to_string();
     let hosts = inventory["inventories"].as_array().expect("inventories list");
     assert_eq!(hosts.len(), 1, "{text}");
     let host = &hosts[0];
-    let components: Vec<&str> = host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let components: Vec<&str> =
+        host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert!(components.contains(&"cits-decoder") && components.contains(&"cits-collector"), "{components:?}");
-    let providers: Vec<&str> = host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    let providers: Vec<&str> =
+        host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
     for p in ["cits-messaging-nats", "cits-keyvalue-redis", "cits-blobstore-fs"] {
         assert!(providers.contains(&p), "{p} missing from {providers:?}");
     }

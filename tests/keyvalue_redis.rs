@@ -29,7 +29,8 @@ async fn values_are_binary_safe() {
 async fn batch_operations_keep_order_and_report_missing_keys() {
     let redis = RedisServer::start();
     let kv = store(&redis);
-    let items: Vec<(String, Bytes)> = (0..100).map(|i| (format!("obj/{i}"), Bytes::from(vec![i as u8, 0xff, i as u8]))).collect();
+    let items: Vec<(String, Bytes)> =
+        (0..100).map(|i| (format!("obj/{i}"), Bytes::from(vec![i as u8, 0xff, i as u8]))).collect();
     kv.set_many("frame", &items).await.unwrap();
     let keys: Vec<String> = ["obj/5", "nope", "obj/99", "obj/0"].iter().map(|s| s.to_string()).collect();
     let got = kv.get_many("frame", &keys).await.unwrap();

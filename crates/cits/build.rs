@@ -4,7 +4,5 @@ fn main() {
     let file = root.join("cits/v1/pipeline.proto");
     println!("cargo:rerun-if-changed={}", file.display());
     let fds = protox::compile([&file], [&root]).expect("proto/ does not compile");
-    prost_build::Config::new()
-        .compile_fds(fds)
-        .expect("prost code generation failed");
+    prost_build::Config::new().compile_fds(fds).expect("prost code generation failed");
 }

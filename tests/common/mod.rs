@@ -50,7 +50,10 @@ impl Lattice {
             if !status.success() {
                 let log = std::fs::read_to_string(lattice.state.join("logs/host.log")).unwrap_or_default();
                 let tail: Vec<&str> = log.lines().rev().take(60).collect();
-                panic!("lattice.sh {step} failed; host log tail:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+                panic!(
+                    "lattice.sh {step} failed; host log tail:\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
             }
         }
         lattice
@@ -138,7 +141,11 @@ impl Mqtt {
 }
 
 /// Next message on `sub` within `timeout`, or an error naming `what`.
-pub async fn next_within(sub: &mut async_nats::Subscriber, timeout: Duration, what: &str) -> anyhow::Result<async_nats::Message> {
+pub async fn next_within(
+    sub: &mut async_nats::Subscriber,
+    timeout: Duration,
+    what: &str,
+) -> anyhow::Result<async_nats::Message> {
     match tokio::time::timeout(timeout, sub.next()).await {
         Ok(Some(msg)) => Ok(msg),
         Ok(None) => bail!("subscription for {what} closed"),

@@ -32,7 +32,8 @@ impl Calibrations {
         for (key, value) in entries {
             let Some(ids) = key.strip_prefix(KEY_PREFIX) else { continue };
             let bad = |why: &str| StageError::new(format!("invalid sensor calibration `{key}` = `{value}`: {why}"));
-            let (station, sensor) = ids.split_once('.').ok_or_else(|| bad("key must be sensor.<station_id>.<sensor_id>"))?;
+            let (station, sensor) =
+                ids.split_once('.').ok_or_else(|| bad("key must be sensor.<station_id>.<sensor_id>"))?;
             let station_id = station.parse().map_err(|_| bad("station id is not an integer"))?;
             let sensor_id = sensor.parse().map_err(|_| bad("sensor id is not an integer"))?;
             let fields: Vec<f64> = value
@@ -56,10 +57,7 @@ impl Calibrations {
     }
 
     pub fn pose(&self, station_id: u32, sensor_id: u32) -> Option<&SensorPose> {
-        self.sensors
-            .iter()
-            .find(|s| s.station_id == station_id && s.sensor_id == sensor_id)
-            .map(|s| &s.pose)
+        self.sensors.iter().find(|s| s.station_id == station_id && s.sensor_id == sensor_id).map(|s| &s.pose)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -3,7 +3,9 @@
 
 use crate::calibration::Calibrations;
 use crate::geo::{self, SensorPose, Wgs84};
-use crate::proto::{cits_message_wrapper, CitsMessageWrapper, Cpm, LocationsContainer, LocationsFrame, PerceivedObject};
+use crate::proto::{
+    cits_message_wrapper, CitsMessageWrapper, Cpm, LocationsContainer, LocationsFrame, PerceivedObject,
+};
 use crate::stage::StageError;
 
 pub const STAGE: &str = "collector";
@@ -131,7 +133,8 @@ mod tests {
     fn uncalibrated_objects_are_east_north_of_the_reference_position() {
         let frame = collect(&wrapper(vec![object(3, 1000, 2000, 0)]), &camera()).unwrap();
         let l = &frame.locations[0];
-        let (e, n) = geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
+        let (e, n) =
+            geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
         assert!((e - 10.0).abs() < 1e-6 && (n - 20.0).abs() < 1e-6, "{e} {n}");
         assert_eq!(l.measured_at_us, 1_700_000_000_000_000 - 40_000);
         assert_eq!(l.position_confidence_m, 0.5);
@@ -142,7 +145,8 @@ mod tests {
         // 10 m along the camera's x axis (225°: south-west) from the camera's origin.
         let frame = collect(&wrapper(vec![object(9, 1000, 0, 1)]), &camera()).unwrap();
         let l = &frame.locations[0];
-        let (e, n) = geo::wgs84_to_offset(Wgs84 { lat: 47.8091, lon: 13.0556 }, Wgs84 { lat: l.latitude, lon: l.longitude });
+        let (e, n) =
+            geo::wgs84_to_offset(Wgs84 { lat: 47.8091, lon: 13.0556 }, Wgs84 { lat: l.latitude, lon: l.longitude });
         let h = std::f64::consts::FRAC_1_SQRT_2 * 10.0;
         assert!((e + h).abs() < 1e-6 && (n + h).abs() < 1e-6, "{e} {n}");
         assert_eq!((l.object_id, l.station_id, l.sensor_id), (9, 1001, 1));

@@ -2,7 +2,9 @@
 
 use etsi_its::cpm::{self, ObjectKind, SimpleCpm};
 
-use crate::proto::{cits_message_wrapper, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject, SensorInformation};
+use crate::proto::{
+    cits_message_wrapper, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject, SensorInformation,
+};
 use crate::stage::StageError;
 use crate::{subjects, time};
 
@@ -19,10 +21,7 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
         return Err(StageError::new("empty CPM payload"));
     }
     if payload.len() > MAX_CPM_BYTES {
-        return Err(StageError::new(format!(
-            "oversized CPM: {} bytes (limit {MAX_CPM_BYTES})",
-            payload.len()
-        )));
+        return Err(StageError::new(format!("oversized CPM: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
     }
     let pdu = cpm::decode(payload).map_err(|e| StageError::new(format!("invalid UPER CPM: {e}")))?;
     let simple = SimpleCpm::from_cpm(&pdu).map_err(|e| StageError::new(format!("unusable CPM: {e}")))?;
@@ -94,63 +93,11 @@ fn object_class(kind: ObjectKind) -> ObjectClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use etsi_its::cpm::SimpleObject;
-
-    fn sample_cpm() -> SimpleCpm {
-        SimpleCpm {
-            protocol_version: 2,
-            station_id: 1001,
-            reference_time_its_ms: 591_619_380_000,
-            reference_lat_e7: 478_095_000,
-            reference_lon_e7: 130_550_000,
-            sensors: vec![(1, 3), (2, 3)],
-            objects: vec![
-                SimpleObject {
-                    object_id: 7,
-                    measurement_delta_ms: -25,
-                    x_cm: 1250,
-                    y_cm: -310,
-                    x_conf_cm: 20,
-                    y_conf_cm: 30,
-                    velocity: Some((830, -40)),
-                    yaw_decideg: Some(3550),
-                    class: ObjectKind::Car,
-                    class_confidence_pct: 90,
-                    sensor_id: Some(1),
-                },
-                SimpleObject {
-                    object_id: 300,
-                    measurement_delta_ms: 12,
-                    x_cm: 90,
-                    y_cm: 4400,
-                    x_conf_cm: 15,
-                    y_conf_cm: 15,
-                    velocity: Some((0, 410)),
-                    yaw_decideg: Some(900),
-                    class: ObjectKind::LightVruVehicle,
-                    class_confidence_pct: 60,
-                    sensor_id: Some(2),
-                },
-                SimpleObject {
-                    object_id: 255,
-                    measurement_delta_ms: 0,
-                    x_cm: -400,
-                    y_cm: 220,
-                    x_conf_cm: 50,
-                    y_conf_cm: 50,
-                    velocity: None,
-                    yaw_decideg: None,
-                    class: ObjectKind::Pedestrian,
-                    class_confidence_pct: 70,
-                    sensor_id: Some(2),
-                },
-            ],
-        }
-    }
+    use etsi_its::cpm::fixtures::sample;
 
     #[test]
     fn decodes_a_cpm_into_the_wrapper() {
-        let bytes = cpm::encode(&sample_cpm().to_cpm()).unwrap();
+        let bytes = cpm::encode(&sample().to_cpm()).unwrap();
         let w = decode("cits.cpm.rsu-salzburg", &bytes, 123).unwrap();
         let ingest = w.ingest.unwrap();
         assert_eq!(ingest.rsu_id, "rsu-salzburg");
@@ -159,23 +106,35 @@ mod tests {
         let Some(cits_message_wrapper::Message::Cpm(c)) = w.message else { panic!("no CPM") };
         assert_eq!(c.station_id, 1001);
         assert_eq!(c.reference_time_us, time::its_ms_to_unix_us(591_619_380_000));
-        assert_eq!(c.objects.len(), 3);
+        assert_eq!(c.objects.len(), 2);
         let car = &c.objects[0];
         assert_eq!((car.object_id, car.x_cm, car.y_cm, car.measurement_delta_time_ms), (7, 1250, -310, -25));
         assert_eq!((car.velocity_x_cm_s, car.velocity_y_cm_s), (Some(830), Some(-40)));
+        assert_eq!(car.yaw_decideg, Some(3550));
         assert_eq!(car.classification, ObjectClass::Car as i32);
         assert_eq!(car.sensor_id, 1);
-        let scooter = &c.objects[1];
-        assert_eq!((scooter.object_id, scooter.classification), (300, ObjectClass::Bicycle as i32));
-        let ped = &c.objects[2];
+        let ped = &c.objects[1];
+        assert_eq!((ped.object_id, ped.sensor_id), (255, 2));
         assert_eq!(ped.classification, ObjectClass::Pedestrian as i32);
         assert_eq!(ped.velocity_x_cm_s, None);
         assert_eq!(c.sensors.len(), 2);
     }
 
     #[test]
+    fn every_etsi_object_kind_has_a_pipeline_class() {
+        assert_eq!(object_class(ObjectKind::LightVruVehicle), ObjectClass::Bicycle);
+        assert_eq!(object_class(ObjectKind::Moped), ObjectClass::Motorcycle);
+        assert_eq!(object_class(ObjectKind::LightTruck), ObjectClass::Truck);
+        assert_eq!(object_class(ObjectKind::Agricultural), ObjectClass::OtherVehicle);
+        // Only an unknown object stays unknown.
+        for kind in ObjectKind::ALL {
+            assert_eq!(object_class(kind) == ObjectClass::Unknown, kind == ObjectKind::Unknown, "{kind:?}");
+        }
+    }
+
+    #[test]
     fn rejects_bad_input_with_a_reason() {
-        let good = cpm::encode(&sample_cpm().to_cpm()).unwrap();
+        let good = cpm::encode(&sample().to_cpm()).unwrap();
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             ("cits.cpm.r1", vec![], "empty"),
             ("cits.cpm.r1", vec![0u8; MAX_CPM_BYTES + 1], "oversized"),

@@ -32,10 +32,7 @@ fn metres_per_degree(lat_deg: f64) -> (f64, f64) {
 /// The point `east_m`/`north_m` metres from `origin`.
 pub fn offset_to_wgs84(origin: Wgs84, east_m: f64, north_m: f64) -> Wgs84 {
     let (m_lat, m_lon) = metres_per_degree(origin.lat);
-    Wgs84 {
-        lat: origin.lat + north_m / m_lat,
-        lon: origin.lon + east_m / m_lon,
-    }
+    Wgs84 { lat: origin.lat + north_m / m_lat, lon: origin.lon + east_m / m_lon }
 }
 
 /// East/north metres of `point` from `origin` (inverse of [`offset_to_wgs84`]).
@@ -99,7 +96,11 @@ pub fn heading_deg(east: f64, north: f64) -> f64 {
 
 fn normalize_deg(d: f64) -> f64 {
     let r = d.rem_euclid(360.0);
-    if r >= 360.0 { 0.0 } else { r }
+    if r >= 360.0 {
+        0.0
+    } else {
+        r
+    }
 }
 
 #[cfg(test)]

@@ -41,20 +41,13 @@ pub fn dead_letter(stage: &str, error: &StageError, source_subject: &str, payloa
         payload: payload.to_vec(),
         failed_at_us: now_us,
     };
-    Outbound {
-        subject: crate::subjects::dead_letter(stage),
-        body: letter.encode_to_vec(),
-    }
+    Outbound { subject: crate::subjects::dead_letter(stage), body: letter.encode_to_vec() }
 }
 
 /// Appends this stage's trace entry. `sent_at_us` is taken right before encoding, the last
 /// moment the stage can stamp its output.
 pub fn push_trace(trace: &mut Vec<StageTrace>, stage: &str, received_at_us: u64, sent_at_us: u64) {
-    trace.push(StageTrace {
-        stage: stage.to_string(),
-        received_at_us,
-        sent_at_us,
-    });
+    trace.push(StageTrace { stage: stage.to_string(), received_at_us, sent_at_us });
 }
 
 /// Decodes a stage's protobuf input, naming the stage's expected type in the error.

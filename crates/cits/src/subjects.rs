@@ -11,9 +11,7 @@ pub const CPM_WILDCARD: &str = "cits.cpm.*";
 pub fn rsu_of_cpm_subject(subject: &str) -> Result<&str, StageError> {
     match subject.strip_prefix(CPM_PREFIX) {
         Some(rsu) if !rsu.is_empty() && !rsu.contains(['.', '*', '>']) => Ok(rsu),
-        _ => Err(StageError::new(format!(
-            "subject `{subject}` is not of the form {CPM_PREFIX}<rsu>"
-        ))),
+        _ => Err(StageError::new(format!("subject `{subject}` is not of the form {CPM_PREFIX}<rsu>"))),
     }
 }
 

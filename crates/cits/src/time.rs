@@ -23,10 +23,7 @@ pub fn unix_us_to_its_ms(unix_us: u64) -> u64 {
 
 /// Wall clock in Unix microseconds (in a component this is wasi:clocks/wall-clock).
 pub fn now_us() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_micros() as u64)
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -637,12 +637,7 @@ impl VruClusterInformation {
         cluster_cardinality_size: CardinalNumber1B,
         cluster_profiles: Option<VruClusterProfiles>,
     ) -> Self {
-        Self {
-            cluster_id,
-            cluster_bounding_box_shape,
-            cluster_cardinality_size,
-            cluster_profiles,
-        }
+        Self { cluster_id, cluster_bounding_box_shape, cluster_cardinality_size, cluster_profiles }
     }
 }
 
@@ -745,12 +740,7 @@ impl MapPosition {
         connection_id: Option<Identifier1B>,
         longitudinal_lane_position: Option<LongitudinalLanePosition>,
     ) -> Self {
-        Self {
-            map_reference,
-            lane_id,
-            connection_id,
-            longitudinal_lane_position,
-        }
+        Self { map_reference, lane_id, connection_id, longitudinal_lane_position }
     }
 }
 
@@ -942,13 +932,6 @@ impl TrailerData {
         trailer_width: Option<VehicleWidth>,
         hitch_angle: CartesianAngle,
     ) -> Self {
-        Self {
-            ref_point_id,
-            hitch_point_offset,
-            front_overhang,
-            rear_overhang,
-            trailer_width,
-            hitch_angle,
-        }
+        Self { ref_point_id, hitch_point_offset, front_overhang, rear_overhang, trailer_width, hitch_angle }
     }
 }

@@ -22,9 +22,7 @@ pub struct CodecError {
 
 impl CodecError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
+        Self { message: message.into() }
     }
 
     pub fn message(&self) -> &str {
@@ -61,10 +59,7 @@ pub(crate) fn uper_decode_exact<T: rasn::Decode>(bytes: &[u8], what: &str) -> Re
     let (value, rest) = rasn::uper::decode_with_remainder::<T>(bytes)
         .map_err(|e| CodecError::new(format!("{what}: UPER decode: {e}")))?;
     if !rest.is_empty() {
-        return Err(CodecError::new(format!(
-            "{what}: {} trailing byte(s) after the encoding",
-            rest.len()
-        )));
+        return Err(CodecError::new(format!("{what}: {} trailing byte(s) after the encoding", rest.len())));
     }
     Ok(value)
 }

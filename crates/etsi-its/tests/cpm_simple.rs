@@ -201,10 +201,9 @@ fn extreme_values_round_trip() {
         class_confidence_pct: 100,
         sensor_id: Some(u8::MAX),
     };
-    for (time, lat, lon, station) in [
-        (0, -900_000_000, -1_800_000_000, 0),
-        (4_398_046_511_103, 900_000_000, 1_800_000_000, u32::MAX),
-    ] {
+    for (time, lat, lon, station) in
+        [(0, -900_000_000, -1_800_000_000, 0), (4_398_046_511_103, 900_000_000, 1_800_000_000, u32::MAX)]
+    {
         let c = SimpleCpm {
             protocol_version: 2,
             station_id: station,
@@ -282,21 +281,12 @@ fn reading_picks_the_most_confident_class_and_converts_polar_velocity() {
     o.object_id = Some(Identifier2B(42));
     // 1000 cm/s heading 90° from the x (east) axis: due north
     o.velocity = Some(Velocity3dWithConfidence::PolarVelocity(VelocityPolarWithZ {
-        velocity_magnitude: Speed {
-            speed_value: SpeedValue(1000),
-            speed_confidence: SpeedConfidence(10),
-        },
-        velocity_direction: CartesianAngle {
-            value: CartesianAngleValue(900),
-            confidence: AngleConfidence(5),
-        },
+        velocity_magnitude: Speed { speed_value: SpeedValue(1000), speed_confidence: SpeedConfidence(10) },
+        velocity_direction: CartesianAngle { value: CartesianAngleValue(900), confidence: AngleConfidence(5) },
         z_velocity: None,
     }));
     o.angles = Some(EulerAnglesWithConfidence {
-        z_angle: CartesianAngle {
-            value: CartesianAngleValue::UNAVAILABLE,
-            confidence: AngleConfidence(127),
-        },
+        z_angle: CartesianAngle { value: CartesianAngleValue::UNAVAILABLE, confidence: AngleConfidence(127) },
         y_angle: None,
         x_angle: None,
     });
@@ -316,10 +306,8 @@ fn reading_picks_the_most_confident_class_and_converts_polar_velocity() {
             confidence: ConfidenceLevel::UNAVAILABLE,
         },
     ]));
-    let container = CpmContainer::PerceivedObject(PerceivedObjectContainer::new(
-        CardinalNumber1B(1),
-        PerceivedObjects(vec![o]),
-    ));
+    let container =
+        CpmContainer::PerceivedObject(PerceivedObjectContainer::new(CardinalNumber1B(1), PerceivedObjects(vec![o])));
     msg.payload.cpm_containers.0 = vec![WrappedCpmContainer::wrap(&container).unwrap()];
     let decoded = cpm::decode(&cpm::encode(&msg).unwrap()).unwrap();
     let simple = SimpleCpm::from_cpm(&decoded).unwrap();
@@ -353,11 +341,7 @@ fn unusable_cpms_are_rejected_with_a_reason() {
     // a Perceived Object Container whose open type holds garbage
     let mut msg = base().to_cpm();
     msg.payload.cpm_containers.0[0].container_data = rasn::types::Any::new(vec![0xff; 3]);
-    assert!(
-        error_of(&msg).contains("PerceivedObjectContainer"),
-        "{}",
-        error_of(&msg)
-    );
+    assert!(error_of(&msg).contains("PerceivedObjectContainer"), "{}", error_of(&msg));
 
     // trailing bytes inside the open type
     let mut msg = base().to_cpm();
@@ -399,13 +383,7 @@ fn malformed_input_is_an_error() {
     let mut long = good.clone();
     long.push(0x55);
     assert!(cpm::decode(&long).unwrap_err().to_string().contains("trailing"));
-    for junk in [
-        &b"not a cpm at all"[..],
-        &[0xff; 40],
-        &[0x00; 40],
-        &[0x02, 0x0e],
-        &[0x5a; 3],
-    ] {
+    for junk in [&b"not a cpm at all"[..], &[0xff; 40], &[0x00; 40], &[0x02, 0x0e], &[0x5a; 3]] {
         let result = cpm::decode(junk).and_then(|m| SimpleCpm::from_cpm(&m));
         assert!(result.is_err(), "{junk:02x?} was accepted");
     }

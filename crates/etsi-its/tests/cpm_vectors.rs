@@ -5,10 +5,7 @@
 use etsi_its::cpm::{self, *};
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
 
 /// Smallest useful CPM: station 1, reference time 0, reference position
@@ -64,61 +61,16 @@ fn minimal_cpm_matches_hand_derived_bits() {
     assert_eq!(SimpleCpm::from_cpm(&back).unwrap(), minimal());
 }
 
-/// The CPM of the pipeline's decoder tests (two sensors, a car with velocity
-/// and yaw, a pedestrian). The expected bytes were produced by asn1tools
-/// 0.169 (Python) from the TS 103 324 V2.1.1 + CDD V2.1.1 ASN.1, independent
-/// of rasn.
-const SAMPLE_CPM: &str = "020e000003e90226fd0d4c8291207cc3988ed787ffffff08eddd0f920601002300218042e01009a030003bf3a04e20137fb28076867bf9febfe377bf000080b65003007fc001fe70031803700c400081062800";
-
 /// The same CPM as produced by a sender on a newer minor version: extension
 /// additions in CpmPayload, ManagementContainer and a PerceivedObject, plus a
 /// container with an id (9) this version does not know. Also from asn1tools.
 const FUTURE_CPM: &str = "020e000003e9c226fd0d4c8291207cc3988ed787ffffff08eddd0f8080d02206010023002180804deadbeef4380100ba030003bf3a04e20137fb28076867bf9febfe377bf000080b640e02300c0ad0cad8d8de801803fe000ff38018c01b80620004083140010180";
 
-pub fn sample() -> SimpleCpm {
-    SimpleCpm {
-        protocol_version: 2,
-        station_id: 1001,
-        reference_time_its_ms: 591_619_380_000,
-        reference_lat_e7: 478_095_000,
-        reference_lon_e7: 130_550_000,
-        sensors: vec![(1, 3), (2, 3)],
-        objects: vec![
-            SimpleObject {
-                object_id: 7,
-                measurement_delta_ms: -25,
-                x_cm: 1250,
-                y_cm: -310,
-                x_conf_cm: 20,
-                y_conf_cm: 30,
-                velocity: Some((830, -40)),
-                yaw_decideg: Some(3550),
-                class: ObjectKind::Car,
-                class_confidence_pct: 90,
-                sensor_id: Some(1),
-            },
-            SimpleObject {
-                object_id: 255,
-                measurement_delta_ms: 0,
-                x_cm: -400,
-                y_cm: 220,
-                x_conf_cm: 50,
-                y_conf_cm: 50,
-                velocity: None,
-                yaw_decideg: None,
-                class: ObjectKind::Pedestrian,
-                class_confidence_pct: 70,
-                sensor_id: Some(2),
-            },
-        ],
-    }
-}
-
 #[test]
 fn sample_cpm_matches_independent_encoder() {
-    assert_eq!(cpm::encode(&sample().to_cpm()).unwrap(), hex(SAMPLE_CPM));
-    let decoded = cpm::decode(&hex(SAMPLE_CPM)).unwrap();
-    assert_eq!(SimpleCpm::from_cpm(&decoded).unwrap(), sample());
+    assert_eq!(cpm::encode(&fixtures::sample().to_cpm()).unwrap(), hex(fixtures::SAMPLE_CPM_UPER_HEX));
+    let decoded = cpm::decode(&hex(fixtures::SAMPLE_CPM_UPER_HEX)).unwrap();
+    assert_eq!(SimpleCpm::from_cpm(&decoded).unwrap(), fixtures::sample());
 }
 
 #[test]
@@ -129,7 +81,7 @@ fn extension_additions_and_unknown_containers_are_skipped() {
     assert_eq!(containers[1].container_id, CpmContainerId(9));
     assert_eq!(containers[1].content().unwrap(), None);
     assert_eq!(containers[1].container_data.as_bytes(), &[0xde, 0xad, 0xbe, 0xef]);
-    assert_eq!(SimpleCpm::from_cpm(&decoded).unwrap(), sample());
+    assert_eq!(SimpleCpm::from_cpm(&decoded).unwrap(), fixtures::sample());
 }
 
 fn encode<T: rasn::Encode>(value: &T) -> Vec<u8> {
@@ -140,10 +92,7 @@ fn encode<T: rasn::Encode>(value: &T) -> Vec<u8> {
 fn vehicle_sub_class_uses_the_effective_range_0_to_14() {
     // ObjectClass: extension bit 0, alternative 0 of 4 (2 bits), value 14 in
     // 4 bits (not 8): 0 00 1110 + pad → 0x1c
-    assert_eq!(
-        encode(&ObjectClass::VehicleSubClass(TrafficParticipantType(14))),
-        [0x1c]
-    );
+    assert_eq!(encode(&ObjectClass::VehicleSubClass(TrafficParticipantType(14))), [0x1c]);
 }
 
 #[test]
@@ -160,10 +109,8 @@ fn vru_sub_profiles_encode_their_enumeration_index() {
 
 #[test]
 fn object_age_uses_its_serial_constraint_0_to_2047() {
-    let coordinate = CartesianCoordinateWithConfidence {
-        value: CartesianCoordinateLarge(0),
-        confidence: CoordinateConfidence(1),
-    };
+    let coordinate =
+        CartesianCoordinateWithConfidence { value: CartesianCoordinateLarge(0), confidence: CoordinateConfidence(1) };
     let mut object = PerceivedObject::new(
         DeltaTimeMilliSecondSigned(0),
         CartesianPosition3dWithConfidence {

@@ -14,10 +14,7 @@ fn rich_cpms_round_trip() {
         let back = cpm::decode(&bytes).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(back, msg, "seed {seed}");
         for wrapped in &back.payload.cpm_containers.0 {
-            let content = wrapped
-                .content()
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
-                .unwrap();
+            let content = wrapped.content().unwrap_or_else(|e| panic!("seed {seed}: {e}")).unwrap();
             assert_eq!(content.id(), wrapped.container_id);
             let again = cpm::WrappedCpmContainer::wrap(&content).unwrap();
             assert_eq!(&again, wrapped, "seed {seed}: container re-encoding differs");
@@ -80,12 +77,7 @@ fn dump_cross_check_vectors() {
             writeln!(out, "{name} {} {json}", hex(wrapped.container_data.as_bytes())).unwrap();
         }
         writeln!(out, "HeaderJson {}", rasn::jer::encode(&msg.header).unwrap()).unwrap();
-        writeln!(
-            out,
-            "ManagementJson {}",
-            rasn::jer::encode(&msg.payload.management_container).unwrap()
-        )
-        .unwrap();
+        writeln!(out, "ManagementJson {}", rasn::jer::encode(&msg.payload.management_container).unwrap()).unwrap();
     }
     std::fs::write(path, out).unwrap();
 }

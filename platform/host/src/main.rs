@@ -83,9 +83,8 @@ fn nats_url(host: Option<String>, port: Option<u16>, args: &Args) -> anyhow::Res
 }
 
 fn labels(args: &Args) -> anyhow::Result<HashMap<String, String>> {
-    let mut labels: HashMap<String, String> = std::env::vars()
-        .filter_map(|(k, v)| Some((k.strip_prefix("WASMCLOUD_LABEL_")?.to_string(), v)))
-        .collect();
+    let mut labels: HashMap<String, String> =
+        std::env::vars().filter_map(|(k, v)| Some((k.strip_prefix("WASMCLOUD_LABEL_")?.to_string(), v))).collect();
     for pair in &args.labels {
         let Some((k, v)) = pair.split_once('=') else {
             bail!("invalid label `{pair}`, expected key=value");
@@ -142,11 +141,7 @@ async fn main() -> anyhow::Result<()> {
         deadline = host.stopped() => deadline?,
     };
     drop(host);
-    let grace = deadline
-        .map(|d| d.saturating_duration_since(tokio::time::Instant::now()))
-        .unwrap_or(Duration::from_secs(10));
-    tokio::time::timeout(grace, shutdown)
-        .await
-        .context("host shutdown timed out")?
-        .context("host shutdown failed")
+    let grace =
+        deadline.map(|d| d.saturating_duration_since(tokio::time::Instant::now())).unwrap_or(Duration::from_secs(10));
+    tokio::time::timeout(grace, shutdown).await.context("host shutdown timed out")?.context("host shutdown failed")
 }

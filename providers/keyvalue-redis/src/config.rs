@@ -74,7 +74,11 @@ mod tests {
 
     #[test]
     fn defaults_and_overrides() {
-        let cfg = RedisConfig::from_map(&map(&[("URL", "redis://10.0.0.1:7000/2"), ("pool_size", "8"), ("other", "x")]), &RedisConfig::default()).unwrap();
+        let cfg = RedisConfig::from_map(
+            &map(&[("URL", "redis://10.0.0.1:7000/2"), ("pool_size", "8"), ("other", "x")]),
+            &RedisConfig::default(),
+        )
+        .unwrap();
         assert_eq!(cfg.url, "redis://10.0.0.1:7000/2");
         assert_eq!(cfg.pool_size, 8);
         assert_eq!(cfg.response_timeout, DEFAULT_RESPONSE_TIMEOUT);
@@ -82,7 +86,13 @@ mod tests {
 
     #[test]
     fn invalid_values_are_rejected() {
-        for (k, v) in [("url", "http://x"), ("pool_size", "0"), ("pool_size", "many"), ("response_timeout_ms", "-1"), ("connection_timeout_ms", "0")] {
+        for (k, v) in [
+            ("url", "http://x"),
+            ("pool_size", "0"),
+            ("pool_size", "many"),
+            ("response_timeout_ms", "-1"),
+            ("connection_timeout_ms", "0"),
+        ] {
             let err = RedisConfig::from_map(&map(&[(k, v)]), &RedisConfig::default()).unwrap_err();
             assert!(err.contains(k), "{err}");
         }

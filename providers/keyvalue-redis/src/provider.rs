@@ -43,14 +43,10 @@ pub struct KvRedisProvider {
 pub async fn run() -> anyhow::Result<()> {
     initialize_observability!("keyvalue-redis-provider", std::env::var_os("PROVIDER_KEYVALUE_REDIS_FLAMEGRAPH_PATH"));
     let provider = KvRedisProvider::default();
-    let shutdown = run_provider(provider.clone(), "keyvalue-redis-provider")
-        .await
-        .context("failed to run provider")?;
+    let shutdown = run_provider(provider.clone(), "keyvalue-redis-provider").await.context("failed to run provider")?;
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
-    serve_provider_exports(&wrpc, provider, shutdown, bindings::serve)
-        .await
-        .context("failed to serve provider exports")
+    serve_provider_exports(&wrpc, provider, shutdown, bindings::serve).await.context("failed to serve provider exports")
 }
 
 impl KvRedisProvider {
@@ -102,7 +98,12 @@ impl store::Handler<Option<Context>> for KvRedisProvider {
         with_store!(self, cx, |s| s.exists(&bucket, &key))
     }
 
-    async fn list_keys(&self, cx: Option<Context>, bucket: String, cursor: Option<u64>) -> KvResult<store::KeyResponse> {
+    async fn list_keys(
+        &self,
+        cx: Option<Context>,
+        bucket: String,
+        cursor: Option<u64>,
+    ) -> KvResult<store::KeyResponse> {
         let store = match self.store_for(&cx).await {
             Ok(s) => s,
             Err(e) => return Ok(Err(e)),
@@ -122,7 +123,12 @@ impl atomics::Handler<Option<Context>> for KvRedisProvider {
 }
 
 impl batch::Handler<Option<Context>> for KvRedisProvider {
-    async fn get_many(&self, cx: Option<Context>, bucket: String, keys: Vec<String>) -> KvResult<Vec<Option<(String, Bytes)>>> {
+    async fn get_many(
+        &self,
+        cx: Option<Context>,
+        bucket: String,
+        keys: Vec<String>,
+    ) -> KvResult<Vec<Option<(String, Bytes)>>> {
         with_store!(self, cx, |s| s.get_many(&bucket, &keys))
     }
 

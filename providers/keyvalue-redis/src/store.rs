@@ -77,9 +77,7 @@ impl RedisStore {
     async fn connection(&self) -> Result<ConnectionManager, StoreError> {
         let slot = &self.connections[self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len()];
         let conn = slot
-            .get_or_try_init(|| {
-                ConnectionManager::new_with_config(self.client.clone(), self.manager_config.clone())
-            })
+            .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), self.manager_config.clone()))
             .await
             .map_err(|e| StoreError(format!("cannot connect to Redis at {}: {e}", self.config.url)))?;
         Ok(conn.clone())
@@ -137,11 +135,7 @@ impl RedisStore {
             cmd.arg(redis_key(bucket, key));
         }
         let values: Vec<Option<Vec<u8>>> = self.query(&cmd).await?;
-        Ok(keys
-            .iter()
-            .zip(values)
-            .map(|(k, v)| v.map(|v| (k.clone(), Bytes::from(v))))
-            .collect())
+        Ok(keys.iter().zip(values).map(|(k, v)| v.map(|v| (k.clone(), Bytes::from(v)))).collect())
     }
 
     /// All pairs in one MSET round trip (atomic in Redis).

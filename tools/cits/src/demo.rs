@@ -42,11 +42,11 @@ fn road_users() -> Vec<RoadUser> {
     use ObjectKind::*;
     let u = |kind, start, velocity, enters_s, leaves_s| RoadUser { kind, start, velocity, enters_s, leaves_s };
     vec![
-        u(Car, (60.0, 2.0), (-8.3, 0.0), 0.0, 14.0),      // westbound, 30 km/h
-        u(Bicycle, (-3.0, -55.0), (0.0, 4.5), 1.0, 25.0), // northbound cyclist
+        u(Car, (60.0, 2.0), (-8.3, 0.0), 0.0, 14.0),       // westbound, 30 km/h
+        u(Bicycle, (-3.0, -55.0), (0.0, 4.5), 1.0, 25.0),  // northbound cyclist
         u(Pedestrian, (-8.0, 9.0), (1.4, 0.0), 2.0, 13.0), // crossing the north arm
-        u(Car, (-60.0, -2.0), (7.5, 0.0), 6.0, 22.0),     // eastbound
-        u(Truck, (2.0, 60.0), (0.0, -6.0), 9.0, 28.0),    // southbound
+        u(Car, (-60.0, -2.0), (7.5, 0.0), 6.0, 22.0),      // eastbound
+        u(Truck, (2.0, 60.0), (0.0, -6.0), 9.0, 28.0),     // southbound
         u(Pedestrian, (9.0, -8.0), (0.0, 1.2), 12.0, 26.0),
         u(Bicycle, (55.0, -3.5), (-5.0, 0.0), 15.0, 30.0),
     ]

@@ -12,7 +12,7 @@ pub const SUBJECTS: &str = "cits.dlq.>";
 /// Creates the stream if needed and returns the number of dead letters per stage.
 pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTreeMap<String, u64>> {
     let js = jetstream::new(client.clone());
-    let mut stream = js
+    let stream = js
         .get_or_create_stream(stream::Config {
             name: STREAM.to_string(),
             subjects: vec![SUBJECTS.to_string()],
@@ -22,10 +22,7 @@ pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTr
         })
         .await
         .context("cannot create the dead-letter stream")?;
-    let info = stream
-        .info_with_subjects(SUBJECTS)
-        .await
-        .context("cannot read the dead-letter stream")?;
+    let info = stream.info_with_subjects(SUBJECTS).await.context("cannot read the dead-letter stream")?;
     let mut counts = BTreeMap::new();
     futures::pin_mut!(info);
     use futures::TryStreamExt as _;

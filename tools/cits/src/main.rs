@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use clap::{Parser, Subcommand};
 use cits::proto::LocationsFrame;
 use cits_tools::replay::{replay, ReplayOptions};
 use cits_tools::{demo, dlq, recording, watch};
+use clap::{Parser, Subcommand};
 use futures::StreamExt as _;
 use prost::Message as _;
 
@@ -93,7 +93,12 @@ fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOption
 }
 
 /// Collects location frames and dead letters until `idle` passes without any.
-async fn observe(nats: &async_nats::Client, idle: Duration, quiet: bool, mut stop: impl FnMut(u64) -> bool) -> anyhow::Result<(u64, u64, u64, Vec<u64>)> {
+async fn observe(
+    nats: &async_nats::Client,
+    idle: Duration,
+    quiet: bool,
+    mut stop: impl FnMut(u64) -> bool,
+) -> anyhow::Result<(u64, u64, u64, Vec<u64>)> {
     let mut frames_sub = nats.subscribe("cits.locations.>").await?;
     let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
     let (mut frames, mut locations, mut dead) = (0u64, 0u64, 0u64);
@@ -146,7 +151,13 @@ async fn main() -> anyhow::Result<()> {
         Command::Replay(a) => {
             let records = recording::read_file(&a.file)?;
             let s = replay(&records, &replay_options(&a, true)?).await?;
-            println!("replayed {} messages ({} bytes) in {:.2} s: {:.1} msg/s", s.messages, s.bytes, s.elapsed.as_secs_f64(), s.rate());
+            println!(
+                "replayed {} messages ({} bytes) in {:.2} s: {:.1} msg/s",
+                s.messages,
+                s.bytes,
+                s.elapsed.as_secs_f64(),
+                s.rate()
+            );
         }
         Command::Watch { nats, idle_ms, quiet } => {
             let client = connect(&nats).await?;

@@ -88,10 +88,8 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
                 .context("MQTT client closed")?;
             bytes += record.cpm.len() as u64;
         }
-        if opts.progress && (i + 1) % 50 == 0 || i + 1 == total {
-            if opts.progress {
-                progress_bar(i + 1, total, started.elapsed());
-            }
+        if opts.progress && ((i + 1) % 50 == 0 || i + 1 == total) {
+            progress_bar(i + 1, total, started.elapsed());
         }
         if io.is_finished() {
             break;

@@ -77,7 +77,16 @@ pub fn stats(samples: &[u64]) -> Option<Stats> {
     let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n as f64;
     // Nearest-rank percentiles.
     let pct = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
-    Some(Stats { count: n, min: v[0], max: v[n - 1], mean, std: var.sqrt(), p50: pct(50.0), p95: pct(95.0), p99: pct(99.0) })
+    Some(Stats {
+        count: n,
+        min: v[0],
+        max: v[n - 1],
+        mean,
+        std: var.sqrt(),
+        p50: pct(50.0),
+        p95: pct(95.0),
+        p99: pct(99.0),
+    })
 }
 
 #[cfg(test)]

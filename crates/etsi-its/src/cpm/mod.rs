@@ -9,6 +9,7 @@
 //! [`WrappedCpmContainer::content`]. [`SimpleCpm`] is the flat view the
 //! pipeline works with.
 
+pub mod fixtures;
 mod simple;
 
 pub use crate::cdd::*;
@@ -56,10 +57,7 @@ pub struct CpmPayload {
 
 impl CpmPayload {
     pub fn new(management_container: ManagementContainer, cpm_containers: ConstraintWrappedCpmContainers) -> Self {
-        Self {
-            management_container,
-            cpm_containers,
-        }
+        Self { management_container, cpm_containers }
     }
 }
 
@@ -83,12 +81,7 @@ impl ManagementContainer {
         segmentation_info: Option<MessageSegmentationInfo>,
         message_rate_range: Option<MessageRateRange>,
     ) -> Self {
-        Self {
-            reference_time,
-            reference_position,
-            segmentation_info,
-            message_rate_range,
-        }
+        Self { reference_time, reference_position, segmentation_info, message_rate_range }
     }
 }
 
@@ -133,10 +126,7 @@ impl WrappedCpmContainer {
             CpmContainer::PerceptionRegion(c) => crate::uper_encode(c, "PerceptionRegionContainer")?,
             CpmContainer::PerceivedObject(c) => crate::uper_encode(c, "PerceivedObjectContainer")?,
         };
-        Ok(Self {
-            container_id: container.id(),
-            container_data: Any::new(data),
-        })
+        Ok(Self { container_id: container.id(), container_data: Any::new(data) })
     }
 
     /// Decodes the open type according to `container_id`; `Ok(None)` for ids
@@ -233,12 +223,7 @@ impl OriginatingVehicleContainer {
         roll_angle: Option<CartesianAngle>,
         trailer_data_set: Option<TrailerDataSet>,
     ) -> Self {
-        Self {
-            orientation_angle,
-            pitch_angle,
-            roll_angle,
-            trailer_data_set,
-        }
+        Self { orientation_angle, pitch_angle, roll_angle, trailer_data_set }
     }
 }
 
@@ -284,13 +269,7 @@ impl SensorInformation {
         perception_region_confidence: Option<ConfidenceLevel>,
         shadowing_applies: bool,
     ) -> Self {
-        Self {
-            sensor_id,
-            sensor_type,
-            perception_region_shape,
-            perception_region_confidence,
-            shadowing_applies,
-        }
+        Self { sensor_id, sensor_type, perception_region_shape, perception_region_confidence, shadowing_applies }
     }
 }
 
@@ -362,9 +341,6 @@ pub struct PerceivedObjectContainer {
 
 impl PerceivedObjectContainer {
     pub fn new(number_of_perceived_objects: CardinalNumber1B, perceived_objects: PerceivedObjects) -> Self {
-        Self {
-            number_of_perceived_objects,
-            perceived_objects,
-        }
+        Self { number_of_perceived_objects, perceived_objects }
     }
 }

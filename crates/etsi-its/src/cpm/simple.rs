@@ -112,12 +112,8 @@ impl ObjectKind {
             },
             ObjectClass::VruSubClass(vru) => Self::from_vru(vru),
             ObjectClass::GroupSubClass(group) => {
-                let profile = |bit: usize| {
-                    group
-                        .cluster_profiles
-                        .as_ref()
-                        .is_some_and(|p| p.0.get(bit).is_some_and(|b| *b))
-                };
+                let profile =
+                    |bit: usize| group.cluster_profiles.as_ref().is_some_and(|p| p.0.get(bit).is_some_and(|b| *b));
                 if profile(0) {
                     Self::Pedestrian
                 } else if profile(1) {
@@ -389,11 +385,7 @@ impl SimpleObject {
                     .0
                     .iter()
                     .map(|c| {
-                        let pct = if c.confidence == ConfidenceLevel::UNAVAILABLE {
-                            0
-                        } else {
-                            c.confidence.0
-                        };
+                        let pct = if c.confidence == ConfidenceLevel::UNAVAILABLE { 0 } else { c.confidence.0 };
                         (ObjectKind::from_object_class(&c.object_class), pct)
                     })
                     // first of the most confident classes

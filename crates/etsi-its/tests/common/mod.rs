@@ -126,10 +126,7 @@ pub fn shape(r: &mut Rng) -> Shape {
 }
 
 pub fn cartesian_angle(r: &mut Rng) -> CartesianAngle {
-    CartesianAngle {
-        value: cartesian_angle_value(r),
-        confidence: int!(r, AngleConfidence, 1, 127),
-    }
+    CartesianAngle { value: cartesian_angle_value(r), confidence: int!(r, AngleConfidence, 1, 127) }
 }
 
 fn speed_confidence(r: &mut Rng) -> SpeedConfidence {
@@ -137,10 +134,7 @@ fn speed_confidence(r: &mut Rng) -> SpeedConfidence {
 }
 
 fn velocity_component(r: &mut Rng) -> VelocityComponent {
-    VelocityComponent {
-        value: int!(r, VelocityComponentValue, -16383, 16383),
-        confidence: speed_confidence(r),
-    }
+    VelocityComponent { value: int!(r, VelocityComponentValue, -16383, 16383), confidence: speed_confidence(r) }
 }
 
 fn acceleration_component(r: &mut Rng) -> AccelerationComponent {
@@ -285,9 +279,9 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
     o.lower_triangular_correlation_matrices = r.opt(|r| {
         LowerTriangularPositiveSemidefiniteMatrices(r.vec(1, 4, |r| LowerTriangularPositiveSemidefiniteMatrix {
             components_included_inthe_matrix: MatrixIncludedComponents(bits(r, 13)),
-            matrix: LowerTriangularPositiveSemidefiniteMatrixColumns(r.vec(1, 13, |r| {
-                CorrelationColumn(r.vec(1, 13, |r| int!(r, CorrelationCellValue, -100, 101)))
-            })),
+            matrix: LowerTriangularPositiveSemidefiniteMatrixColumns(
+                r.vec(1, 13, |r| CorrelationColumn(r.vec(1, 13, |r| int!(r, CorrelationCellValue, -100, 101)))),
+            ),
         }))
     });
     o.object_dimension_z = r.opt(object_dimension);
@@ -305,10 +299,7 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
     o.map_position = r.opt(|r| {
         MapPosition::new(
             r.opt(|r| {
-                let (region, id) = (
-                    r.opt(|r| int!(r, Identifier2B, 0, 65535)),
-                    int!(r, Identifier2B, 0, 65535),
-                );
+                let (region, id) = (r.opt(|r| int!(r, Identifier2B, 0, 65535)), int!(r, Identifier2B, 0, 65535));
                 if r.coin() {
                     MapReference::Roadsegment(RoadSegmentReferenceId { region, id })
                 } else {
@@ -333,10 +324,7 @@ fn sensor_id_list(r: &mut Rng) -> SequenceOfIdentifier1B {
 /// One container of each kind (ids 1..=5), fully random.
 pub fn containers(r: &mut Rng) -> Vec<CpmContainer> {
     let vehicle = OriginatingVehicleContainer::new(
-        Wgs84Angle {
-            value: wgs84_value(r),
-            confidence: int!(r, Wgs84AngleConfidence, 1, 127),
-        },
+        Wgs84Angle { value: wgs84_value(r), confidence: int!(r, Wgs84AngleConfidence, 1, 127) },
         r.opt(cartesian_angle),
         r.opt(cartesian_angle),
         r.opt(|r| {
@@ -426,14 +414,8 @@ pub fn cpm(r: &mut Rng) -> CollectivePerceptionMessage {
             }
         }),
         r.opt(|r| MessageRateRange {
-            message_rate_min: MessageRateHz {
-                mantissa: r.range(1, 100) as u8,
-                exponent: r.range(-5, 2) as i8,
-            },
-            message_rate_max: MessageRateHz {
-                mantissa: r.range(1, 100) as u8,
-                exponent: r.range(-5, 2) as i8,
-            },
+            message_rate_min: MessageRateHz { mantissa: r.range(1, 100) as u8, exponent: r.range(-5, 2) as i8 },
+            message_rate_max: MessageRateHz { mantissa: r.range(1, 100) as u8, exponent: r.range(-5, 2) as i8 },
         }),
     );
     CollectivePerceptionMessage {
@@ -444,12 +426,7 @@ pub fn cpm(r: &mut Rng) -> CollectivePerceptionMessage {
         },
         payload: CpmPayload::new(
             management,
-            ConstraintWrappedCpmContainers(
-                containers
-                    .iter()
-                    .map(|c| WrappedCpmContainer::wrap(c).unwrap())
-                    .collect(),
-            ),
+            ConstraintWrappedCpmContainers(containers.iter().map(|c| WrappedCpmContainer::wrap(c).unwrap()).collect()),
         ),
     }
 }
