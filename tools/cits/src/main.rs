@@ -173,7 +173,10 @@ async fn main() -> anyhow::Result<()> {
                 tokio::spawn(async move { observe(&client, Duration::from_secs(5), quiet, |n| n >= expected).await })
             };
             tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
-            let s = replay(&records, &replay_options(&a, quiet)?).await?;
+            let s = tokio::select! {
+                s = replay(&records, &replay_options(&a, quiet)?) => s?,
+                _ = tokio::signal::ctrl_c() => bail!("interrupted"),
+            };
             eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
             let (f, l, d, lat) = observer.await??;
             print_summary(f, l, d, &lat);
