@@ -18,6 +18,8 @@ WASH_VERSION     := 0.43.0
 NATS_VERSION     := 2.11.3
 HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
 WADM_VERSION     := 0.21.1
+# Python tools for independent checks (map validation, ETSI cross-checks).
+PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0
 # wash up looks for this host version in its downloads dir (its default).
 WASH_UP_HOST_VERSION := v1.9.1
 
@@ -34,6 +36,8 @@ PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
 HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
 CITS_BIN        := $(PLATFORM_DIR)/cits
+VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | cut -c1-8)
+PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
 PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par.gz)
 ACTORS          := decoder collector
@@ -51,13 +55,13 @@ LATTICE_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-se
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE)
 
-.PHONY: help setup build run stop test test-unit test-e2e bench clean status inventory
+.PHONY: help setup build run stop test test-unit test-python test-e2e bench clean status inventory
 
 help:
 	@sed -n '3,7p' Makefile
 
 # ---- setup -----------------------------------------------------------------------------------
-setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads
+setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
 	@echo "setup complete: cache $(CITS_CACHE)"
 
 .PHONY: .setup-toolchains .setup-system platform pars wash-downloads
@@ -74,6 +78,10 @@ setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform p
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	fi
 	@command -v go >/dev/null || { echo "go is required to build nats-server"; exit 1; }
+
+$(PYTHON):
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check $(PY_PACKAGES)
 
 $(NATS_SERVER_BIN):
 	GOBIN=$(dir $@) GOFLAGS=-mod=mod go install github.com/nats-io/nats-server/v2@v$(NATS_VERSION)
@@ -146,10 +154,16 @@ inventory:
 
 # ---- test ------------------------------------------------------------------------------------
 test: setup build
-	$(MAKE) test-unit test-e2e
+	$(MAKE) test-unit test-python test-e2e
 
 test-unit:
 	cargo test --locked -p cits -p etsi-its -p keyvalue-redis-provider -p cits-tools
+
+# Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
+test-python: $(PYTHON)
+	cargo build --locked -q -p etsi-its --bin etsi-its-vectors
+	ETSI_ITS_VECTORS=$(CARGO_TARGET_DIR)/debug/etsi-its-vectors PYTHONDONTWRITEBYTECODE=1 \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
 test-e2e:

@@ -3,6 +3,10 @@
 //! * [`cpm`]: Collective Perception Message, ETSI TS 103 324 V2.1.1 (Release 2),
 //!   with a plain-Rust view ([`cpm::SimpleCpm`]) for the pipeline.
 //! * [`cdd`]: the Common Data Dictionary types it uses (TS 102 894-2 V2.1.1).
+//! * [`denm`]: Decentralized Environmental Notification Message, ETSI EN 302
+//!   637-3 V1.3.1, with a plain-Rust view ([`denm::SimpleDenm`]).
+//! * [`its_container_v1`]: the Release 1 `ITS-Container` (OID version 2) types
+//!   the DENM imports; those identical on the wire are re-exported from [`cdd`].
 //!
 //! Free of threads, files and sockets, so it builds for `wasm32-wasip2`
 //! components as well as natively.
@@ -11,6 +15,8 @@
 
 pub mod cdd;
 pub mod cpm;
+pub mod denm;
+pub mod its_container_v1;
 
 use core::fmt;
 
@@ -51,7 +57,7 @@ impl From<rasn::error::EncodeError> for CodecError {
 }
 
 /// Decodes one complete UPER value; bytes after its final octet are an error,
-/// because a CPM (or an open-type container) must fill its buffer exactly.
+/// because a PDU (or an open-type container) must fill its buffer exactly.
 pub(crate) fn uper_decode_exact<T: rasn::Decode>(bytes: &[u8], what: &str) -> Result<T, CodecError> {
     if bytes.is_empty() {
         return Err(CodecError::new(format!("{what}: empty input")));
