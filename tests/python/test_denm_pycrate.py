@@ -61,6 +61,14 @@ def pycrate_encode(value: dict) -> bytes:
     return DENM.to_uper()
 
 
+def denm_header(station_id: int) -> dict:
+    return {"protocolVersion": 2, "messageID": 1, "stationID": station_id}
+
+
+def denm_situation(information_quality: int, cause: int, sub_cause: int) -> dict:
+    return {"informationQuality": information_quality, "eventType": {"causeCode": cause, "subCauseCode": sub_cause}}
+
+
 @pytest.fixture(scope="module", autouse=True)
 def absent_defaults_stay_absent():
     """pycrate fills absent DEFAULT components into decoded values; keep them
@@ -117,9 +125,9 @@ def test_all_vectors_are_printed(vectors):
 def test_pycrate_decodes_our_encoding_to_the_intended_values(vectors, name):
     uper, fields = vectors[name]
     value = pycrate_decode(uper)
-    header, management = value["header"], value["denm"]["management"]
+    management = value["denm"]["management"]
 
-    assert header == {"protocolVersion": 2, "messageID": 1, "stationID": fields["station_id"]}
+    assert value["header"] == denm_header(fields["station_id"])
     assert management["actionID"] == {
         "originatingStationID": fields["originating_station_id"],
         "sequenceNumber": fields["sequence_number"],
@@ -255,7 +263,7 @@ PYCRATE_DENMS = {
     # cancellation of a VRU collision risk with a non-default validity, all
     # management options present
     "cancellation": {
-        "header": {"protocolVersion": 2, "messageID": 1, "stationID": 123456789},
+        "header": denm_header(123456789),
         "denm": {
             "management": {
                 "actionID": {"originatingStationID": 987654321, "sequenceNumber": 4711},
@@ -269,12 +277,12 @@ PYCRATE_DENMS = {
                 "transmissionInterval": 100,
                 "stationType": 2,
             },
-            "situation": {"informationQuality": 5, "eventType": {"causeCode": 97, "subCauseCode": 4}},
+            "situation": denm_situation(5, 97, 4),
         },
     },
     # the default validity given explicitly: pycrate omits it, we read 600
     "default_validity": {
-        "header": {"protocolVersion": 2, "messageID": 1, "stationID": 77},
+        "header": denm_header(77),
         "denm": {
             "management": {
                 "actionID": {"originatingStationID": 77, "sequenceNumber": 0},
@@ -284,12 +292,12 @@ PYCRATE_DENMS = {
                 "validityDuration": 600,
                 "stationType": 15,
             },
-            "situation": {"informationQuality": 1, "eventType": {"causeCode": 97, "subCauseCode": 2}},
+            "situation": denm_situation(1, 97, 2),
         },
     },
     # no situation container: SimpleDenm reads cause 0, quality 0
     "management_only": {
-        "header": {"protocolVersion": 2, "messageID": 1, "stationID": 4294967295},
+        "header": denm_header(4294967295),
         "denm": {
             "management": {
                 "actionID": {"originatingStationID": 1, "sequenceNumber": 65535},

@@ -9,15 +9,6 @@
 
 use rasn::prelude::*;
 
-macro_rules! constrained_int {
-    ($(#[$doc:meta])* $name:ident($inner:ty), $range:literal) => {
-        $(#[$doc])*
-        #[derive(AsnType, Decode, Encode, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[rasn(delegate, value($range))]
-        pub struct $name(pub $inner);
-    };
-}
-
 // ---------------------------------------------------------------- header
 
 constrained_int!(
@@ -55,6 +46,10 @@ constrained_int!(
     /// since 2004-01-01T00:00:00.000Z, counted in TAI (leap seconds included).
     TimestampIts(u64), "0..=4398046511103"
 );
+impl TimestampIts {
+    /// The largest timestamp, 2^42 - 1 ms.
+    pub const MAX: Self = Self(4_398_046_511_103);
+}
 constrained_int!(
     /// `DeltaTimeMilliSecondSigned ::= INTEGER (-2048..2047)`: milliseconds.
     DeltaTimeMilliSecondSigned(i16), "-2048..=2047"
@@ -127,11 +122,19 @@ constrained_int!(
     /// positive north; 900000001 = unavailable.
     Latitude(i32), "-900000000..=900000001"
 );
+impl Latitude {
+    pub const MIN: Self = Self(-900_000_000);
+    pub const UNAVAILABLE: Self = Self(900_000_001);
+}
 constrained_int!(
     /// `Longitude ::= INTEGER (-1800000000..1800000001)`: 0.1 µdegree (1e-7°),
     /// positive east; 1800000001 = unavailable.
     Longitude(i32), "-1800000000..=1800000001"
 );
+impl Longitude {
+    pub const MIN: Self = Self(-1_800_000_000);
+    pub const UNAVAILABLE: Self = Self(1_800_000_001);
+}
 constrained_int!(
     /// `SemiAxisLength ::= INTEGER (0..4095)`: 0.01 m; 4094 = outOfRange,
     /// 4095 = unavailable.
@@ -197,6 +200,32 @@ pub struct ReferencePosition {
     pub longitude: Longitude,
     pub position_confidence_ellipse: PosConfidenceEllipse,
     pub altitude: Altitude,
+}
+
+impl ReferencePosition {
+    /// The position `lat_e7` / `lon_e7` (0.1 µdegree) with confidence ellipse
+    /// and altitude "unavailable", as the plain-Rust views send it. Values
+    /// outside the range are clamped; above it that is the "unavailable" code.
+    pub fn without_confidence(lat_e7: i32, lon_e7: i32) -> Self {
+        Self {
+            latitude: Latitude(lat_e7.clamp(Latitude::MIN.0, Latitude::UNAVAILABLE.0)),
+            longitude: Longitude(lon_e7.clamp(Longitude::MIN.0, Longitude::UNAVAILABLE.0)),
+            position_confidence_ellipse: PosConfidenceEllipse {
+                semi_major_confidence: SemiAxisLength(4095),
+                semi_minor_confidence: SemiAxisLength(4095),
+                semi_major_orientation: HeadingValue(3601),
+            },
+            altitude: Altitude {
+                altitude_value: AltitudeValue(800_001),
+                altitude_confidence: AltitudeConfidence::Unavailable,
+            },
+        }
+    }
+
+    /// False when latitude or longitude carries its "unavailable" code.
+    pub fn is_available(&self) -> bool {
+        self.latitude != Latitude::UNAVAILABLE && self.longitude != Longitude::UNAVAILABLE
+    }
 }
 
 /// Bit-identical alias, see [`ReferencePosition`].
@@ -613,11 +642,11 @@ pub enum VruProfileAndSubprofile {
     Animal(VruSubProfileAnimal),
 }
 
-/// `VruClusterProfiles ::= BIT STRING { pedestrian(0), bicyclist(1),
-/// motorcyclist(2), animal(3) } (SIZE(4))`.
-#[derive(AsnType, Decode, Encode, Debug, Clone, PartialEq, Eq, Hash)]
-#[rasn(delegate, size("4"))]
-pub struct VruClusterProfiles(pub BitString);
+fixed_bit_string!(
+    /// `VruClusterProfiles ::= BIT STRING { pedestrian(0), bicyclist(1),
+    /// motorcyclist(2), animal(3) } (SIZE(4))`.
+    VruClusterProfiles, "4"
+);
 
 /// `VruClusterInformation` (extensible).
 #[derive(AsnType, Decode, Encode, Debug, Clone, PartialEq, Eq, Hash)]

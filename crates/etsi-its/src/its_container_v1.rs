@@ -12,10 +12,12 @@
 //! the same name ([`crate::cdd`]) are re-exported from there rather than
 //! duplicated: `ItsPduHeader` (`protocolVersion`/`messageID` INTEGER (0..255),
 //! `stationID`), `StationID`, `TimestampIts`, `ReferencePosition` with its
-//! latitude / longitude / confidence ellipse / altitude, and `Speed`. Every
-//! other type is defined here with the constraints and extension markers of
-//! the V1.3.1 module. Naming as in [`crate::cdd`]: UpperCamel types (`ID`
-//! becomes `Id`), snake_case fields in ASN.1 order.
+//! latitude / longitude / confidence ellipse / altitude, and `Speed` with its
+//! value and confidence. Every other type here has no namesake in
+//! [`crate::cdd`] (the CPM does not use it) and is defined with the
+//! constraints and extension markers of the V1.3.1 module. Naming as in
+//! [`crate::cdd`]: UpperCamel types (`ID` becomes `Id`), snake_case fields in
+//! ASN.1 order.
 
 use rasn::prelude::*;
 
@@ -24,24 +26,6 @@ pub use crate::cdd::{
     OrdinalNumber1B, PosConfidenceEllipse, ReferencePosition, SemiAxisLength, Speed, SpeedConfidence, SpeedValue,
     StationId, TimestampIts,
 };
-
-macro_rules! constrained_int {
-    ($(#[$doc:meta])* $name:ident($inner:ty), $range:literal) => {
-        $(#[$doc])*
-        #[derive(AsnType, Decode, Encode, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[rasn(delegate, value($range))]
-        pub struct $name(pub $inner);
-    };
-}
-
-macro_rules! fixed_bit_string {
-    ($(#[$doc:meta])* $name:ident, $size:literal) => {
-        $(#[$doc])*
-        #[derive(AsnType, Decode, Encode, Debug, Clone, PartialEq, Eq, Hash)]
-        #[rasn(delegate, size($size))]
-        pub struct $name(pub BitString);
-    };
-}
 
 // ---------------------------------------------------------------- management
 

@@ -13,7 +13,11 @@
 
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod macros;
+
 pub mod cdd;
+mod checks;
 pub mod cpm;
 pub mod denm;
 pub mod its_container_v1;

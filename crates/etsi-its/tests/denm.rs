@@ -275,40 +275,9 @@ proptest! {
 
 #[test]
 fn extremes_round_trip() {
-    let max = SimpleDenm {
-        station_id: u32::MAX,
-        originating_station_id: u32::MAX,
-        sequence_number: u16::MAX,
-        detection_time_its_ms: TIMESTAMP_ITS_MAX,
-        reference_time_its_ms: TIMESTAMP_ITS_MAX,
-        event_lat_e7: 900_000_000,
-        event_lon_e7: 1_800_000_000,
-        relevance_distance: Some(RelevanceDistance::Over10km),
-        validity_duration_s: 86_400,
-        termination: Some(Termination::IsNegation),
-        station_type: u8::MAX,
-        cause: u8::MAX,
-        sub_cause: u8::MAX,
-        information_quality: 7,
-    };
-    let min = SimpleDenm {
-        station_id: 0,
-        originating_station_id: 0,
-        sequence_number: 0,
-        detection_time_its_ms: 0,
-        reference_time_its_ms: 0,
-        event_lat_e7: -900_000_000,
-        event_lon_e7: -1_800_000_000,
-        relevance_distance: Some(RelevanceDistance::LessThan50m),
-        validity_duration_s: 0,
-        termination: Some(Termination::IsCancellation),
-        station_type: 0,
-        cause: 0,
-        sub_cause: 0,
-        information_quality: 0,
-    };
-    assert_eq!(round_trip(&max), max);
-    assert_eq!(round_trip(&min), min);
+    for extreme in [fixtures::extremes_max(), fixtures::extremes_min()] {
+        assert_eq!(round_trip(&extreme), extreme);
+    }
 }
 
 #[test]

@@ -13,9 +13,7 @@
 
 use std::process::ExitCode;
 
-use etsi_its::denm::{
-    self, fixtures, CauseCodeType, CollisionRiskSubCauseCode, Denm, RelevanceDistance, SimpleDenm, Termination,
-};
+use etsi_its::denm::{self, fixtures, CollisionRiskSubCauseCode, Denm, RelevanceDistance, SimpleDenm, Termination};
 
 fn vectors() -> Vec<(&'static str, Denm)> {
     let sample = fixtures::sample();
@@ -44,44 +42,8 @@ fn vectors() -> Vec<(&'static str, Denm)> {
                 ..sample.clone()
             },
         ),
-        simple(
-            "extremes_max",
-            SimpleDenm {
-                station_id: u32::MAX,
-                originating_station_id: u32::MAX,
-                sequence_number: u16::MAX,
-                detection_time_its_ms: 4_398_046_511_103,
-                reference_time_its_ms: 4_398_046_511_103,
-                event_lat_e7: 900_000_000,
-                event_lon_e7: 1_800_000_000,
-                relevance_distance: Some(RelevanceDistance::Over10km),
-                validity_duration_s: 86_400,
-                termination: Some(Termination::IsNegation),
-                station_type: u8::MAX,
-                cause: u8::MAX,
-                sub_cause: u8::MAX,
-                information_quality: 7,
-            },
-        ),
-        simple(
-            "extremes_min",
-            SimpleDenm {
-                station_id: 0,
-                originating_station_id: 0,
-                sequence_number: 0,
-                detection_time_its_ms: 0,
-                reference_time_its_ms: 0,
-                event_lat_e7: -900_000_000,
-                event_lon_e7: -1_800_000_000,
-                relevance_distance: Some(RelevanceDistance::LessThan50m),
-                validity_duration_s: 0,
-                termination: Some(Termination::IsCancellation),
-                station_type: 0,
-                cause: CauseCodeType::RESERVED.0,
-                sub_cause: 0,
-                information_quality: 0,
-            },
-        ),
+        simple("extremes_max", fixtures::extremes_max()),
+        simple("extremes_min", fixtures::extremes_min()),
         ("full", fixtures::full()),
     ]
 }

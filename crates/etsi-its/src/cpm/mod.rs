@@ -93,10 +93,10 @@ pub struct MessageRateRange {
     pub message_rate_max: MessageRateHz,
 }
 
-/// `CpmContainerId ::= INTEGER (1..16)`.
-#[derive(AsnType, Decode, Encode, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[rasn(delegate, value("1..=16"))]
-pub struct CpmContainerId(pub u8);
+constrained_int!(
+    /// `CpmContainerId ::= INTEGER (1..16)`.
+    CpmContainerId(u8), "1..=16"
+);
 
 impl CpmContainerId {
     pub const ORIGINATING_VEHICLE_CONTAINER: Self = Self(1);

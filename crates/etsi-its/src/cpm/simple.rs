@@ -4,6 +4,15 @@
 //! reads one back and rejects CPMs the pipeline cannot use.
 
 use super::*;
+use crate::checks::{require_available, ExpectedHeader};
+
+const HEADER: ExpectedHeader = ExpectedHeader {
+    message: "CPM",
+    message_id_field: "messageId",
+    message_id: MessageId::CPM,
+    protocol_version: PROTOCOL_VERSION,
+    standard: "TS 103 324 V2.1.1",
+};
 
 /// Class of a perceived object, mapped onto the CPM's `ObjectClass`.
 ///
@@ -214,21 +223,9 @@ impl SimpleCpm {
             message_id: MessageId::CPM,
             station_id: StationId(self.station_id),
         };
-        let reference_position = ReferencePosition {
-            latitude: Latitude(self.reference_lat_e7.clamp(-900_000_000, 900_000_001)),
-            longitude: Longitude(self.reference_lon_e7.clamp(-1_800_000_000, 1_800_000_001)),
-            position_confidence_ellipse: PosConfidenceEllipse {
-                semi_major_confidence: SemiAxisLength(4095),
-                semi_minor_confidence: SemiAxisLength(4095),
-                semi_major_orientation: HeadingValue(3601),
-            },
-            altitude: Altitude {
-                altitude_value: AltitudeValue(800_001),
-                altitude_confidence: AltitudeConfidence::Unavailable,
-            },
-        };
+        let reference_position = ReferencePosition::without_confidence(self.reference_lat_e7, self.reference_lon_e7);
         let management = ManagementContainer::new(
-            TimestampIts(self.reference_time_its_ms.min(4_398_046_511_103)),
+            TimestampIts(self.reference_time_its_ms.min(TimestampIts::MAX.0)),
             reference_position,
             None,
             None,
@@ -271,24 +268,10 @@ impl SimpleCpm {
     /// has no objects.
     pub fn from_cpm(cpm: &CollectivePerceptionMessage) -> Result<SimpleCpm, CodecError> {
         let header = &cpm.header;
-        if header.message_id != MessageId::CPM {
-            return Err(CodecError::new(format!(
-                "not a CPM: messageId {} (expected {})",
-                header.message_id.0,
-                MessageId::CPM.0
-            )));
-        }
-        if header.protocol_version.0 != PROTOCOL_VERSION {
-            return Err(CodecError::new(format!(
-                "unsupported CPM protocolVersion {} (expected {PROTOCOL_VERSION}, TS 103 324 V2.1.1)",
-                header.protocol_version.0
-            )));
-        }
+        HEADER.check(header)?;
         let management = &cpm.payload.management_container;
         let position = &management.reference_position;
-        if position.latitude.0 == 900_000_001 || position.longitude.0 == 1_800_000_001 {
-            return Err(CodecError::new("CPM reference position unavailable"));
-        }
+        require_available(position, "CPM reference position")?;
 
         let mut sensors = Vec::new();
         let mut objects = Vec::new();

@@ -1,7 +1,8 @@
 //! Reference DENMs for the codec's tests, the `etsi-its-vectors` binary and
 //! downstream tests: a collision-risk warning from a roadside unit
-//! ([`sample`]), and a DENM with every optional component and container
-//! present ([`full`]). The UPER bytes of the sample were produced
+//! ([`sample`]), the [`SimpleDenm`]s at the lower and upper bounds of every
+//! field ([`extremes_min`], [`extremes_max`]), and a DENM with every optional
+//! component and container present ([`full`]). The UPER bytes of the sample were produced
 //! independently of rasn (pycrate 0.8.1, `ITS_DENM_3`, from a hand-written
 //! value of the same fields).
 
@@ -28,6 +29,47 @@ pub fn sample() -> SimpleDenm {
         cause: CauseCodeType::COLLISION_RISK.0,
         sub_cause: CollisionRiskSubCauseCode::CROSSING_COLLISION_RISK.0,
         information_quality: 4,
+    }
+}
+
+/// Every field at its upper bound (latitude / longitude at the largest
+/// available value, not the "unavailable" code).
+pub fn extremes_max() -> SimpleDenm {
+    SimpleDenm {
+        station_id: u32::MAX,
+        originating_station_id: u32::MAX,
+        sequence_number: u16::MAX,
+        detection_time_its_ms: TimestampIts::MAX.0,
+        reference_time_its_ms: TimestampIts::MAX.0,
+        event_lat_e7: 900_000_000,
+        event_lon_e7: 1_800_000_000,
+        relevance_distance: Some(RelevanceDistance::Over10km),
+        validity_duration_s: 86_400,
+        termination: Some(Termination::IsNegation),
+        station_type: u8::MAX,
+        cause: u8::MAX,
+        sub_cause: u8::MAX,
+        information_quality: 7,
+    }
+}
+
+/// Every field at its lower bound.
+pub fn extremes_min() -> SimpleDenm {
+    SimpleDenm {
+        station_id: 0,
+        originating_station_id: 0,
+        sequence_number: 0,
+        detection_time_its_ms: 0,
+        reference_time_its_ms: 0,
+        event_lat_e7: Latitude::MIN.0,
+        event_lon_e7: Longitude::MIN.0,
+        relevance_distance: Some(RelevanceDistance::LessThan50m),
+        validity_duration_s: 0,
+        termination: Some(Termination::IsCancellation),
+        station_type: 0,
+        cause: CauseCodeType::RESERVED.0,
+        sub_cause: 0,
+        information_quality: 0,
     }
 }
 

@@ -4,11 +4,15 @@
 //! reads one back and rejects DENMs the pipeline cannot use.
 
 use super::*;
+use crate::checks::{require_available, ExpectedHeader};
 
-/// Largest `TimestampIts` (2^42 - 1 ms).
-const TIMESTAMP_ITS_MAX: u64 = 4_398_046_511_103;
-const LATITUDE_UNAVAILABLE: i32 = 900_000_001;
-const LONGITUDE_UNAVAILABLE: i32 = 1_800_000_001;
+const HEADER: ExpectedHeader = ExpectedHeader {
+    message: "DENM",
+    message_id_field: "messageID",
+    message_id: MessageId::DENM,
+    protocol_version: PROTOCOL_VERSION,
+    standard: "EN 302 637-3 V1.3.1",
+};
 
 /// A DENM reduced to what the pipeline consumes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -63,26 +67,14 @@ impl SimpleDenm {
             message_id: MessageId::DENM,
             station_id: StationId(self.station_id),
         };
-        let event_position = ReferencePosition {
-            latitude: Latitude(self.event_lat_e7.clamp(-900_000_000, LATITUDE_UNAVAILABLE)),
-            longitude: Longitude(self.event_lon_e7.clamp(-1_800_000_000, LONGITUDE_UNAVAILABLE)),
-            position_confidence_ellipse: PosConfidenceEllipse {
-                semi_major_confidence: SemiAxisLength(4095),
-                semi_minor_confidence: SemiAxisLength(4095),
-                semi_major_orientation: HeadingValue(3601),
-            },
-            altitude: Altitude {
-                altitude_value: AltitudeValue(800_001),
-                altitude_confidence: AltitudeConfidence::Unavailable,
-            },
-        };
+        let event_position = ReferencePosition::without_confidence(self.event_lat_e7, self.event_lon_e7);
         let management = ManagementContainer {
             action_id: ActionId {
                 originating_station_id: StationId(self.originating_station_id),
                 sequence_number: SequenceNumber(self.sequence_number),
             },
-            detection_time: TimestampIts(self.detection_time_its_ms.min(TIMESTAMP_ITS_MAX)),
-            reference_time: TimestampIts(self.reference_time_its_ms.min(TIMESTAMP_ITS_MAX)),
+            detection_time: TimestampIts(self.detection_time_its_ms.min(TimestampIts::MAX.0)),
+            reference_time: TimestampIts(self.reference_time_its_ms.min(TimestampIts::MAX.0)),
             termination: self.termination,
             event_position,
             relevance_distance: self.relevance_distance,
@@ -117,24 +109,10 @@ impl SimpleDenm {
     /// (unavailable). Location and à la carte containers are ignored.
     pub fn from_denm(denm: &Denm) -> Result<SimpleDenm, CodecError> {
         let header = &denm.header;
-        if header.message_id != MessageId::DENM {
-            return Err(CodecError::new(format!(
-                "not a DENM: messageID {} (expected {})",
-                header.message_id.0,
-                MessageId::DENM.0
-            )));
-        }
-        if header.protocol_version.0 != PROTOCOL_VERSION {
-            return Err(CodecError::new(format!(
-                "unsupported DENM protocolVersion {} (expected {PROTOCOL_VERSION}, EN 302 637-3 V1.3.1)",
-                header.protocol_version.0
-            )));
-        }
+        HEADER.check(header)?;
         let management = &denm.denm.management;
         let position = &management.event_position;
-        if position.latitude.0 == LATITUDE_UNAVAILABLE || position.longitude.0 == LONGITUDE_UNAVAILABLE {
-            return Err(CodecError::new("DENM event position unavailable"));
-        }
+        require_available(position, "DENM event position")?;
         let (cause, sub_cause, information_quality) =
             denm.denm.situation.as_ref().map_or((0, 0, 0), |s| {
                 (s.event_type.cause_code.0, s.event_type.sub_cause_code.0, s.information_quality.0)
