@@ -10,6 +10,7 @@ pub mod geo;
 pub mod stage;
 pub mod subjects;
 pub mod time;
+pub mod wkb;
 
 /// Protobuf messages exchanged between stages (generated from `proto/cits/v1/pipeline.proto`).
 pub mod proto {

@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod dlq;
+pub mod map;
 pub mod recording;
 pub mod replay;
 pub mod watch;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use cits::proto::LocationsFrame;
 use cits_tools::replay::{replay, ReplayOptions};
-use cits_tools::{demo, dlq, recording, watch};
+use cits_tools::{demo, dlq, map, recording, watch};
 use clap::{Parser, Subcommand};
 use futures::StreamExt as _;
 use prost::Message as _;
@@ -74,6 +74,17 @@ enum Command {
     Dlq {
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
         nats: String,
+    },
+    /// Turn the Lanelet2 map into the blobs the actors read (WKB centerlines per mode, lane graph).
+    Map {
+        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        osm: PathBuf,
+        /// Blobstore-fs root: the blobs go to <root>/cits-map/.
+        #[arg(long)]
+        blobstore_root: Option<PathBuf>,
+        /// Print a per-lanelet JSON summary (used by the lanelet2 cross-check).
+        #[arg(long)]
+        json: bool,
     },
     /// Regenerate the demo recording.
     DemoData {
@@ -173,8 +184,9 @@ async fn main() -> anyhow::Result<()> {
                 tokio::spawn(async move { observe(&client, Duration::from_secs(5), quiet, |n| n >= expected).await })
             };
             tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
+            let options = replay_options(&a, quiet)?;
             let s = tokio::select! {
-                s = replay(&records, &replay_options(&a, quiet)?) => s?,
+                s = replay(&records, &options) => s?,
                 _ = tokio::signal::ctrl_c() => bail!("interrupted"),
             };
             eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
@@ -200,6 +212,19 @@ async fn main() -> anyhow::Result<()> {
             let client = connect(&nats).await?;
             for (stage, count) in dlq::ensure_and_count(&client).await? {
                 println!("{stage}: {count} dead letters");
+            }
+        }
+        Command::Map { osm, blobstore_root, json } => {
+            let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
+            let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
+            let graph = map::lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
+            if json {
+                println!("{}", map::summary_json(&graph));
+            }
+            if let Some(root) = blobstore_root {
+                let dir = root.join(map::CONTAINER);
+                map::write_blobs(&graph, &dir)?;
+                eprintln!("map {name}: {} lanelets → {}", graph.lanelets.len(), dir.display());
             }
         }
         Command::DemoData { out } => {

@@ -1,0 +1,311 @@
+//! The street map for the actors: from the Lanelet2 OSM file to the blobs map matcher and
+//! predictor read from the blobstore — WKB centerlines per travel mode (the research's format)
+//! and a compact protobuf lane graph with successors.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{bail, Context as _};
+use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use cits::proto::{LaneGraph, Lanelet, TravelMode};
+use prost::Message as _;
+
+/// Blobstore container of the map and its objects.
+pub const CONTAINER: &str = "cits-map";
+pub const LANE_GRAPH: &str = "lane-graph.pb";
+
+pub fn centerlines_object(mode: TravelMode) -> String {
+    let name = mode.as_str_name().trim_start_matches("TRAVEL_MODE_").to_lowercase();
+    format!("centerlines-{name}.wkb")
+}
+
+/// Bound endpoints closer than this belong together (the map shares nodes; this absorbs rounding).
+const JOIN_TOLERANCE_M: f64 = 0.2;
+/// Centerline sampling step.
+const STEP_M: f64 = 1.0;
+
+type Point = (f64, f64); // east, north (m) from the map origin
+
+fn dist(a: Point, b: Point) -> f64 {
+    (a.0 - b.0).hypot(a.1 - b.1)
+}
+
+fn polyline_length(line: &[Point]) -> f64 {
+    line.windows(2).map(|w| dist(w[0], w[1])).sum()
+}
+
+/// The point at fraction `t` (0..1) of a polyline's length.
+fn point_at(line: &[Point], t: f64) -> Point {
+    let total = polyline_length(line);
+    let mut remaining = t.clamp(0.0, 1.0) * total;
+    for w in line.windows(2) {
+        let d = dist(w[0], w[1]);
+        if remaining <= d && d > 0.0 {
+            let f = remaining / d;
+            return (w[0].0 + f * (w[1].0 - w[0].0), w[0].1 + f * (w[1].1 - w[0].1));
+        }
+        remaining -= d;
+    }
+    *line.last().expect("non-empty polyline")
+}
+
+/// The lanelet's centerline in driving direction: the bounds are aligned with each other, the
+/// midline sampled every metre, and the result oriented so that the left bound lies on its left.
+fn centerline(left: &[Point], right: &[Point]) -> Vec<Point> {
+    let mut right = right.to_vec();
+    let (l0, ln, r0, rn) = (left[0], left[left.len() - 1], right[0], right[right.len() - 1]);
+    if dist(l0, r0) + dist(ln, rn) > dist(l0, rn) + dist(ln, r0) {
+        right.reverse();
+    }
+    let n = ((polyline_length(left).max(polyline_length(&right)) / STEP_M).ceil() as usize).max(1);
+    let mut center: Vec<Point> = (0..=n)
+        .map(|i| {
+            let t = i as f64 / n as f64;
+            let (a, b) = (point_at(left, t), point_at(&right, t));
+            ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)
+        })
+        .collect();
+    let mid = n / 2;
+    let (c0, c1) = (center[mid], center[(mid + 1).min(n)]);
+    let l = point_at(left, mid as f64 / n as f64);
+    let cross = (c1.0 - c0.0) * (l.1 - c0.1) - (c1.1 - c0.1) * (l.0 - c0.0);
+    if cross < 0.0 {
+        center.reverse();
+    }
+    center
+}
+
+fn mode_of(subtype: &str) -> Option<(TravelMode, bool)> {
+    match subtype {
+        "road" => Some((TravelMode::Car, false)),
+        "bicycle_lane" => Some((TravelMode::Bicycle, false)),
+        "crosswalk" | "walkway" => Some((TravelMode::Pedestrian, true)),
+        _ => None,
+    }
+}
+
+/// Reads a Lanelet2 OSM file into the lane graph (centerlines in WGS84).
+pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
+    let doc = roxmltree::Document::parse(xml).context("not XML")?;
+    let root = doc.root_element();
+    let mut nodes: HashMap<i64, Wgs84> = HashMap::new();
+    let mut ways: HashMap<i64, Vec<i64>> = HashMap::new();
+    let id =
+        |n: roxmltree::Node| -> anyhow::Result<i64> { Ok(n.attribute("id").context("element without id")?.parse()?) };
+    for n in root.children().filter(|n| n.has_tag_name("node")) {
+        let coord =
+            |k| -> anyhow::Result<f64> { Ok(n.attribute(k).with_context(|| format!("node without {k}"))?.parse()?) };
+        nodes.insert(id(n)?, Wgs84 { lat: coord("lat")?, lon: coord("lon")? });
+    }
+    if nodes.is_empty() {
+        bail!("map has no nodes");
+    }
+    for w in root.children().filter(|n| n.has_tag_name("way")) {
+        let refs = w
+            .children()
+            .filter(|c| c.has_tag_name("nd"))
+            .map(|c| Ok(c.attribute("ref").context("nd without ref")?.parse()?));
+        ways.insert(id(w)?, refs.collect::<anyhow::Result<_>>()?);
+    }
+    let origin = {
+        let k = nodes.len() as f64;
+        Wgs84 {
+            lat: nodes.values().map(|p| p.lat).sum::<f64>() / k,
+            lon: nodes.values().map(|p| p.lon).sum::<f64>() / k,
+        }
+    };
+    let way_points = |way: i64| -> anyhow::Result<Vec<Point>> {
+        let refs = ways.get(&way).with_context(|| format!("way {way} missing"))?;
+        let points: Vec<Point> = refs
+            .iter()
+            .map(|n| nodes.get(n).map(|p| wgs84_to_offset(origin, *p)).with_context(|| format!("node {n} missing")))
+            .collect::<anyhow::Result<_>>()?;
+        if points.len() < 2 {
+            bail!("way {way} has fewer than two nodes");
+        }
+        Ok(points)
+    };
+
+    struct Raw {
+        lanelet: Lanelet,
+        center: Vec<Point>,
+    }
+    let mut raw = Vec::new();
+    for r in root.children().filter(|n| n.has_tag_name("relation")) {
+        let tag = |k: &str| {
+            r.children().find(|c| c.has_tag_name("tag") && c.attribute("k") == Some(k)).and_then(|c| c.attribute("v"))
+        };
+        if tag("type") != Some("lanelet") {
+            continue;
+        }
+        let Some((mode, bidirectional)) = tag("subtype").and_then(mode_of) else { continue };
+        let member = |role: &str| -> anyhow::Result<i64> {
+            let m = r
+                .children()
+                .find(|c| c.has_tag_name("member") && c.attribute("role") == Some(role))
+                .with_context(|| format!("lanelet {} has no {role} bound", id(r).unwrap_or_default()))?;
+            Ok(m.attribute("ref").context("member without ref")?.parse()?)
+        };
+        let center = centerline(&way_points(member("left")?)?, &way_points(member("right")?)?);
+        raw.push(Raw {
+            lanelet: Lanelet {
+                id: id(r)?,
+                mode: mode as i32,
+                centerline: center
+                    .iter()
+                    .flat_map(|p| {
+                        let w = offset_to_wgs84(origin, p.0, p.1);
+                        [w.lon, w.lat]
+                    })
+                    .collect(),
+                successors: Vec::new(),
+                length_m: polyline_length(&center),
+                role: tag("cits:role").unwrap_or_default().to_string(),
+                turn: tag("cits:turn").unwrap_or_default().to_string(),
+                bidirectional,
+            },
+            center,
+        });
+    }
+    // Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
+    for i in 0..raw.len() {
+        let (a, a_end, a_start) = (&raw[i].lanelet, *raw[i].center.last().unwrap(), raw[i].center[0]);
+        let successors = raw
+            .iter()
+            .filter(|b| b.lanelet.id != a.id && b.lanelet.mode == a.mode)
+            .filter(|b| {
+                let (b_start, b_end) = (b.center[0], *b.center.last().unwrap());
+                if a.bidirectional {
+                    [a_start, a_end]
+                        .iter()
+                        .any(|p| dist(*p, b_start) < JOIN_TOLERANCE_M || dist(*p, b_end) < JOIN_TOLERANCE_M)
+                } else {
+                    dist(a_end, b_start) < JOIN_TOLERANCE_M
+                }
+            })
+            .map(|b| b.lanelet.id)
+            .collect();
+        raw[i].lanelet.successors = successors;
+    }
+    let mut lanelets: Vec<Lanelet> = raw.into_iter().map(|r| r.lanelet).collect();
+    lanelets.sort_by_key(|l| l.id);
+    Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
+}
+
+/// WKB MultiLineString of all centerlines of one mode, in lanelet id order.
+pub fn centerlines_wkb(graph: &LaneGraph, mode: TravelMode) -> Vec<u8> {
+    let lines: Vec<Vec<(f64, f64)>> = graph
+        .lanelets
+        .iter()
+        .filter(|l| l.mode == mode as i32)
+        .map(|l| l.centerline.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+        .collect();
+    cits::wkb::encode_multi_line_string(&lines)
+}
+
+pub const MODES: [TravelMode; 3] = [TravelMode::Car, TravelMode::Bicycle, TravelMode::Pedestrian];
+
+/// Writes the map's blobs into `dir` (a blobstore-fs container folder).
+pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(dir.join(LANE_GRAPH), graph.encode_to_vec())?;
+    for mode in MODES {
+        std::fs::write(dir.join(centerlines_object(mode)), centerlines_wkb(graph, mode))?;
+    }
+    Ok(())
+}
+
+/// Per-lanelet summary for independent checks (tests/python).
+pub fn summary_json(graph: &LaneGraph) -> serde_json::Value {
+    serde_json::Value::Array(
+        graph
+            .lanelets
+            .iter()
+            .map(|l| {
+                let n = l.centerline.len();
+                serde_json::json!({
+                    "id": l.id,
+                    "mode": TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown).as_str_name(),
+                    "length_m": l.length_m,
+                    "start": [l.centerline[0], l.centerline[1]],
+                    "end": [l.centerline[n - 2], l.centerline[n - 1]],
+                    "successors": l.successors,
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn committed_map() -> LaneGraph {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
+        lane_graph_from_osm(&std::fs::read_to_string(path).unwrap(), "weiser-gabelsberger").unwrap()
+    }
+
+    #[test]
+    fn centerline_follows_the_left_bound_direction() {
+        // Driving north: left bound west (x = 0), right bound east (x = 3), stored reversed.
+        let left = [(0.0, 0.0), (0.0, 10.0)];
+        let right = [(3.0, 10.0), (3.0, 0.0)];
+        let c = centerline(&left, &right);
+        assert_eq!((c[0], *c.last().unwrap()), ((1.5, 0.0), (1.5, 10.0)));
+        // Same bounds, sides swapped: the lanelet drives south.
+        let c = centerline(&right, &left);
+        assert_eq!((c[0], *c.last().unwrap()), ((1.5, 10.0), (1.5, 0.0)));
+        assert!((polyline_length(&c) - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn intersection_lane_graph_has_every_lanelet_and_turn() {
+        let g = committed_map();
+        let count = |m: TravelMode| g.lanelets.iter().filter(|l| l.mode == m as i32).count();
+        assert_eq!((count(TravelMode::Car), count(TravelMode::Bicycle), count(TravelMode::Pedestrian)), (22, 16, 8));
+        let by_id: HashMap<i64, &Lanelet> = g.lanelets.iter().map(|l| (l.id, l)).collect();
+        for l in g.lanelets.iter().filter(|l| l.role == "connector") {
+            // Each connector continues into exactly one exit, and exactly one approach leads into it.
+            assert_eq!(l.successors.len(), 1, "connector {}", l.id);
+            assert_eq!(by_id[&l.successors[0]].role, "exit", "connector {}", l.id);
+            let preds: Vec<_> = g.lanelets.iter().filter(|p| p.successors.contains(&l.id)).collect();
+            assert_eq!(preds.len(), 1, "connector {}", l.id);
+            assert_eq!(preds[0].role, "approach");
+            assert!(l.length_m > 5.0 && l.length_m < 60.0, "connector {} length {}", l.id, l.length_m);
+        }
+        for l in g.lanelets.iter().filter(|l| l.role == "exit") {
+            assert!(l.successors.is_empty(), "exit {} leads on", l.id);
+        }
+        // Every car approach offers its turns, e.g. the north approach left, straight and right.
+        let turns: Vec<&str> = by_id[&1100].successors.iter().map(|s| by_id[s].turn.as_str()).collect();
+        assert_eq!(turns.len(), 3, "{turns:?}");
+    }
+
+    #[test]
+    fn blobs_decode_to_the_lane_counts_and_lengths() {
+        let g = committed_map();
+        let dir = std::env::temp_dir().join(format!("cits-map-test-{}", std::process::id()));
+        write_blobs(&g, &dir).unwrap();
+        for (mode, lanes) in [(TravelMode::Car, 22), (TravelMode::Bicycle, 16), (TravelMode::Pedestrian, 8)] {
+            let bytes = std::fs::read(dir.join(centerlines_object(mode))).unwrap();
+            let lines = cits::wkb::decode_multi_line_string(&bytes).unwrap();
+            assert_eq!(lines.len(), lanes, "{mode:?}");
+            let origin = Wgs84 { lat: g.origin_latitude, lon: g.origin_longitude };
+            let wkb_length: f64 = lines
+                .iter()
+                .map(|line| {
+                    let pts: Vec<Point> =
+                        line.iter().map(|&(lon, lat)| wgs84_to_offset(origin, Wgs84 { lat, lon })).collect();
+                    polyline_length(&pts)
+                })
+                .sum();
+            let graph_length: f64 = g.lanelets.iter().filter(|l| l.mode == mode as i32).map(|l| l.length_m).sum();
+            assert!((wkb_length - graph_length).abs() < 0.01, "{mode:?}: {wkb_length} vs {graph_length}");
+            // Arms are ~75 m: car lanes alone add up to well over a kilometre of centerline.
+            assert!(wkb_length > 100.0, "{mode:?} {wkb_length}");
+        }
+        let decoded = LaneGraph::decode(std::fs::read(dir.join(LANE_GRAPH)).unwrap().as_slice()).unwrap();
+        assert_eq!(decoded, g);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
