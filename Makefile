@@ -162,7 +162,7 @@ test-unit:
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON)
 	cargo build --locked -q -p etsi-its --bin etsi-its-vectors
-	ETSI_ITS_VECTORS=$(CARGO_TARGET_DIR)/debug/etsi-its-vectors PYTHONDONTWRITEBYTECODE=1 \
+	ETSI_ITS_VECTORS=$(CARGO_TARGET_DIR)/debug/etsi-its-vectors CITS_TOOL=$(CITS_BIN) PYTHONDONTWRITEBYTECODE=1 \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.

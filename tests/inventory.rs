@@ -1,5 +1,5 @@
 //! The deployed lattice as an operator sees it with wash: the host, the two signed actors and the
-//! three providers, and the application deployed.
+//! three providers, the application deployed, and the street map in the blobstore.
 
 use cits_tests::Lattice;
 
@@ -32,6 +32,16 @@ fn wash_shows_host_signed_actors_providers_and_app() {
         assert!(issuer.starts_with('A') && issuer.len() == 56, "{actor}: issuer {claims}");
         assert!(module.starts_with('M') && module.len() == 56, "{actor}: subject {claims}");
     }
+
+    // The street map is in the blobstore: WKB centerlines per mode and the lane graph.
+    let container = lattice.state.join("blobstore/cits-map");
+    for (object, lanes) in [("centerlines-car.wkb", 22), ("centerlines-bicycle.wkb", 16), ("centerlines-pedestrian.wkb", 8)] {
+        let bytes = std::fs::read(container.join(object)).unwrap_or_else(|e| panic!("{object}: {e}"));
+        assert_eq!(cits::wkb::decode_multi_line_string(&bytes).unwrap().len(), lanes, "{object}");
+    }
+    let graph = std::fs::read(container.join("lane-graph.pb")).unwrap();
+    let graph = <cits::proto::LaneGraph as prost::Message>::decode(graph.as_slice()).unwrap();
+    assert_eq!(graph.lanelets.len(), 46);
 
     let apps = lattice.wash(&["app", "list", "-o", "json"]).unwrap();
     let apps: serde_json::Value = serde_json::from_str(&apps).unwrap();

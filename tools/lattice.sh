@@ -103,6 +103,9 @@ EOF
     # Dead letters of every stage are kept (and counted) in JetStream.
     "$CITS_TOOL" dlq --nats "127.0.0.1:$NATS_PORT" >/dev/null
 
+    # Street geometry for map matcher and predictor: blobstore-fs container cits-map.
+    "$CITS_TOOL" map --osm "$REPO/data/map/weiser-gabelsberger.osm" --blobstore-root "$STATE/blobstore"
+
     start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
         --save '' --appendonly no --protected-mode yes
     wait_port "$REDIS_PORT" redis 20
@@ -138,6 +141,7 @@ deploy() {
     sed -e "s#file://\.\./#file://$dir/../#g" \
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
         -e "s#redis://127.0.0.1:6379/#redis://127.0.0.1:$REDIS_PORT/#g" \
+        -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
         "$MANIFEST" >"$rendered"
     local i deployed=
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
