@@ -49,6 +49,8 @@ NATS_PORT  ?= 4222
 MQTT_PORT  ?= 1883
 REDIS_PORT ?= 6379
 SPEED      ?= 1
+# The default recording: ≈3,300 CPMs over ≈3.5 min from the simulator (see data/default.truth.json).
+RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
 
 LATTICE_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
@@ -138,7 +140,7 @@ run: setup build
 	$(LATTICE_ENV) tools/lattice.sh up && \
 	$(LATTICE_ENV) tools/lattice.sh deploy && \
 	$(LATTICE_ENV) tools/lattice.sh probe && \
-	$(CITS_BIN) demo --file data/demo.rec.b64 --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
+	$(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
 	$(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: try 'make inventory'; 'make stop' stops it."
 

@@ -35,7 +35,9 @@ fn wash_shows_host_signed_actors_providers_and_app() {
 
     // The street map is in the blobstore: WKB centerlines per mode and the lane graph.
     let container = lattice.state.join("blobstore/cits-map");
-    for (object, lanes) in [("centerlines-car.wkb", 22), ("centerlines-bicycle.wkb", 16), ("centerlines-pedestrian.wkb", 8)] {
+    for (object, lanes) in
+        [("centerlines-car.wkb", 22), ("centerlines-bicycle.wkb", 16), ("centerlines-pedestrian.wkb", 8)]
+    {
         let bytes = std::fs::read(container.join(object)).unwrap_or_else(|e| panic!("{object}: {e}"));
         assert_eq!(cits::wkb::decode_multi_line_string(&bytes).unwrap().len(), lanes, "{object}");
     }

@@ -6,4 +6,5 @@ pub mod dlq;
 pub mod map;
 pub mod recording;
 pub mod replay;
+pub mod sim;
 pub mod watch;

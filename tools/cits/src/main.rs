@@ -86,6 +86,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Simulate traffic at the intersection and record the RSU's CPMs, with a ground-truth sidecar.
+    Simulate {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How long the cameras run (2 × 8 CPMs a second).
+        #[arg(long, default_value_t = 207)]
+        duration_s: u32,
+        /// Recording to write (base64 records in arrival order).
+        #[arg(long, default_value = "data/default.rec.b64")]
+        out: PathBuf,
+        /// Ground-truth sidecar to write (road users, trajectories, tracker ids, planted conflicts).
+        #[arg(long, default_value = "data/default.truth.json")]
+        truth: PathBuf,
+        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        osm: PathBuf,
+    },
     /// Regenerate the demo recording.
     DemoData {
         #[arg(long, default_value = "data/demo.rec.b64")]
@@ -226,6 +242,11 @@ async fn main() -> anyhow::Result<()> {
                 map::write_blobs(&graph, &dir)?;
                 eprintln!("map {name}: {} lanelets → {}", graph.lanelets.len(), dir.display());
             }
+        }
+        Command::Simulate { seed, duration_s, out, truth, osm } => {
+            let params = cits_tools::sim::Params { seed, duration_s };
+            let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
+            println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
         Command::DemoData { out } => {
             let records = demo::recording();

@@ -1,6 +1,6 @@
 //! CPM recordings in the research's format: a text file of base64 records, one per line; each
-//! record is a 4-byte big-endian length, an 8-byte big-endian timestamp (Unix ms, when the RSU
-//! sent the message) and the UPER CPM itself.
+//! record is a 4-byte big-endian length, an 8-byte big-endian timestamp (Unix ms, when the message
+//! arrived at the recording point; file order is arrival order) and the UPER CPM itself.
 
 use std::io::{BufRead, Write};
 

@@ -154,15 +154,16 @@ impl ObjectKind {
     }
 }
 
-/// One perceived object, in the CPM's units and frame: positions relative to
-/// the reference position, x east, y north.
+/// One perceived object, in the CPM's units: x/y offsets in the CPM's frame — by the standard
+/// relative to the reference position with x east, y north; our RSUs report them in the frame of
+/// the camera named by `sensor_id` (the collector applies that camera's calibration).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SimpleObject {
     /// `objectId` (Identifier2B), stable across CPMs while tracked.
     pub object_id: u16,
     /// Measurement time minus the CPM reference time, ms (-2048..=2047).
     pub measurement_delta_ms: i16,
-    /// East offset from the reference position, cm (0.01 m), -131072..=131071;
+    /// x offset (east of the reference position, or along the camera's x axis), cm (0.01 m), -131072..=131071;
     /// the bounds mean "out of range".
     pub x_cm: i32,
     /// North offset from the reference position, cm, like `x_cm`.
