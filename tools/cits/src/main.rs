@@ -226,8 +226,12 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Dlq { nats } => {
             let client = connect(&nats).await?;
-            for (stage, count) in dlq::ensure_and_count(&client).await? {
-                println!("{stage}: {count} dead letters");
+            let counts = dlq::ensure_and_count(&client).await?;
+            if counts.is_empty() {
+                println!("dead letters: none");
+            }
+            for (stage, count) in counts {
+                println!("dead letters from {stage}: {count}");
             }
         }
         Command::Map { osm, blobstore_root, json } => {
