@@ -3,6 +3,7 @@
 //! Each stage is a plain function here (`decoder::decode`, `collector::collect`, ...), tested
 //! natively; the Wasm actors in `actors/` only move bytes between NATS and these functions.
 
+pub mod assembler;
 pub mod calibration;
 pub mod collector;
 pub mod decoder;

@@ -1,0 +1,241 @@
+//! Assembler stage: [`LocationsFrame`] → [`TrajectoryFrame`], one trajectory per object of the
+//! frame with all its points so far, time-sorted.
+//!
+//! State is per object (key = station/sensor/object id, value = the binary protobuf trajectory):
+//! the actor reads all keys of a frame in one `get-many` and writes them back in one `set-many`;
+//! this module is the pure merge in between. Windows run on measurement time, so a replay at any
+//! speed gives the same trajectories.
+
+use prost::Message as _;
+
+use crate::proto::{LocationsContainer, LocationsFrame, Trajectory, TrajectoryFrame, TrajectoryPoint};
+use crate::stage::StageError;
+
+pub const STAGE: &str = "assembler";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssemblerConfig {
+    /// A trajectory closes after this long without a point; a later point with the same (reused)
+    /// object id starts a new generation.
+    pub window_us: u64,
+    /// Points older than this before the newest are trimmed: matching and prediction look at the
+    /// recent past only, and the per-message cost must not grow with the track's age.
+    pub keep_us: u64,
+    /// Hard cap on points per trajectory.
+    pub max_points: usize,
+}
+
+impl Default for AssemblerConfig {
+    fn default() -> Self {
+        Self { window_us: 5_000_000, keep_us: 10_000_000, max_points: 100 }
+    }
+}
+
+impl AssemblerConfig {
+    /// Reads `window_ms`, `keep_ms`, `max_points` from the stage's config; others keep defaults.
+    pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
+        let mut cfg = Self::default();
+        for (key, value) in entries {
+            let number = || {
+                value.trim().parse::<u64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+                    StageError::new(format!("assembler config `{key}` must be a positive integer, got `{value}`"))
+                })
+            };
+            match key {
+                "window_ms" => cfg.window_us = number()? * 1000,
+                "keep_ms" => cfg.keep_us = number()? * 1000,
+                "max_points" => cfg.max_points = number()? as usize,
+                _ => {}
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+/// State key of one tracked object.
+pub fn state_key(station_id: u32, sensor_id: u32, object_id: u32) -> String {
+    format!("{station_id}/{sensor_id}/{object_id}")
+}
+
+pub fn key_of(l: &LocationsContainer) -> String {
+    state_key(l.station_id, l.sensor_id, l.object_id)
+}
+
+/// Merges `frame` into the stored trajectories. `stored[i]` is the value under `keys[i]` (None if
+/// absent). Returns the values to write back (one per distinct key) and the output frame.
+pub fn assemble(
+    frame: &LocationsFrame,
+    keys: &[String],
+    stored: &[Option<Vec<u8>>],
+    cfg: &AssemblerConfig,
+) -> Result<(Vec<(String, Vec<u8>)>, TrajectoryFrame), StageError> {
+    if keys.len() != frame.locations.len() || stored.len() != keys.len() {
+        return Err(StageError::new("assembler: keys and stored values do not match the frame"));
+    }
+    // A frame may hold one object twice (two measurements): merge in order, last state wins.
+    let mut updated: Vec<(String, Trajectory)> = Vec::new();
+    for (i, location) in frame.locations.iter().enumerate() {
+        let current = match updated.iter().position(|(k, _)| *k == keys[i]) {
+            Some(pos) => Some(updated.swap_remove(pos).1),
+            None => match &stored[i] {
+                Some(bytes) => Some(Trajectory::decode(bytes.as_slice()).map_err(|e| {
+                    StageError::new(format!("stored trajectory `{}` is not a protobuf Trajectory: {e}", keys[i]))
+                })?),
+                None => None,
+            },
+        };
+        updated.push((keys[i].clone(), merge(current, location, cfg)));
+    }
+    let trajectories: Vec<Trajectory> = updated.iter().map(|(_, t)| t.clone()).collect();
+    let writes = updated.into_iter().map(|(k, t)| (k, t.encode_to_vec())).collect();
+    Ok((
+        writes,
+        TrajectoryFrame {
+            rsu_id: frame.rsu_id.clone(),
+            reference_time_us: frame.reference_time_us,
+            trajectories,
+            trace: frame.trace.clone(),
+        },
+    ))
+}
+
+fn point(l: &LocationsContainer) -> TrajectoryPoint {
+    TrajectoryPoint {
+        measured_at_us: l.measured_at_us,
+        latitude: l.latitude,
+        longitude: l.longitude,
+        speed_mps: l.speed_mps,
+        heading_deg: l.heading_deg,
+    }
+}
+
+/// Adds one location to its trajectory (or starts one).
+pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &AssemblerConfig) -> Trajectory {
+    let fresh = |generation| Trajectory {
+        station_id: l.station_id,
+        object_id: l.object_id,
+        generation,
+        classification: l.classification,
+        points: vec![point(l)],
+        sensor_id: l.sensor_id,
+    };
+    let Some(mut t) = current else { return fresh(0) };
+    let newest = t.points.last().map_or(0, |p| p.measured_at_us);
+    let oldest = t.points.first().map_or(0, |p| p.measured_at_us);
+    // Window closed: more than `window` after the newest point (a reused id, or the object came
+    // back). A point far *before* the trajectory is a straggler of an older track: start anew too.
+    if l.measured_at_us > newest.saturating_add(cfg.window_us)
+        || l.measured_at_us.saturating_add(cfg.window_us) < oldest
+    {
+        return fresh(t.generation + 1);
+    }
+    // Late points are inserted in place; a repeated timestamp replaces the earlier measurement.
+    match t.points.binary_search_by_key(&l.measured_at_us, |p| p.measured_at_us) {
+        Ok(i) => t.points[i] = point(l),
+        Err(i) => t.points.insert(i, point(l)),
+    }
+    t.classification = l.classification;
+    let newest = t.points.last().map_or(0, |p| p.measured_at_us);
+    let cutoff = newest.saturating_sub(cfg.keep_us);
+    let keep_from = t.points.partition_point(|p| p.measured_at_us < cutoff);
+    let over = t.points.len().saturating_sub(cfg.max_points);
+    t.points.drain(..keep_from.max(over));
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(object_id: u32, t_ms: u64, lat: f64) -> LocationsContainer {
+        LocationsContainer {
+            station_id: 1001,
+            sensor_id: 1,
+            object_id,
+            measured_at_us: t_ms * 1000,
+            latitude: lat,
+            longitude: 13.05,
+            ..Default::default()
+        }
+    }
+
+    fn times(t: &Trajectory) -> Vec<u64> {
+        t.points.iter().map(|p| p.measured_at_us / 1000).collect()
+    }
+
+    fn run(locations: Vec<LocationsContainer>, cfg: &AssemblerConfig) -> Trajectory {
+        let mut t = None;
+        for l in &locations {
+            t = Some(merge(t, l, cfg));
+        }
+        t.unwrap()
+    }
+
+    #[test]
+    fn out_of_order_points_are_inserted_in_place() {
+        let t = run(
+            vec![loc(7, 1000, 1.0), loc(7, 1250, 3.0), loc(7, 1125, 2.0), loc(7, 1375, 4.0)],
+            &AssemblerConfig::default(),
+        );
+        assert_eq!(times(&t), vec![1000, 1125, 1250, 1375]);
+        assert_eq!(t.points[1].latitude, 2.0);
+        assert_eq!(t.generation, 0);
+    }
+
+    #[test]
+    fn reused_id_after_the_window_starts_a_new_generation() {
+        let cfg = AssemblerConfig::default();
+        let t = run(vec![loc(7, 1000, 1.0), loc(7, 1125, 1.0), loc(7, 7000, 9.0)], &cfg);
+        assert_eq!((t.generation, times(&t)), (1, vec![7000]));
+        // Within the window the track continues.
+        let t = run(vec![loc(7, 1000, 1.0), loc(7, 5900, 1.0)], &cfg);
+        assert_eq!((t.generation, t.points.len()), (0, 2));
+    }
+
+    #[test]
+    fn old_points_are_trimmed() {
+        let cfg = AssemblerConfig { keep_us: 1_000_000, max_points: 5, ..Default::default() };
+        let t = run((0..40).map(|i| loc(1, 1000 + i * 125, 0.0)).collect(), &cfg);
+        assert_eq!(t.points.len(), 5);
+        assert_eq!(*times(&t).last().unwrap(), 1000 + 39 * 125);
+        let cfg = AssemblerConfig { keep_us: 500_000, ..Default::default() };
+        let t = run((0..40).map(|i| loc(1, 1000 + i * 125, 0.0)).collect(), &cfg);
+        assert_eq!(times(&t).first().copied(), Some(1000 + 35 * 125));
+    }
+
+    #[test]
+    fn a_frame_reads_and_writes_each_object_once() {
+        let frame = LocationsFrame {
+            rsu_id: "rsu1".into(),
+            locations: vec![loc(1, 1000, 1.0), loc(2, 1000, 2.0), loc(1, 1060, 1.5)],
+            ..Default::default()
+        };
+        let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
+        let stored_1 = run(vec![loc(1, 875, 0.5)], &AssemblerConfig::default()).encode_to_vec();
+        let (writes, out) =
+            assemble(&frame, &keys, &[Some(stored_1.clone()), None, Some(stored_1)], &AssemblerConfig::default())
+                .unwrap();
+        assert_eq!(writes.len(), 2);
+        let by_object = |id| out.trajectories.iter().find(|t| t.object_id == id).unwrap();
+        assert_eq!(times(by_object(1)), vec![875, 1000, 1060]);
+        assert_eq!(times(by_object(2)), vec![1000]);
+        assert_eq!(out.rsu_id, "rsu1");
+        let written = Trajectory::decode(writes.iter().find(|(k, _)| k == "1001/1/1").unwrap().1.as_slice()).unwrap();
+        assert_eq!(written, *by_object(1));
+    }
+
+    #[test]
+    fn corrupt_state_is_an_error_not_a_panic() {
+        let frame = LocationsFrame { locations: vec![loc(1, 1000, 1.0)], ..Default::default() };
+        let err =
+            assemble(&frame, &["1001/1/1".into()], &[Some(vec![0xff, 0xff])], &AssemblerConfig::default()).unwrap_err();
+        assert!(err.reason.contains("1001/1/1"), "{err}");
+    }
+
+    #[test]
+    fn config_is_read_and_checked() {
+        let cfg = AssemblerConfig::from_config([("window_ms", "3000"), ("max_points", "20"), ("other", "x")]).unwrap();
+        assert_eq!((cfg.window_us, cfg.max_points), (3_000_000, 20));
+        assert!(AssemblerConfig::from_config([("keep_ms", "0")]).is_err());
+    }
+}
