@@ -1,4 +1,4 @@
-//! The deployed lattice as an operator sees it with wash: the host, the two signed actors and the
+//! The deployed lattice as an operator sees it with wash: the host, the signed actors and the
 //! three providers, the application deployed, and the street map in the blobstore.
 
 use cits_tests::Lattice;
@@ -15,7 +15,9 @@ fn wash_shows_host_signed_actors_providers_and_app() {
     let host = &hosts[0];
     let components: Vec<&str> =
         host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert!(components.contains(&"cits-decoder") && components.contains(&"cits-collector"), "{components:?}");
+    for c in ["cits-decoder", "cits-collector", "cits-assembler"] {
+        assert!(components.contains(&c), "{c} missing from {components:?}");
+    }
     let providers: Vec<&str> =
         host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
     for p in ["cits-messaging-nats", "cits-keyvalue-redis", "cits-blobstore-fs"] {
@@ -23,7 +25,7 @@ fn wash_shows_host_signed_actors_providers_and_app() {
     }
 
     // Signed: wash reads the embedded claims (issuer and subject keys) back from the artefacts.
-    for actor in ["decoder", "collector"] {
+    for actor in ["decoder", "collector", "assembler"] {
         let wasm = lattice.repo.join(format!("actors/{actor}/build/{actor}_s.wasm"));
         let claims = lattice.wash(&["inspect", wasm.to_str().unwrap(), "-o", "json"]).unwrap();
         let claims: serde_json::Value = serde_json::from_str(&claims).unwrap();

@@ -61,6 +61,37 @@ pub fn config_entries() -> Result<Vec<(String, String)>, StageError> {
     bindings::wasi::config::store::get_all().map_err(|e| StageError::new(format!("config unavailable: {e:?}")))
 }
 
+/// Per-object state in the key-value store (wasi:keyvalue), a frame at a time: one round trip to
+/// read all keys, one to write them back.
+pub mod kv {
+    use super::bindings::wasi::keyvalue::{batch, store};
+    use super::StageError;
+
+    fn open(bucket: &str) -> Result<store::Bucket, StageError> {
+        store::open(bucket).map_err(|e| StageError::new(format!("key-value bucket `{bucket}` unavailable: {e:?}")))
+    }
+
+    /// The values of `keys`, in the same order (None where absent).
+    pub fn get_many(bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found = batch::get_many(&open(bucket)?, keys)
+            .map_err(|e| StageError::new(format!("key-value get-many in `{bucket}` failed: {e:?}")))?;
+        // Match by key, not position: the interface does not promise the order.
+        let mut by_key: std::collections::HashMap<String, Vec<u8>> = found.into_iter().flatten().collect();
+        Ok(keys.iter().map(|k| by_key.remove(k)).collect())
+    }
+
+    pub fn set_many(bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        batch::set_many(&open(bucket)?, &items)
+            .map_err(|e| StageError::new(format!("key-value set-many in `{bucket}` failed: {e:?}")))
+    }
+}
+
 /// Exports `$stage` (a [`Stage`]) as the component's wasmcloud:messaging handler.
 #[macro_export]
 macro_rules! export_stage {

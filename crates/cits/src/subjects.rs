@@ -25,6 +25,11 @@ pub fn locations(rsu: &str) -> String {
     format!("cits.locations.{rsu}")
 }
 
+/// Assembler output: `cits.trajectories.<rsu>`.
+pub fn trajectories(rsu: &str) -> String {
+    format!("cits.trajectories.{rsu}")
+}
+
 /// Dead letters of a stage: `cits.dlq.<stage>`.
 pub fn dead_letter(stage: &str) -> String {
     format!("cits.dlq.{stage}")
