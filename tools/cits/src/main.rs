@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits::proto::LocationsFrame;
+use cits::proto::{LocationsFrame, TrajectoryFrame};
 use cits_tools::replay::{replay, ReplayOptions};
 use cits_tools::{demo, dlq, map, recording, watch};
 use clap::{Parser, Subcommand};
@@ -119,53 +119,93 @@ fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOption
     Ok(ReplayOptions { mqtt_host, mqtt_port, rsus: a.rsus.clone(), speed: a.speed, qos: a.qos, progress })
 }
 
-/// Collects location frames and dead letters until `idle` passes without any.
+/// What the pipeline put out during a replay.
+#[derive(Default)]
+struct Observed {
+    frames: u64,
+    locations: u64,
+    trajectory_frames: u64,
+    dead_letters: u64,
+    /// decoder in → collector out, µs
+    collector_latency: Vec<u64>,
+    /// decoder in → assembler out, µs
+    assembler_latency: Vec<u64>,
+}
+
+/// Collects location and trajectory frames and dead letters until `idle` passes without any, or
+/// `stop` says enough.
 async fn observe(
     nats: &async_nats::Client,
     idle: Duration,
     quiet: bool,
-    mut stop: impl FnMut(u64) -> bool,
-) -> anyhow::Result<(u64, u64, u64, Vec<u64>)> {
+    mut stop: impl FnMut(&Observed) -> bool,
+) -> anyhow::Result<Observed> {
     let mut frames_sub = nats.subscribe("cits.locations.>").await?;
+    let mut trajectories_sub = nats.subscribe("cits.trajectories.>").await?;
     let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
-    let (mut frames, mut locations, mut dead) = (0u64, 0u64, 0u64);
-    let mut latencies = Vec::new();
+    let mut seen = Observed::default();
     loop {
         tokio::select! {
             msg = frames_sub.next() => {
                 let Some(msg) = msg else { break };
                 match LocationsFrame::decode(msg.payload.as_ref()) {
                     Ok(frame) => {
-                        frames += 1;
-                        locations += frame.locations.len() as u64;
-                        latencies.extend(watch::pipeline_latency_us(&frame.trace));
+                        seen.frames += 1;
+                        seen.locations += frame.locations.len() as u64;
+                        seen.collector_latency.extend(watch::pipeline_latency_us(&frame.trace));
                         if !quiet { print!("{}", watch::format_frame(&frame)); }
                     }
                     Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
                 }
-                if stop(frames) { break; }
+            }
+            msg = trajectories_sub.next() => {
+                let Some(msg) = msg else { break };
+                match TrajectoryFrame::decode(msg.payload.as_ref()) {
+                    Ok(frame) => {
+                        seen.trajectory_frames += 1;
+                        seen.assembler_latency.extend(watch::pipeline_latency_us(&frame.trace));
+                    }
+                    Err(e) => eprintln!("undecodable trajectory frame on {}: {e}", msg.subject),
+                }
             }
             msg = dlq_sub.next() => {
                 let Some(msg) = msg else { break };
-                dead += 1;
+                seen.dead_letters += 1;
                 println!("{}", watch::format_dead_letter(&msg.payload));
             }
             _ = tokio::time::sleep(idle) => break,
             _ = tokio::signal::ctrl_c() => break,
         }
+        if stop(&seen) {
+            break;
+        }
     }
-    Ok((frames, locations, dead, latencies))
+    Ok(seen)
 }
 
-fn print_summary(frames: u64, locations: u64, dead: u64, latencies: &[u64]) {
-    println!("--- {frames} location frames, {locations} object locations, {dead} dead letters");
+fn print_latency(what: &str, latencies: &[u64]) {
     if let Some(s) = watch::stats(latencies) {
         let ms = |us: u64| us as f64 / 1000.0;
         println!(
-            "--- pipeline latency (decoder in → collector out), ms: min {:.2} max {:.2} mean {:.2} std {:.2} p50 {:.2} p95 {:.2} p99 {:.2}",
-            ms(s.min), ms(s.max), s.mean / 1000.0, s.std / 1000.0, ms(s.p50), ms(s.p95), ms(s.p99)
+            "--- latency {what}, ms: min {:.2} max {:.2} mean {:.2} std {:.2} p50 {:.2} p95 {:.2} p99 {:.2}",
+            ms(s.min),
+            ms(s.max),
+            s.mean / 1000.0,
+            s.std / 1000.0,
+            ms(s.p50),
+            ms(s.p95),
+            ms(s.p99)
         );
     }
+}
+
+fn print_summary(seen: &Observed) {
+    println!(
+        "--- {} location frames, {} object locations, {} trajectory frames, {} dead letters",
+        seen.frames, seen.locations, seen.trajectory_frames, seen.dead_letters
+    );
+    print_latency("decoder in → collector out", &seen.collector_latency);
+    print_latency("decoder in → assembler out", &seen.assembler_latency);
 }
 
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
@@ -188,8 +228,8 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Watch { nats, idle_ms, quiet } => {
             let client = connect(&nats).await?;
-            let (f, l, d, lat) = observe(&client, Duration::from_millis(idle_ms), quiet, |_| false).await?;
-            print_summary(f, l, d, &lat);
+            let seen = observe(&client, Duration::from_millis(idle_ms), quiet, |_| false).await?;
+            print_summary(&seen);
         }
         Command::Demo { replay: a, nats, quiet } => {
             let records = recording::read_file(&a.file)?;
@@ -197,7 +237,12 @@ async fn main() -> anyhow::Result<()> {
             let expected = (records.len() * a.rsus.len()) as u64;
             let observer = {
                 let client = client.clone();
-                tokio::spawn(async move { observe(&client, Duration::from_secs(5), quiet, |n| n >= expected).await })
+                tokio::spawn(async move {
+                    observe(&client, Duration::from_secs(5), quiet, |s| {
+                        s.frames >= expected && s.trajectory_frames >= expected
+                    })
+                    .await
+                })
             };
             tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
             let options = replay_options(&a, quiet)?;
@@ -206,10 +251,10 @@ async fn main() -> anyhow::Result<()> {
                 _ = tokio::signal::ctrl_c() => bail!("interrupted"),
             };
             eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
-            let (f, l, d, lat) = observer.await??;
-            print_summary(f, l, d, &lat);
-            if f < expected {
-                bail!("{} of {expected} CPMs produced no location frame", expected - f);
+            let seen = observer.await??;
+            print_summary(&seen);
+            if seen.frames < expected {
+                bail!("{} of {expected} CPMs produced no location frame", expected - seen.frames);
             }
         }
         Command::Probe { nats, timeout_ms } => {
