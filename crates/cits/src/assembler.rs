@@ -61,6 +61,9 @@ pub fn key_of(l: &LocationsContainer) -> String {
     state_key(l.station_id, l.sensor_id, l.object_id)
 }
 
+/// A state value to write back: (key, binary protobuf trajectory).
+pub type StateWrite = (String, Vec<u8>);
+
 /// Merges `frame` into the stored trajectories. `stored[i]` is the value under `keys[i]` (None if
 /// absent). Returns the values to write back (one per distinct key) and the output frame.
 pub fn assemble(
@@ -68,7 +71,7 @@ pub fn assemble(
     keys: &[String],
     stored: &[Option<Vec<u8>>],
     cfg: &AssemblerConfig,
-) -> Result<(Vec<(String, Vec<u8>)>, TrajectoryFrame), StageError> {
+) -> Result<(Vec<StateWrite>, TrajectoryFrame), StageError> {
     if keys.len() != frame.locations.len() || stored.len() != keys.len() {
         return Err(StageError::new("assembler: keys and stored values do not match the frame"));
     }

@@ -8,6 +8,7 @@ pub mod calibration;
 pub mod collector;
 pub mod decoder;
 pub mod geo;
+pub mod map_matcher;
 pub mod stage;
 pub mod subjects;
 pub mod time;

@@ -282,6 +282,30 @@ mod tests {
     }
 
     #[test]
+    fn map_matcher_puts_points_on_their_own_lane_of_the_real_map() {
+        use cits::map_matcher::LaneIndex;
+        let g = committed_map();
+        let index = LaneIndex::new(&g);
+        let origin = Wgs84 { lat: g.origin_latitude, lon: g.origin_longitude };
+        let mut checked = 0;
+        for l in g.lanelets.iter().filter(|l| l.role == "approach" || l.role == "exit") {
+            let mode = TravelMode::try_from(l.mode).unwrap();
+            let pts: Vec<Point> =
+                l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect();
+            let (a, b) = (pts[pts.len() / 2], pts[pts.len() / 2 + 1]);
+            let heading = cits::geo::heading_deg(b.0 - a.0, b.1 - a.1);
+            // 0.4 m to the side of the centre line, moving along the lane.
+            let (len, nx, ny) = ((b.0 - a.0).hypot(b.1 - a.1), -(b.1 - a.1), b.0 - a.0);
+            let p = offset_to_wgs84(origin, a.0 + 0.4 * nx / len, a.1 + 0.4 * ny / len);
+            let m =
+                index.match_point(p, Some(heading), mode, None).unwrap_or_else(|| panic!("lanelet {} unmatched", l.id));
+            assert_eq!(m.lanelet_id, l.id, "{mode:?} point of lanelet {} matched elsewhere", l.id);
+            checked += 1;
+        }
+        assert_eq!(checked, 6 + 4 + 4 + 4, "car approach/exit and bike approach/exit lanelets");
+    }
+
+    #[test]
     fn blobs_decode_to_the_lane_counts_and_lengths() {
         let g = committed_map();
         let dir = std::env::temp_dir().join(format!("cits-map-test-{}", std::process::id()));

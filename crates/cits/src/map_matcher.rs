@@ -1,0 +1,301 @@
+//! Map matcher stage logic: trajectory points snapped to the lanelets of their travel mode.
+//!
+//! The lane graph is indexed once into a grid of cells (local metres around the map origin), so
+//! matching a point looks at the few centerline segments of the 3×3 cells around it instead of
+//! the whole map. A point is scored by its distance to a segment plus a penalty when its heading
+//! disagrees with the lane's direction, and a bonus when the lanelet continues the previous
+//! point's lanelet (same one or a successor): cheap, and far better than nearest-point snapping at
+//! an intersection where lanes cross and run side by side.
+
+use std::collections::HashMap;
+
+use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::proto::{LaneGraph, MatchedPoint, MatchedTrajectory, ObjectClass, Trajectory, TravelMode};
+
+pub const STAGE: &str = "map_matcher";
+
+/// Grid cell edge: larger than any match radius, so the 3×3 neighbourhood holds every candidate.
+pub const CELL_M: f64 = 20.0;
+/// Metres of distance one radian of heading disagreement costs.
+const HEADING_WEIGHT_M_PER_RAD: f64 = 2.0;
+/// Bonus (m) for staying on the previous lanelet or moving to one of its successors.
+const CONTINUITY_BONUS_M: f64 = 1.0;
+/// Below this speed a heading is noise and is not used.
+const MIN_SPEED_FOR_HEADING_MPS: f64 = 1.0;
+
+/// How far from a centerline a point of each mode may be and still be matched.
+pub fn match_radius_m(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Car => 3.0,
+        TravelMode::Bicycle => 2.0,
+        TravelMode::Pedestrian => 3.0,
+        TravelMode::Unknown => 0.0,
+    }
+}
+
+/// The lane mode a perceived class travels in.
+pub fn travel_mode(class: ObjectClass) -> TravelMode {
+    match class {
+        ObjectClass::Bicycle => TravelMode::Bicycle,
+        ObjectClass::Pedestrian => TravelMode::Pedestrian,
+        ObjectClass::Unknown | ObjectClass::Animal => TravelMode::Unknown,
+        _ => TravelMode::Car,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Segment {
+    lanelet_id: i64,
+    mode: TravelMode,
+    bidirectional: bool,
+    a: (f64, f64),
+    b: (f64, f64),
+    /// Distance along the lanelet's centerline at `a`.
+    station_a: f64,
+}
+
+/// The lane graph indexed for matching.
+pub struct LaneIndex {
+    origin: Wgs84,
+    cells: HashMap<(i32, i32), Vec<Segment>>,
+    successors: HashMap<i64, Vec<i64>>,
+}
+
+fn cell_of(p: (f64, f64)) -> (i32, i32) {
+    ((p.0 / CELL_M).floor() as i32, (p.1 / CELL_M).floor() as i32)
+}
+
+impl LaneIndex {
+    pub fn new(graph: &LaneGraph) -> Self {
+        let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
+        let mut cells: HashMap<(i32, i32), Vec<Segment>> = HashMap::new();
+        for l in &graph.lanelets {
+            let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
+            let points: Vec<(f64, f64)> =
+                l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect();
+            let mut station = 0.0;
+            for w in points.windows(2) {
+                let segment = Segment {
+                    lanelet_id: l.id,
+                    mode,
+                    bidirectional: l.bidirectional,
+                    a: w[0],
+                    b: w[1],
+                    station_a: station,
+                };
+                // Every cell of the segment's bounding box (one or two for the map's 1 m samples).
+                let (ca, cb) = (cell_of(w[0]), cell_of(w[1]));
+                for x in ca.0.min(cb.0)..=ca.0.max(cb.0) {
+                    for y in ca.1.min(cb.1)..=ca.1.max(cb.1) {
+                        cells.entry((x, y)).or_default().push(segment.clone());
+                    }
+                }
+                station += (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1);
+            }
+        }
+        let successors = graph.lanelets.iter().map(|l| (l.id, l.successors.clone())).collect();
+        Self { origin, cells, successors }
+    }
+
+    /// Best lanelet for one point, or None when no lane of the mode is within its radius.
+    pub fn match_point(
+        &self,
+        p: Wgs84,
+        heading_deg: Option<f64>,
+        mode: TravelMode,
+        previous: Option<i64>,
+    ) -> Option<MatchedPoint> {
+        let radius = match_radius_m(mode);
+        let q = wgs84_to_offset(self.origin, p);
+        let (cx, cy) = cell_of(q);
+        let mut best: Option<(f64, &Segment, (f64, f64), f64)> = None;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for s in self.cells.get(&(cx + dx, cy + dy)).into_iter().flatten().filter(|s| s.mode == mode) {
+                    let (foot, t, dist) = project(q, s.a, s.b);
+                    if dist > radius {
+                        continue;
+                    }
+                    let mut score = dist;
+                    if let Some(h) = heading_deg {
+                        let lane = (s.b.0 - s.a.0).atan2(s.b.1 - s.a.1); // clockwise from north
+                        let mut diff = angle_diff(h.to_radians(), lane);
+                        if s.bidirectional {
+                            diff = diff.min(std::f64::consts::PI - diff);
+                        }
+                        score += HEADING_WEIGHT_M_PER_RAD * diff;
+                    }
+                    if let Some(prev) = previous {
+                        if prev == s.lanelet_id || self.successors.get(&prev).is_some_and(|n| n.contains(&s.lanelet_id))
+                        {
+                            score -= CONTINUITY_BONUS_M;
+                        }
+                    }
+                    if best.as_ref().is_none_or(|b| score < b.0) {
+                        let seg_len = (s.b.0 - s.a.0).hypot(s.b.1 - s.a.1);
+                        best = Some((score, s, foot, s.station_a + t * seg_len));
+                    }
+                }
+            }
+        }
+        best.map(|(_, s, foot, station)| {
+            let snapped = offset_to_wgs84(self.origin, foot.0, foot.1);
+            MatchedPoint {
+                measured_at_us: 0,
+                latitude: snapped.lat,
+                longitude: snapped.lon,
+                lanelet_id: s.lanelet_id,
+                offset_m: (q.0 - foot.0).hypot(q.1 - foot.1),
+                station_m: station,
+            }
+        })
+    }
+
+    /// Matches every point of a trajectory in time order. Unmatched points (off every lane of the
+    /// mode, or objects of unknown class) keep their position and lanelet id 0.
+    pub fn match_trajectory(&self, t: &Trajectory) -> MatchedTrajectory {
+        let mode = travel_mode(ObjectClass::try_from(t.classification).unwrap_or(ObjectClass::Unknown));
+        let mut previous = None;
+        let points = t
+            .points
+            .iter()
+            .map(|p| {
+                let heading = p.heading_deg.filter(|_| p.speed_mps.unwrap_or(0.0) >= MIN_SPEED_FOR_HEADING_MPS);
+                let at = Wgs84 { lat: p.latitude, lon: p.longitude };
+                let matched = self.match_point(at, heading, mode, previous).unwrap_or(MatchedPoint {
+                    latitude: p.latitude,
+                    longitude: p.longitude,
+                    ..Default::default()
+                });
+                previous = (matched.lanelet_id != 0).then_some(matched.lanelet_id).or(previous);
+                MatchedPoint { measured_at_us: p.measured_at_us, ..matched }
+            })
+            .collect();
+        MatchedTrajectory {
+            station_id: t.station_id,
+            object_id: t.object_id,
+            generation: t.generation,
+            mode: mode as i32,
+            points,
+        }
+    }
+}
+
+/// Foot of the perpendicular from `q` onto segment a–b: (foot, fraction along, distance).
+fn project(q: (f64, f64), a: (f64, f64), b: (f64, f64)) -> ((f64, f64), f64, f64) {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 { (((q.0 - a.0) * dx + (q.1 - a.1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    let foot = (a.0 + t * dx, a.1 + t * dy);
+    (foot, t, (q.0 - foot.0).hypot(q.1 - foot.1))
+}
+
+/// Absolute difference of two angles (radians), 0..π.
+fn angle_diff(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(std::f64::consts::TAU);
+    d.min(std::f64::consts::TAU - d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{Lanelet, TrajectoryPoint};
+
+    const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
+
+    /// A straight lanelet from (x0, y0) to (x1, y1) metres around ORIGIN.
+    fn lanelet(id: i64, mode: TravelMode, from: (f64, f64), to: (f64, f64), successors: Vec<i64>) -> Lanelet {
+        let (a, b) = (offset_to_wgs84(ORIGIN, from.0, from.1), offset_to_wgs84(ORIGIN, to.0, to.1));
+        Lanelet {
+            id,
+            mode: mode as i32,
+            centerline: vec![a.lon, a.lat, b.lon, b.lat],
+            successors,
+            ..Default::default()
+        }
+    }
+
+    /// Northbound car lane at x = 0 with a bike lane 1.8 m to its east and a southbound car lane
+    /// 3.2 m to its west; the car lane continues into a right turn.
+    fn graph() -> LaneGraph {
+        LaneGraph {
+            origin_latitude: ORIGIN.lat,
+            origin_longitude: ORIGIN.lon,
+            lanelets: vec![
+                lanelet(1, TravelMode::Car, (0.0, -60.0), (0.0, 0.0), vec![2]),
+                lanelet(2, TravelMode::Car, (0.0, 0.0), (15.0, 10.0), vec![]),
+                lanelet(3, TravelMode::Bicycle, (1.8, -60.0), (1.8, 0.0), vec![]),
+                lanelet(4, TravelMode::Car, (-3.2, 0.0), (-3.2, -60.0), vec![]),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn at(x: f64, y: f64) -> Wgs84 {
+        offset_to_wgs84(ORIGIN, x, y)
+    }
+
+    #[test]
+    fn points_near_a_lane_end_on_that_lane() {
+        let index = LaneIndex::new(&graph());
+        let m = index.match_point(at(0.4, -30.0), Some(0.0), TravelMode::Car, None).unwrap();
+        assert_eq!(m.lanelet_id, 1);
+        assert!((m.offset_m - 0.4).abs() < 1e-6, "{}", m.offset_m);
+        assert!((m.station_m - 30.0).abs() < 1e-3, "{}", m.station_m);
+        let snapped = wgs84_to_offset(ORIGIN, Wgs84 { lat: m.latitude, lon: m.longitude });
+        assert!(snapped.0.abs() < 1e-6 && (snapped.1 + 30.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_bike_on_the_bike_lane_is_not_matched_to_the_car_lane_beside_it() {
+        let index = LaneIndex::new(&graph());
+        // 1.0 m east of the car lane, 0.8 m west of the bike lane's centre.
+        assert_eq!(index.match_point(at(1.0, -20.0), Some(0.0), TravelMode::Bicycle, None).unwrap().lanelet_id, 3);
+        assert_eq!(index.match_point(at(1.0, -20.0), Some(0.0), TravelMode::Car, None).unwrap().lanelet_id, 1);
+    }
+
+    #[test]
+    fn heading_separates_opposite_lanes() {
+        let index = LaneIndex::new(&graph());
+        // Midway between the northbound and southbound lanes, heading south.
+        let m = index.match_point(at(-1.7, -20.0), Some(180.0), TravelMode::Car, None).unwrap();
+        assert_eq!(m.lanelet_id, 4);
+        let m = index.match_point(at(-1.5, -20.0), Some(0.0), TravelMode::Car, None).unwrap();
+        assert_eq!(m.lanelet_id, 1);
+    }
+
+    #[test]
+    fn far_points_and_unknown_objects_stay_unmatched() {
+        let index = LaneIndex::new(&graph());
+        assert!(index.match_point(at(30.0, -30.0), None, TravelMode::Car, None).is_none());
+        let t = Trajectory {
+            classification: ObjectClass::Unknown as i32,
+            points: vec![TrajectoryPoint { latitude: ORIGIN.lat, longitude: ORIGIN.lon, ..Default::default() }],
+            ..Default::default()
+        };
+        let m = index.match_trajectory(&t);
+        assert_eq!((m.mode, m.points[0].lanelet_id), (TravelMode::Unknown as i32, 0));
+    }
+
+    #[test]
+    fn a_turning_car_follows_its_successor() {
+        let index = LaneIndex::new(&graph());
+        let point = |x: f64, y: f64, h: f64, ms: u64| TrajectoryPoint {
+            measured_at_us: ms * 1000,
+            latitude: at(x, y).lat,
+            longitude: at(x, y).lon,
+            speed_mps: Some(8.0),
+            heading_deg: Some(h),
+        };
+        let t = Trajectory {
+            classification: ObjectClass::Car as i32,
+            points: vec![point(0.1, -10.0, 0.0, 0), point(0.2, -1.0, 10.0, 125), point(5.0, 3.5, 56.0, 250)],
+            ..Default::default()
+        };
+        let m = index.match_trajectory(&t);
+        let lanes: Vec<i64> = m.points.iter().map(|p| p.lanelet_id).collect();
+        assert_eq!(lanes, vec![1, 1, 2]);
+        assert_eq!(m.points[2].measured_at_us, 250_000);
+        assert_eq!(m.mode, TravelMode::Car as i32);
+    }
+}
