@@ -9,6 +9,7 @@ pub mod collector;
 pub mod decoder;
 pub mod geo;
 pub mod map_matcher;
+pub mod predictor;
 pub mod stage;
 pub mod subjects;
 pub mod time;

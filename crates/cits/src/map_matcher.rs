@@ -61,6 +61,11 @@ pub struct LaneIndex {
     successors: HashMap<i64, Vec<i64>>,
 }
 
+/// A lanelet's centerline in metres east/north of `origin`.
+pub fn local_centerline(origin: Wgs84, l: &crate::proto::Lanelet) -> Vec<(f64, f64)> {
+    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect()
+}
+
 fn cell_of(p: (f64, f64)) -> (i32, i32) {
     ((p.0 / CELL_M).floor() as i32, (p.1 / CELL_M).floor() as i32)
 }
@@ -71,8 +76,7 @@ impl LaneIndex {
         let mut cells: HashMap<(i32, i32), Vec<Segment>> = HashMap::new();
         for l in &graph.lanelets {
             let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
-            let points: Vec<(f64, f64)> =
-                l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect();
+            let points = local_centerline(origin, l);
             let mut station = 0.0;
             for w in points.windows(2) {
                 let segment = Segment {
@@ -177,6 +181,7 @@ impl LaneIndex {
             generation: t.generation,
             mode: mode as i32,
             points,
+            sensor_id: t.sensor_id,
         }
     }
 }

@@ -1,0 +1,289 @@
+//! Predictor stage logic: from a matched trajectory and the lane graph, the likely routes ahead
+//! (ranked, with probabilities) and time-stamped positions over a horizon.
+//!
+//! Routes branch at lanelet successors; each branch is weighted by a turn prior of the travel
+//! mode (cars mostly go straight, cyclists rarely turn left), so an object already on a turn
+//! connector has one route left. Speed comes from the object's recent track. Objects without a
+//! lane (pedestrians off crosswalks, unknown classes) are extrapolated at constant velocity.
+
+use std::collections::HashMap;
+
+use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::map_matcher::local_centerline;
+use crate::proto::{LaneGraph, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+
+pub const STAGE: &str = "predictor";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictorConfig {
+    pub horizon_us: u64,
+    pub step_us: u64,
+    /// Routes reported per object (most likely first).
+    pub max_alternatives: usize,
+}
+
+impl Default for PredictorConfig {
+    fn default() -> Self {
+        Self { horizon_us: 3_000_000, step_us: 250_000, max_alternatives: 3 }
+    }
+}
+
+/// Prior weight of taking a successor with this turn, per mode.
+fn turn_prior(mode: TravelMode, turn: &str) -> f64 {
+    match (mode, turn) {
+        (TravelMode::Car, "left") => 0.25,
+        (TravelMode::Car, "straight") => 0.55,
+        (TravelMode::Car, "right") => 0.20,
+        (TravelMode::Bicycle, "left") => 0.05,
+        (TravelMode::Bicycle, "straight") => 0.75,
+        (TravelMode::Bicycle, "right") => 0.25,
+        _ => 1.0,
+    }
+}
+
+struct Lane {
+    points: Vec<(f64, f64)>,
+    /// Distance along the centerline at each point.
+    stations: Vec<f64>,
+    successors: Vec<i64>,
+    turn: String,
+}
+
+/// The lane graph in local metres, for walking along routes.
+pub struct LaneMap {
+    origin: Wgs84,
+    lanes: HashMap<i64, Lane>,
+}
+
+impl LaneMap {
+    pub fn new(graph: &LaneGraph) -> Self {
+        let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
+        let lanes = graph
+            .lanelets
+            .iter()
+            .map(|l| {
+                let points = local_centerline(origin, l);
+                let mut stations = vec![0.0];
+                for w in points.windows(2) {
+                    stations.push(stations.last().unwrap() + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1));
+                }
+                (l.id, Lane { points, stations, successors: l.successors.clone(), turn: l.turn.clone() })
+            })
+            .collect();
+        Self { origin, lanes }
+    }
+
+    /// Routes from `lanelet` that cover `distance` metres (or end), with their probabilities.
+    fn routes(&self, mode: TravelMode, lanelet: i64, remaining: f64) -> Vec<(Vec<i64>, f64)> {
+        let Some(lane) = self.lanes.get(&lanelet) else { return Vec::new() };
+        let left = remaining - lane.stations.last().copied().unwrap_or(0.0);
+        let next: Vec<&i64> = lane.successors.iter().filter(|s| self.lanes.contains_key(s)).collect();
+        if left <= 0.0 || next.is_empty() {
+            return vec![(vec![lanelet], 1.0)];
+        }
+        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn)).sum();
+        let mut out = Vec::new();
+        for s in next {
+            let p = turn_prior(mode, &self.lanes[s].turn) / total;
+            for (mut route, q) in self.routes(mode, *s, left) {
+                route.insert(0, lanelet);
+                out.push((route, p * q));
+            }
+        }
+        out
+    }
+
+    /// The point `distance` metres along `route` from its start (held at the route's end).
+    fn walk(&self, route: &[i64], mut distance: f64) -> ((f64, f64), i64) {
+        for (i, id) in route.iter().enumerate() {
+            let lane = &self.lanes[id];
+            let length = *lane.stations.last().unwrap();
+            if distance <= length || i + 1 == route.len() {
+                let d = distance.min(length);
+                let k = lane.stations.partition_point(|s| *s < d).clamp(1, lane.points.len() - 1);
+                let (s0, s1) = (lane.stations[k - 1], lane.stations[k]);
+                let f = if s1 > s0 { (d - s0) / (s1 - s0) } else { 0.0 };
+                let (a, b) = (lane.points[k - 1], lane.points[k]);
+                return ((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)), *id);
+            }
+            distance -= length;
+        }
+        unreachable!("routes are never empty")
+    }
+}
+
+/// Local metres east/north of the map origin.
+type Local = (f64, f64);
+
+/// The track's displacement over its last second: (from, to, seconds).
+fn last_second(origin: Wgs84, t: &MatchedTrajectory) -> Option<(Local, Local, f64)> {
+    let last = t.points.last()?;
+    let first = t.points.iter().find(|p| p.measured_at_us + 1_000_000 >= last.measured_at_us)?;
+    let dt = (last.measured_at_us - first.measured_at_us) as f64 / 1e6;
+    let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
+    (dt >= 0.2).then(|| (local(first), local(last), dt))
+}
+
+/// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
+pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
+    let Some(last) = t.points.last() else { return Vec::new() };
+    let Some((from, to, dt)) = last_second(map.origin, t) else { return Vec::new() };
+    let speed = (to.0 - from.0).hypot(to.1 - from.1) / dt;
+    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
+    let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
+    let path =
+        |lanelet_sequence: Vec<i64>, probability: f64, rank: usize, positions: Vec<PredictedPosition>| PredictedPath {
+            station_id: t.station_id,
+            object_id: t.object_id,
+            generation: t.generation,
+            mode: t.mode,
+            lanelet_sequence,
+            probability,
+            positions,
+            rank: rank as u32,
+            sensor_id: t.sensor_id,
+        };
+    let position = |k: usize, p: (f64, f64), lanelet_id: i64| {
+        let w = offset_to_wgs84(map.origin, p.0, p.1);
+        PredictedPosition {
+            at_us: last.measured_at_us + k as u64 * cfg.step_us,
+            latitude: w.lat,
+            longitude: w.lon,
+            lanelet_id,
+        }
+    };
+    if last.lanelet_id == 0 || !map.lanes.contains_key(&last.lanelet_id) {
+        // Off the lanes: constant velocity along the last second's displacement.
+        let (b, v) = (to, ((to.0 - from.0) / dt, (to.1 - from.1) / dt));
+        let positions = (1..=steps)
+            .map(|k| {
+                let s = (k as u64 * cfg.step_us) as f64 / 1e6;
+                position(k, (b.0 + v.0 * s, b.1 + v.1 * s), 0)
+            })
+            .collect();
+        return vec![path(Vec::new(), 1.0, 0, positions)];
+    }
+    let horizon_m = speed * cfg.horizon_us as f64 / 1e6;
+    let mut routes = map.routes(mode, last.lanelet_id, last.station_m + horizon_m);
+    routes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    routes.truncate(cfg.max_alternatives);
+    routes
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (route, probability))| {
+            let positions = (1..=steps)
+                .map(|k| {
+                    let (p, lanelet) = map.walk(&route, last.station_m + speed * (k as u64 * cfg.step_us) as f64 / 1e6);
+                    position(k, p, lanelet)
+                })
+                .collect();
+            path(route, probability, rank, positions)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{Lanelet, MatchedPoint};
+
+    const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
+
+    fn lanelet(id: i64, from: (f64, f64), to: (f64, f64), successors: Vec<i64>, turn: &str) -> Lanelet {
+        let (a, b) = (offset_to_wgs84(ORIGIN, from.0, from.1), offset_to_wgs84(ORIGIN, to.0, to.1));
+        Lanelet {
+            id,
+            mode: TravelMode::Car as i32,
+            centerline: vec![a.lon, a.lat, b.lon, b.lat],
+            successors,
+            turn: turn.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A northbound approach (60 m) with left, straight and right connectors into 40 m exits.
+    fn map() -> LaneMap {
+        LaneMap::new(&LaneGraph {
+            origin_latitude: ORIGIN.lat,
+            origin_longitude: ORIGIN.lon,
+            lanelets: vec![
+                lanelet(1, (0.0, -60.0), (0.0, 0.0), vec![2, 3, 4], ""),
+                lanelet(2, (0.0, 0.0), (-10.0, 10.0), vec![], "left"),
+                lanelet(3, (0.0, 0.0), (0.0, 20.0), vec![5], "straight"),
+                lanelet(4, (0.0, 0.0), (10.0, 10.0), vec![], "right"),
+                lanelet(5, (0.0, 20.0), (0.0, 60.0), vec![], ""),
+            ],
+            ..Default::default()
+        })
+    }
+
+    /// A car on the approach doing 10 m/s, last seen `to_go` metres before the stop line.
+    fn car(to_go: f64) -> MatchedTrajectory {
+        let point = |ms: u64, y: f64| {
+            let w = offset_to_wgs84(ORIGIN, 0.0, y);
+            MatchedPoint {
+                measured_at_us: ms * 1000,
+                latitude: w.lat,
+                longitude: w.lon,
+                lanelet_id: 1,
+                station_m: 60.0 + y,
+                offset_m: 0.0,
+            }
+        };
+        MatchedTrajectory {
+            mode: TravelMode::Car as i32,
+            object_id: 9,
+            points: vec![point(0, -to_go - 10.0), point(500, -to_go - 5.0), point(1000, -to_go)],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn routes_are_ranked_by_turn_priors() {
+        let paths = predict(&map(), &car(10.0), &PredictorConfig::default());
+        assert_eq!(paths.len(), 3);
+        let routes: Vec<&[i64]> = paths.iter().map(|p| p.lanelet_sequence.as_slice()).collect();
+        assert_eq!(routes, vec![&[1, 3, 5][..], &[1, 2], &[1, 4]]);
+        let probs: Vec<f64> = paths.iter().map(|p| p.probability).collect();
+        assert!((probs[0] - 0.55).abs() < 1e-9 && (probs[1] - 0.25).abs() < 1e-9 && (probs[2] - 0.20).abs() < 1e-9);
+        assert_eq!(paths.iter().map(|p| p.rank).collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn positions_advance_at_the_tracked_speed_over_the_horizon() {
+        let paths = predict(&map(), &car(40.0), &PredictorConfig::default());
+        // 40 m before the line at 10 m/s: all 3 s stay on the approach, one route.
+        assert_eq!(paths.len(), 1);
+        let p = &paths[0];
+        assert_eq!(p.positions.len(), 12);
+        assert_eq!(p.positions[0].at_us, 1_000_000 + 250_000);
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: p.positions[11].latitude, lon: p.positions[11].longitude });
+        assert!(end.0.abs() < 1e-6 && (end.1 - (-40.0 + 30.0)).abs() < 1e-3, "{end:?}");
+        assert!(p.positions.iter().all(|q| q.lanelet_id == 1));
+    }
+
+    #[test]
+    fn a_car_past_the_line_on_a_connector_has_one_route() {
+        let mut t = car(10.0);
+        for p in &mut t.points {
+            p.lanelet_id = 4;
+            p.station_m = 1.0;
+        }
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        assert_eq!(paths.len(), 1);
+        assert_eq!((paths[0].lanelet_sequence.as_slice(), paths[0].probability), (&[4][..], 1.0));
+    }
+
+    #[test]
+    fn objects_off_the_lanes_move_at_constant_velocity() {
+        let mut t = car(10.0);
+        for p in &mut t.points {
+            p.lanelet_id = 0;
+        }
+        let paths = predict(&map(), &t, &PredictorConfig { horizon_us: 1_000_000, ..Default::default() });
+        let end = &paths[0].positions.last().unwrap();
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        assert!((end.1 - 0.0).abs() < 1e-3, "{end:?}"); // 10 m/s for 1 s from 10 m before the line
+        assert!(predict(&map(), &MatchedTrajectory::default(), &PredictorConfig::default()).is_empty());
+    }
+}
