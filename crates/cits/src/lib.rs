@@ -6,6 +6,7 @@
 pub mod assembler;
 pub mod calibration;
 pub mod collector;
+pub mod collision;
 pub mod decoder;
 pub mod geo;
 pub mod map_matcher;

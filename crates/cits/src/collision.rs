@@ -1,0 +1,194 @@
+//! Collision detector logic: predicted paths of all objects at an intersection tested against
+//! each other in space and time.
+//!
+//! Each predicted position is an area — a disc around the position at that time step, sized by
+//! the road user's kind — so a path is a chain of space-time areas, as in the research. Two paths
+//! conflict when their areas overlap at the same time step; the first such step gives the conflict
+//! point and the time to collision, the paths' probabilities give the risk's probability.
+//! Vulnerable road users (bicycles, pedestrians) against vehicles are what we warn about.
+
+use std::collections::HashMap;
+
+use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::proto::{CollisionRisk, ObjectRef, PredictedPath, TravelMode};
+
+pub const STAGE: &str = "collision_detector";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorConfig {
+    /// Risks below this probability are not reported.
+    pub min_probability: f64,
+    /// Only vehicle ↔ vulnerable road user pairs (the warning's purpose); false adds vehicle pairs.
+    pub vru_only: bool,
+}
+
+impl Default for DetectorConfig {
+    fn default() -> Self {
+        Self { min_probability: 0.15, vru_only: true }
+    }
+}
+
+/// Radius (m) of the area a road user of this mode occupies around its predicted position,
+/// including prediction uncertainty.
+fn radius_m(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Car => 2.0,
+        TravelMode::Bicycle => 1.0,
+        TravelMode::Pedestrian => 0.75,
+        TravelMode::Unknown => 1.0,
+    }
+}
+
+fn is_vru(mode: TravelMode) -> bool {
+    matches!(mode, TravelMode::Bicycle | TravelMode::Pedestrian)
+}
+
+fn object(p: &PredictedPath) -> ObjectRef {
+    ObjectRef { station_id: p.station_id, object_id: p.object_id, generation: p.generation, mode: p.mode }
+}
+
+type ObjectKey = (u32, u32, u32, u32); // station, sensor, object, generation
+
+fn key(p: &PredictedPath) -> ObjectKey {
+    (p.station_id, p.sensor_id, p.object_id, p.generation)
+}
+
+/// First overlapping time step of two paths: (time, conflict point).
+fn first_overlap(a: &PredictedPath, b: &PredictedPath, origin: Wgs84) -> Option<(u64, Wgs84)> {
+    let reach = radius_m(TravelMode::try_from(a.mode).unwrap_or_default())
+        + radius_m(TravelMode::try_from(b.mode).unwrap_or_default());
+    let by_time: HashMap<u64, &crate::proto::PredictedPosition> = b.positions.iter().map(|p| (p.at_us, p)).collect();
+    a.positions.iter().find_map(|pa| {
+        let pb = by_time.get(&pa.at_us)?;
+        let (xa, ya) = wgs84_to_offset(origin, Wgs84 { lat: pa.latitude, lon: pa.longitude });
+        let (xb, yb) = wgs84_to_offset(origin, Wgs84 { lat: pb.latitude, lon: pb.longitude });
+        ((xa - xb).hypot(ya - yb) <= reach)
+            .then(|| (pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)))
+    })
+}
+
+/// All risks between the current paths of an intersection at `now_us`, one per object pair (the
+/// earliest conflict; the probability sums over the pairs of alternative routes that conflict).
+/// Paths of one object must share their time steps with the others' (the predictor's grid).
+pub fn detect(paths: &[PredictedPath], now_us: u64, cfg: &DetectorConfig) -> Vec<CollisionRisk> {
+    let Some(first) = paths.iter().find_map(|p| p.positions.first()) else { return Vec::new() };
+    let origin = Wgs84 { lat: first.latitude, lon: first.longitude };
+    let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
+    for (i, a) in paths.iter().enumerate() {
+        for b in &paths[i + 1..] {
+            if key(a) == key(b) {
+                continue;
+            }
+            let (ma, mb) =
+                (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
+            let relevant = if cfg.vru_only { is_vru(ma) != is_vru(mb) } else { !(is_vru(ma) && is_vru(mb)) };
+            if !relevant {
+                continue;
+            }
+            let Some((at_us, point)) = first_overlap(a, b, origin) else { continue };
+            let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
+            let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
+                first: Some(object(first)),
+                second: Some(object(second)),
+                expected_at_us: u64::MAX,
+                ..Default::default()
+            });
+            entry.probability = (entry.probability + a.probability * b.probability).min(1.0);
+            if at_us < entry.expected_at_us {
+                entry.expected_at_us = at_us;
+                entry.conflict_latitude = point.lat;
+                entry.conflict_longitude = point.lon;
+                entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
+            }
+        }
+    }
+    let mut out: Vec<CollisionRisk> = risks.into_values().filter(|r| r.probability >= cfg.min_probability).collect();
+    out.sort_by(|a, b| a.expected_at_us.cmp(&b.expected_at_us));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::PredictedPosition;
+
+    const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
+
+    /// A straight path from `from` with velocity `v` (m/s) over 3 s in 0.25 s steps.
+    fn path(object_id: u32, mode: TravelMode, from: (f64, f64), v: (f64, f64), probability: f64) -> PredictedPath {
+        PredictedPath {
+            station_id: 1001,
+            object_id,
+            mode: mode as i32,
+            probability,
+            positions: (1..=12)
+                .map(|k| {
+                    let t = k as f64 * 0.25;
+                    let w = offset_to_wgs84(ORIGIN, from.0 + v.0 * t, from.1 + v.1 * t);
+                    PredictedPosition {
+                        at_us: 1_000_000 + k * 250_000,
+                        latitude: w.lat,
+                        longitude: w.lon,
+                        lanelet_id: 0,
+                    }
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn crossing_car_and_cyclist_meet_at_the_crossing_point() {
+        // Car eastbound reaches (0, 0) after 2 s; the cyclist northbound too.
+        let paths = [
+            path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55),
+            path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 0.75),
+        ];
+        let risks = detect(&paths, 1_000_000, &DetectorConfig::default());
+        assert_eq!(risks.len(), 1);
+        let r = &risks[0];
+        // Areas (2 m + 1 m) first overlap at t = 1.75 s: car at (-2.5, 0), bike at (0, -1.25).
+        assert!((r.time_to_collision_s - 1.75).abs() < 1e-9, "{}", r.time_to_collision_s);
+        let p = wgs84_to_offset(ORIGIN, Wgs84 { lat: r.conflict_latitude, lon: r.conflict_longitude });
+        assert!((p.0 + 1.25).abs() < 1e-6 && (p.1 + 0.625).abs() < 1e-6, "{p:?}");
+        assert!((r.probability - 0.55 * 0.75).abs() < 1e-9);
+        assert_eq!((r.first.as_ref().unwrap().object_id, r.second.as_ref().unwrap().object_id), (1, 2));
+    }
+
+    #[test]
+    fn paths_that_pass_apart_in_time_are_no_risk() {
+        // Same crossing point, but the cyclist gets there 2 s after the car.
+        let paths = [
+            path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
+            path(2, TravelMode::Bicycle, (0.0, -20.0), (0.0, 5.0), 1.0),
+        ];
+        assert!(detect(&paths, 1_000_000, &DetectorConfig::default()).is_empty());
+    }
+
+    #[test]
+    fn alternatives_add_up_and_unlikely_risks_are_dropped() {
+        let crossing = |id, p| path(id, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), p);
+        let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+        let mut left = crossing(1, 0.25);
+        left.rank = 1;
+        let risks = detect(&[crossing(1, 0.55), left.clone(), bike.clone()], 1_000_000, &DetectorConfig::default());
+        assert!((risks[0].probability - 0.80).abs() < 1e-9);
+        let unlikely = detect(&[crossing(1, 0.1), bike], 1_000_000, &DetectorConfig::default());
+        assert!(unlikely.is_empty());
+    }
+
+    #[test]
+    fn vehicle_pairs_and_vru_pairs_are_not_warned_by_default() {
+        let cars = [
+            path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
+            path(2, TravelMode::Car, (0.0, -20.0), (0.0, 10.0), 1.0),
+        ];
+        assert!(detect(&cars, 1_000_000, &DetectorConfig::default()).is_empty());
+        assert_eq!(detect(&cars, 1_000_000, &DetectorConfig { vru_only: false, ..Default::default() }).len(), 1);
+        let vrus = [
+            path(1, TravelMode::Bicycle, (-10.0, 0.0), (5.0, 0.0), 1.0),
+            path(2, TravelMode::Pedestrian, (0.0, -2.0), (0.0, 1.0), 1.0),
+        ];
+        assert!(detect(&vrus, 1_000_000, &DetectorConfig::default()).is_empty());
+    }
+}
