@@ -8,6 +8,7 @@ pub mod calibration;
 pub mod collector;
 pub mod collision;
 pub mod decoder;
+pub mod denm_sender;
 pub mod geo;
 pub mod map_matcher;
 pub mod predictor;

@@ -1,0 +1,215 @@
+//! DENM sender logic: collision risks → DENMs (EN 302 637-3) with a lifecycle per risk.
+//!
+//! Each ongoing risk (object pair) owns one ActionID (RSU station id + sequence number): a new
+//! risk gets a new DENM, a persisting risk an update with the same ActionID only when it changed
+//! noticeably or the repetition interval passed (no duplicates), and a risk that disappeared a
+//! termination (isCancellation). The active warnings are the stage's key-value state.
+
+use etsi_its::denm::SimpleDenm;
+use etsi_its::its_container_v1::RelevanceDistance;
+
+use crate::geo::{wgs84_to_offset, Wgs84};
+use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};
+use crate::time::unix_us_to_its_ms;
+
+pub const STAGE: &str = "denm_sender";
+
+/// CauseCodeType collisionRisk and its sub-causes (EN 302 637-3 / TS 102 894-2).
+pub const CAUSE_COLLISION_RISK: u8 = 97;
+pub const SUB_CAUSE_CROSSING: u8 = 2;
+pub const SUB_CAUSE_VRU: u8 = 4;
+/// StationType roadSideUnit.
+pub const STATION_TYPE_RSU: u8 = 15;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SenderConfig {
+    /// The RSU's station id: originator of the DENMs' ActionIDs.
+    pub station_id: u32,
+    /// A persisting risk is re-sent at least this often.
+    pub repetition_us: u64,
+    /// ... and sooner when its conflict point moved this far,
+    pub moved_m: f64,
+    /// ... or its time to collision changed by this much beyond the elapsed time.
+    pub ttc_change_s: f64,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        Self { station_id: 1001, repetition_us: 1_000_000, moved_m: 2.0, ttc_change_s: 0.5 }
+    }
+}
+
+/// The key of a risk: its object pair (the detector orders the pair).
+pub fn risk_key(r: &CollisionRisk) -> String {
+    let id = |o: &Option<crate::proto::ObjectRef>| {
+        o.as_ref().map(|o| format!("{}/{}/{}", o.station_id, o.object_id, o.generation)).unwrap_or_default()
+    };
+    format!("{}-{}", id(&r.first), id(&r.second))
+}
+
+fn is_vru(o: &Option<crate::proto::ObjectRef>) -> bool {
+    o.as_ref().is_some_and(|o| o.mode == TravelMode::Bicycle as i32 || o.mode == TravelMode::Pedestrian as i32)
+}
+
+fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> SimpleDenm {
+    let r = w.risk.clone().unwrap_or_default();
+    SimpleDenm {
+        station_id: cfg.station_id,
+        originating_station_id: cfg.station_id,
+        sequence_number: w.sequence_number as u16,
+        detection_time_its_ms: w.detection_time_its_ms,
+        reference_time_its_ms: unix_us_to_its_ms(now_us),
+        event_lat_e7: (r.conflict_latitude * 1e7).round() as i32,
+        event_lon_e7: (r.conflict_longitude * 1e7).round() as i32,
+        relevance_distance: Some(RelevanceDistance::LessThan50m),
+        // Valid until shortly after the expected collision.
+        validity_duration_s: (r.time_to_collision_s.max(0.0).ceil() as u32 + 2).min(86_400),
+        termination: terminate.then_some(etsi_its::denm::Termination::IsCancellation),
+        station_type: STATION_TYPE_RSU,
+        cause: CAUSE_COLLISION_RISK,
+        sub_cause: if is_vru(&r.first) || is_vru(&r.second) { SUB_CAUSE_VRU } else { SUB_CAUSE_CROSSING },
+        // InformationQuality 1 (lowest) .. 7 (highest) from the risk's probability.
+        information_quality: 1 + (r.probability.clamp(0.0, 1.0) * 6.0).floor() as u8,
+    }
+}
+
+fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u64) -> bool {
+    let old = w.risk.as_ref().expect("active warnings keep their risk");
+    let elapsed_s = now_us.saturating_sub(w.last_sent_us) as f64 / 1e6;
+    let (dx, dy) = wgs84_to_offset(
+        Wgs84 { lat: old.conflict_latitude, lon: old.conflict_longitude },
+        Wgs84 { lat: new.conflict_latitude, lon: new.conflict_longitude },
+    );
+    now_us.saturating_sub(w.last_sent_us) >= cfg.repetition_us
+        || dx.hypot(dy) >= cfg.moved_m
+        || (old.time_to_collision_s - elapsed_s - new.time_to_collision_s).abs() >= cfg.ttc_change_s
+}
+
+/// Applies one frame of current risks to the active warnings; returns the DENMs to send.
+pub fn step(
+    state: &mut ActiveWarnings,
+    frame: &CollisionRiskFrame,
+    now_us: u64,
+    cfg: &SenderConfig,
+) -> Vec<SimpleDenm> {
+    let mut out = Vec::new();
+    let mut still_active = Vec::with_capacity(frame.risks.len());
+    for risk in &frame.risks {
+        let key = risk_key(risk);
+        match state.warnings.iter().position(|w| w.risk_key == key) {
+            Some(i) => {
+                let mut w = state.warnings.swap_remove(i);
+                if changed(cfg, &w, risk, now_us) {
+                    w.risk = Some(risk.clone());
+                    w.last_sent_us = now_us;
+                    out.push(denm(cfg, &w, now_us, false));
+                }
+                still_active.push(w);
+            }
+            None => {
+                let w = ActiveWarning {
+                    risk_key: key,
+                    sequence_number: state.next_sequence,
+                    detection_time_its_ms: unix_us_to_its_ms(now_us),
+                    risk: Some(risk.clone()),
+                    last_sent_us: now_us,
+                };
+                state.next_sequence = (state.next_sequence + 1) % 65_536;
+                out.push(denm(cfg, &w, now_us, false));
+                still_active.push(w);
+            }
+        }
+    }
+    // Whatever is left was not in this frame: the risk is gone.
+    for w in state.warnings.drain(..) {
+        out.push(denm(cfg, &w, now_us, true));
+    }
+    state.warnings = still_active;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geo::offset_to_wgs84;
+    use crate::proto::ObjectRef;
+    use etsi_its::denm::Termination;
+
+    const SPOT: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
+
+    fn risk(car: u32, bike: u32, east_m: f64, ttc: f64) -> CollisionRisk {
+        let p = offset_to_wgs84(SPOT, east_m, 0.0);
+        CollisionRisk {
+            first: Some(ObjectRef { station_id: 1001, object_id: car, generation: 0, mode: TravelMode::Car as i32 }),
+            second: Some(ObjectRef {
+                station_id: 1001,
+                object_id: bike,
+                generation: 0,
+                mode: TravelMode::Bicycle as i32,
+            }),
+            conflict_latitude: p.lat,
+            conflict_longitude: p.lon,
+            time_to_collision_s: ttc,
+            probability: 0.6,
+            expected_at_us: 0,
+        }
+    }
+
+    fn frame(risks: Vec<CollisionRisk>) -> CollisionRiskFrame {
+        CollisionRiskFrame { rsu_id: "rsu1".into(), risks, ..Default::default() }
+    }
+
+    #[test]
+    fn a_risk_is_announced_updated_only_when_needed_and_terminated() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        let t0 = 1_700_000_000_000_000;
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), t0, &cfg);
+        assert_eq!(sent.len(), 1);
+        let d = &sent[0];
+        assert_eq!((d.station_id, d.sequence_number, d.termination), (1001, 0, None));
+        assert_eq!((d.cause, d.sub_cause, d.station_type), (97, SUB_CAUSE_VRU, STATION_TYPE_RSU));
+        assert_eq!(d.validity_duration_s, 4);
+        assert_eq!(d.information_quality, 4);
+        assert_eq!(d.detection_time_its_ms, unix_us_to_its_ms(t0));
+
+        // 125 ms later, as expected (TTC down by the elapsed time): no duplicate.
+        assert!(step(&mut state, &frame(vec![risk(1, 2, 0.3, 1.875)]), t0 + 125_000, &cfg).is_empty());
+        // The conflict point jumps 3 m: an update under the same ActionID.
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 3.0, 1.75)]), t0 + 250_000, &cfg);
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].sequence_number, sent[0].termination), (0, None));
+        assert_eq!(sent[0].detection_time_its_ms, unix_us_to_its_ms(t0));
+        // Unchanged but a second since the last DENM: repeated.
+        assert_eq!(step(&mut state, &frame(vec![risk(1, 2, 3.0, 0.75)]), t0 + 1_250_000, &cfg).len(), 1);
+        // Gone: terminated, and forgotten.
+        let sent = step(&mut state, &frame(vec![]), t0 + 1_375_000, &cfg);
+        assert_eq!(
+            (sent.len(), sent[0].sequence_number, sent[0].termination),
+            (1, 0, Some(Termination::IsCancellation))
+        );
+        assert!(state.warnings.is_empty());
+        assert!(step(&mut state, &frame(vec![]), t0 + 1_500_000, &cfg).is_empty());
+    }
+
+    #[test]
+    fn each_risk_gets_its_own_action_id_and_sequence_numbers_wrap() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings { next_sequence: 65_535, ..Default::default() };
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0), risk(3, 4, 10.0, 1.0)]), 1, &cfg);
+        let seqs: Vec<u16> = sent.iter().map(|d| d.sequence_number).collect();
+        assert_eq!(seqs, vec![65_535, 0]);
+        assert_eq!(state.next_sequence, 1);
+    }
+
+    #[test]
+    fn denms_encode_as_en_302_637_3() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        for d in step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), 1_700_000_000_000_000, &cfg) {
+            let bytes = etsi_its::denm::encode(&d.to_denm()).unwrap();
+            let back = SimpleDenm::from_denm(&etsi_its::denm::decode(&bytes).unwrap()).unwrap();
+            assert_eq!(back, d);
+        }
+    }
+}
