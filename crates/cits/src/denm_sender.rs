@@ -52,7 +52,7 @@ fn is_vru(o: &Option<crate::proto::ObjectRef>) -> bool {
 }
 
 fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> SimpleDenm {
-    let r = w.risk.clone().unwrap_or_default();
+    let r = w.risk.unwrap_or_default();
     SimpleDenm {
         station_id: cfg.station_id,
         originating_station_id: cfg.station_id,
@@ -100,7 +100,7 @@ pub fn step(
             Some(i) => {
                 let mut w = state.warnings.swap_remove(i);
                 if changed(cfg, &w, risk, now_us) {
-                    w.risk = Some(risk.clone());
+                    w.risk = Some(*risk);
                     w.last_sent_us = now_us;
                     out.push(denm(cfg, &w, now_us, false));
                 }
@@ -111,7 +111,7 @@ pub fn step(
                     risk_key: key,
                     sequence_number: state.next_sequence,
                     detection_time_its_ms: unix_us_to_its_ms(now_us),
-                    risk: Some(risk.clone()),
+                    risk: Some(*risk),
                     last_sent_us: now_us,
                 };
                 state.next_sequence = (state.next_sequence + 1) % 65_536;
