@@ -24,7 +24,7 @@ pub struct DetectorConfig {
 
 impl Default for DetectorConfig {
     fn default() -> Self {
-        Self { min_probability: 0.15, vru_only: true }
+        Self { min_probability: 0.3, vru_only: true }
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod dlq;
+pub mod evaluate;
 pub mod map;
 pub mod recording;
 pub mod replay;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use cits::proto::{LocationsFrame, TrajectoryFrame};
 use cits_tools::replay::{replay, ReplayOptions};
-use cits_tools::{demo, dlq, map, recording, watch};
+use cits_tools::{demo, dlq, evaluate, map, recording, watch};
 use clap::{Parser, Subcommand};
 use futures::StreamExt as _;
 use prost::Message as _;
@@ -98,6 +98,16 @@ enum Command {
         out: PathBuf,
         /// Ground-truth sidecar to write (road users, trajectories, tracker ids, planted conflicts).
         #[arg(long, default_value = "data/default.truth.json")]
+        truth: PathBuf,
+        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        osm: PathBuf,
+    },
+    /// Run a recording through the whole pipeline natively and score its DENMs against the
+    /// simulator's planted conflicts.
+    Evaluate {
+        #[arg(long, default_value = "data/short.rec.b64")]
+        file: PathBuf,
+        #[arg(long, default_value = "data/short.truth.json")]
         truth: PathBuf,
         #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
@@ -296,6 +306,30 @@ async fn main() -> anyhow::Result<()> {
             let params = cits_tools::sim::Params { seed, duration_s };
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
+        }
+        Command::Evaluate { file, truth, osm } => {
+            let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
+            let graph = map::lane_graph_from_osm(&xml, "map")?;
+            let records = recording::read_file(&file)?;
+            let truth: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&truth)?)?;
+            let started = std::time::Instant::now();
+            let denms = evaluate::run(&graph, &records)?;
+            let elapsed = started.elapsed();
+            let s = evaluate::score(&denms, &truth)?;
+            let mut lead = s.lead_times_s.clone();
+            lead.sort_by(f64::total_cmp);
+            let median = lead.get(lead.len() / 2).copied().unwrap_or(f64::NAN);
+            println!(
+                "{} CPMs in {:.1} ms ({:.1} µs/CPM): {} DENMs; planted conflicts warned {}/{}, false warnings {}, median lead time {:.2} s",
+                records.len(),
+                elapsed.as_secs_f64() * 1e3,
+                elapsed.as_secs_f64() * 1e6 / records.len().max(1) as f64,
+                s.denms,
+                s.warned,
+                s.planted,
+                s.false_warnings,
+                median
+            );
         }
         Command::DemoData { out } => {
             let records = demo::recording();
