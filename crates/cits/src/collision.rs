@@ -103,7 +103,12 @@ pub fn detect(paths: &[PredictedPath], now_us: u64, cfg: &DetectorConfig) -> Vec
         }
     }
     let mut out: Vec<CollisionRisk> = risks.into_values().filter(|r| r.probability >= cfg.min_probability).collect();
-    out.sort_by(|a, b| a.expected_at_us.cmp(&b.expected_at_us));
+    // Deterministic order: earliest first, then by the pair.
+    let pair = |r: &CollisionRisk| {
+        let id = |o: &Option<ObjectRef>| o.as_ref().map(|o| (o.station_id, o.object_id, o.generation));
+        (id(&r.first), id(&r.second))
+    };
+    out.sort_by(|a, b| a.expected_at_us.cmp(&b.expected_at_us).then_with(|| pair(a).cmp(&pair(b))));
     out
 }
 

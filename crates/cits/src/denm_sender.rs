@@ -31,11 +31,25 @@ pub struct SenderConfig {
     pub moved_m: f64,
     /// ... or its time to collision changed by this much beyond the elapsed time.
     pub ttc_change_s: f64,
+    /// A risk reported within this distance and expected-time of an active warning is that
+    /// warning (the same conflict seen by the other camera, or after a track break).
+    pub same_conflict_m: f64,
+    pub same_conflict_us: u64,
+    /// A warning ends when its risk has not been reported for this long (no flapping).
+    pub absent_grace_us: u64,
 }
 
 impl Default for SenderConfig {
     fn default() -> Self {
-        Self { station_id: 1001, repetition_us: 1_000_000, moved_m: 2.0, ttc_change_s: 0.5 }
+        Self {
+            station_id: 1001,
+            repetition_us: 1_000_000,
+            moved_m: 2.0,
+            ttc_change_s: 0.5,
+            same_conflict_m: 6.0,
+            same_conflict_us: 1_500_000,
+            absent_grace_us: 500_000,
+        }
     }
 }
 
@@ -85,6 +99,18 @@ fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u
         || (old.time_to_collision_s - elapsed_s - new.time_to_collision_s).abs() >= cfg.ttc_change_s
 }
 
+fn same_conflict(cfg: &SenderConfig, w: &ActiveWarning, r: &CollisionRisk) -> bool {
+    if w.risk_key == risk_key(r) {
+        return true;
+    }
+    let old = w.risk.as_ref().expect("active warnings keep their risk");
+    let (dx, dy) = wgs84_to_offset(
+        Wgs84 { lat: old.conflict_latitude, lon: old.conflict_longitude },
+        Wgs84 { lat: r.conflict_latitude, lon: r.conflict_longitude },
+    );
+    dx.hypot(dy) <= cfg.same_conflict_m && old.expected_at_us.abs_diff(r.expected_at_us) <= cfg.same_conflict_us
+}
+
 /// Applies one frame of current risks to the active warnings; returns the DENMs to send.
 pub fn step(
     state: &mut ActiveWarnings,
@@ -93,38 +119,45 @@ pub fn step(
     cfg: &SenderConfig,
 ) -> Vec<SimpleDenm> {
     let mut out = Vec::new();
-    let mut still_active = Vec::with_capacity(frame.risks.len());
-    for risk in &frame.risks {
-        let key = risk_key(risk);
-        match state.warnings.iter().position(|w| w.risk_key == key) {
+    // Most imminent first: it decides what an active warning now describes.
+    let mut risks = frame.risks.clone();
+    risks.sort_by_key(|r| r.expected_at_us);
+    let mut seen_this_frame: Vec<usize> = Vec::new();
+    for risk in &risks {
+        match state.warnings.iter().position(|w| same_conflict(cfg, w, risk)) {
+            Some(i) if seen_this_frame.contains(&i) => {} // a duplicate of a risk already handled
             Some(i) => {
-                let mut w = state.warnings.swap_remove(i);
-                if changed(cfg, &w, risk, now_us) {
+                seen_this_frame.push(i);
+                let w = &mut state.warnings[i];
+                w.last_seen_us = now_us;
+                if changed(cfg, w, risk, now_us) {
                     w.risk = Some(*risk);
+                    w.risk_key = risk_key(risk);
                     w.last_sent_us = now_us;
-                    out.push(denm(cfg, &w, now_us, false));
+                    out.push(denm(cfg, w, now_us, false));
                 }
-                still_active.push(w);
             }
             None => {
                 let w = ActiveWarning {
-                    risk_key: key,
+                    risk_key: risk_key(risk),
                     sequence_number: state.next_sequence,
                     detection_time_its_ms: unix_us_to_its_ms(now_us),
                     risk: Some(*risk),
                     last_sent_us: now_us,
+                    last_seen_us: now_us,
                 };
                 state.next_sequence = (state.next_sequence + 1) % 65_536;
                 out.push(denm(cfg, &w, now_us, false));
-                still_active.push(w);
+                seen_this_frame.push(state.warnings.len());
+                state.warnings.push(w);
             }
         }
     }
-    // Whatever is left was not in this frame: the risk is gone.
-    for w in state.warnings.drain(..) {
-        out.push(denm(cfg, &w, now_us, true));
-    }
-    state.warnings = still_active;
+    // Risks not reported for a while are gone: terminate their warnings.
+    let (ended, active): (Vec<ActiveWarning>, Vec<ActiveWarning>) =
+        state.warnings.drain(..).partition(|w| now_us.saturating_sub(w.last_seen_us) > cfg.absent_grace_us);
+    out.extend(ended.iter().map(|w| denm(cfg, w, now_us, true)));
+    state.warnings = active;
     out
 }
 
@@ -182,14 +215,27 @@ mod tests {
         assert_eq!(sent[0].detection_time_its_ms, unix_us_to_its_ms(t0));
         // Unchanged but a second since the last DENM: repeated.
         assert_eq!(step(&mut state, &frame(vec![risk(1, 2, 3.0, 0.75)]), t0 + 1_250_000, &cfg).len(), 1);
-        // Gone: terminated, and forgotten.
-        let sent = step(&mut state, &frame(vec![]), t0 + 1_375_000, &cfg);
+        // Missing for one frame: kept (no flapping); gone for longer than the grace: terminated.
+        assert!(step(&mut state, &frame(vec![]), t0 + 1_375_000, &cfg).is_empty());
+        let sent = step(&mut state, &frame(vec![]), t0 + 1_875_000, &cfg);
         assert_eq!(
             (sent.len(), sent[0].sequence_number, sent[0].termination),
             (1, 0, Some(Termination::IsCancellation))
         );
         assert!(state.warnings.is_empty());
-        assert!(step(&mut state, &frame(vec![]), t0 + 1_500_000, &cfg).is_empty());
+        assert!(step(&mut state, &frame(vec![]), t0 + 2_000_000, &cfg).is_empty());
+    }
+
+    #[test]
+    fn the_same_conflict_from_the_other_camera_is_the_same_warning() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        // Objects 1/2 (camera 1) and 51/52 (camera 2) are the same car and cyclist.
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0), risk(51, 52, 1.0, 2.0)]), 1, &cfg);
+        assert_eq!(sent.len(), 1);
+        // After a track break the cyclist is object 9: still the same warning.
+        assert!(step(&mut state, &frame(vec![risk(1, 9, 0.5, 2.0)]), 125_001, &cfg).is_empty());
+        assert_eq!(state.warnings.len(), 1);
     }
 
     #[test]

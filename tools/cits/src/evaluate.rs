@@ -4,7 +4,7 @@
 //! It tells whether the stage logic warns in time before any Wasm or broker is involved, and is
 //! the native reference for the platform's measurements.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Context as _;
 use cits::assembler::{assemble, key_of, AssemblerConfig};
@@ -30,7 +30,7 @@ pub struct NativePipeline {
     lanes: LaneMap,
     predictor: PredictorConfig,
     /// Current predicted paths per object key, with the time of their newest point.
-    paths: HashMap<String, (u64, Vec<PredictedPath>)>,
+    paths: BTreeMap<String, (u64, Vec<PredictedPath>)>,
     detector: DetectorConfig,
     sender: SenderConfig,
     warnings: ActiveWarnings,
@@ -61,7 +61,7 @@ impl NativePipeline {
             index: LaneIndex::new(graph),
             lanes: LaneMap::new(graph),
             predictor: PredictorConfig::default(),
-            paths: HashMap::new(),
+            paths: BTreeMap::new(),
             detector: DetectorConfig::default(),
             sender: SenderConfig::default(),
             warnings: ActiveWarnings::default(),
@@ -108,37 +108,34 @@ pub struct Score {
     pub denms: usize,
 }
 
-/// A new warning counts for a planted conflict when its event position is within this distance of
-/// the conflict point and it comes at most `WARN_WINDOW_S` before the conflict time.
+/// A warning (new or update) counts for a planted conflict when its event position is within this
+/// distance of the conflict point and it comes at most `WARN_WINDOW_S` before the conflict time;
+/// a false warning is an ActionID that never counted for any planted conflict.
 const MATCH_RADIUS_M: f64 = 10.0;
 const WARN_WINDOW_S: f64 = 6.0;
 
 pub fn score(denms: &[EmittedDenm], truth: &serde_json::Value) -> anyhow::Result<Score> {
     let conflicts = truth["conflicts"].as_array().context("truth has no conflicts")?;
-    // First DENM of each ActionID (new warnings), with where and when.
-    let mut firsts: Vec<&EmittedDenm> = Vec::new();
-    for d in denms.iter().filter(|d| d.denm.termination.is_none()) {
-        if !firsts.iter().any(|f| f.denm.sequence_number == d.denm.sequence_number) {
-            firsts.push(d);
-        }
-    }
-    let mut used = vec![false; firsts.len()];
+    let warnings: Vec<&EmittedDenm> = denms.iter().filter(|d| d.denm.termination.is_none()).collect();
+    let mut true_action_ids = std::collections::BTreeSet::new();
     let mut s = Score { planted: conflicts.len(), denms: denms.len(), ..Default::default() };
     for c in conflicts {
         let place = Wgs84 { lat: c["lat"].as_f64().context("lat")?, lon: c["lon"].as_f64().context("lon")? };
         let at = c["time_unix_us"].as_u64().context("time_unix_us")?;
-        let hit = firsts.iter().enumerate().find(|(i, f)| {
-            let p = Wgs84 { lat: f.denm.event_lat_e7 as f64 / 1e7, lon: f.denm.event_lon_e7 as f64 / 1e7 };
+        // The earliest warning (new or update) about this place in the window before the conflict.
+        let hit = warnings.iter().find(|d| {
+            let p = Wgs84 { lat: d.denm.event_lat_e7 as f64 / 1e7, lon: d.denm.event_lon_e7 as f64 / 1e7 };
             let (dx, dy) = wgs84_to_offset(place, p);
-            !used[*i] && dx.hypot(dy) <= MATCH_RADIUS_M && f.at_us <= at && (at - f.at_us) as f64 / 1e6 <= WARN_WINDOW_S
+            dx.hypot(dy) <= MATCH_RADIUS_M && d.at_us <= at && (at - d.at_us) as f64 / 1e6 <= WARN_WINDOW_S
         });
-        if let Some((i, f)) = hit {
-            used[i] = true;
+        if let Some(d) = hit {
+            true_action_ids.insert(d.denm.sequence_number);
             s.warned += 1;
-            s.lead_times_s.push((at - f.at_us) as f64 / 1e6);
+            s.lead_times_s.push((at - d.at_us) as f64 / 1e6);
         }
     }
-    s.false_warnings = used.iter().filter(|u| !**u).count();
+    let all_action_ids: std::collections::BTreeSet<u16> = warnings.iter().map(|d| d.denm.sequence_number).collect();
+    s.false_warnings = all_action_ids.difference(&true_action_ids).count();
     Ok(s)
 }
 
