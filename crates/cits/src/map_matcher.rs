@@ -61,6 +61,44 @@ pub struct LaneIndex {
     successors: HashMap<i64, Vec<i64>>,
 }
 
+/// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 37 m × 56 m here), so a component
+/// reads only the tile under a trajectory's newest point — found from the point alone, with no
+/// map metadata — instead of the whole map for every message.
+pub const TILE_DEG: f64 = 0.0005;
+/// Lanelets within this distance of a tile belong to it, so points near its edge still match.
+pub const TILE_MARGIN_M: f64 = 5.0;
+
+pub fn tile_of(p: Wgs84) -> (i64, i64) {
+    ((p.lon / TILE_DEG).floor() as i64, (p.lat / TILE_DEG).floor() as i64)
+}
+
+/// Blob name of a tile in the map container.
+pub fn tile_object(tile: (i64, i64)) -> String {
+    format!("tile_{}_{}.pb", tile.0, tile.1)
+}
+
+/// The part of `graph` that matching inside `tile` needs.
+pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
+    let (lon0, lat0) = (tile.0 as f64 * TILE_DEG, tile.1 as f64 * TILE_DEG);
+    let centre = Wgs84 { lat: lat0 + TILE_DEG / 2.0, lon: lon0 + TILE_DEG / 2.0 };
+    let (half_w, half_h) = {
+        let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: lat0 + TILE_DEG, lon: lon0 + TILE_DEG });
+        (e + TILE_MARGIN_M, n + TILE_MARGIN_M)
+    };
+    let lanelets = graph
+        .lanelets
+        .iter()
+        .filter(|l| {
+            l.centerline.chunks_exact(2).any(|c| {
+                let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: c[1], lon: c[0] });
+                e.abs() <= half_w && n.abs() <= half_h
+            })
+        })
+        .cloned()
+        .collect();
+    LaneGraph { lanelets, ..graph.clone() }
+}
+
 /// A lanelet's centerline in metres east/north of `origin`.
 pub fn local_centerline(origin: Wgs84, l: &crate::proto::Lanelet) -> Vec<(f64, f64)> {
     l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect()
@@ -302,5 +340,49 @@ mod tests {
         assert_eq!(lanes, vec![1, 1, 2]);
         assert_eq!(m.points[2].measured_at_us, 250_000);
         assert_eq!(m.mode, TravelMode::Car as i32);
+    }
+}
+
+#[cfg(test)]
+mod tile_tests {
+    use super::*;
+    use crate::proto::Lanelet;
+
+    #[test]
+    fn a_tile_holds_the_lanelets_near_it_and_matches_like_the_whole_map() {
+        let origin = Wgs84 { lat: 47.8101, lon: 13.0518 };
+        let line = |id: i64, from: (f64, f64), to: (f64, f64)| {
+            let (a, b) = (offset_to_wgs84(origin, from.0, from.1), offset_to_wgs84(origin, to.0, to.1));
+            Lanelet {
+                id,
+                mode: TravelMode::Car as i32,
+                centerline: vec![a.lon, a.lat, b.lon, b.lat],
+                ..Default::default()
+            }
+        };
+        // Sampled every metre like the real map's centerlines.
+        let sampled = |id, x: f64| {
+            let mut l = line(id, (x, -200.0), (x, 200.0));
+            l.centerline = (0..=400)
+                .flat_map(|k| {
+                    let p = offset_to_wgs84(origin, x, -200.0 + k as f64);
+                    [p.lon, p.lat]
+                })
+                .collect();
+            l
+        };
+        let graph = LaneGraph {
+            origin_latitude: origin.lat,
+            origin_longitude: origin.lon,
+            lanelets: vec![sampled(1, 0.0), sampled(2, 150.0)],
+            ..Default::default()
+        };
+        let p = offset_to_wgs84(origin, 0.5, 10.0);
+        let tile = tile_graph(&graph, tile_of(p));
+        assert_eq!(tile.lanelets.iter().map(|l| l.id).collect::<Vec<_>>(), vec![1]);
+        let whole = LaneIndex::new(&graph).match_point(p, Some(0.0), TravelMode::Car, None).unwrap();
+        let part = LaneIndex::new(&tile).match_point(p, Some(0.0), TravelMode::Car, None).unwrap();
+        assert_eq!(whole, part);
+        assert_eq!(tile_object((-3, 95621)), "tile_-3_95621.pb");
     }
 }

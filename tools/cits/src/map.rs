@@ -212,6 +212,17 @@ pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
     for mode in MODES {
         std::fs::write(dir.join(centerlines_object(mode)), centerlines_wkb(graph, mode))?;
     }
+    // Tiles for the map matcher: every grid cell the map touches.
+    let mut tiles = std::collections::BTreeSet::new();
+    for l in &graph.lanelets {
+        for c in l.centerline.chunks_exact(2) {
+            tiles.insert(cits::map_matcher::tile_of(Wgs84 { lat: c[1], lon: c[0] }));
+        }
+    }
+    for tile in tiles {
+        let part = cits::map_matcher::tile_graph(graph, tile);
+        std::fs::write(dir.join(cits::map_matcher::tile_object(tile)), part.encode_to_vec())?;
+    }
     Ok(())
 }
 
