@@ -85,16 +85,28 @@ pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
         let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: lat0 + TILE_DEG, lon: lon0 + TILE_DEG });
         (e + TILE_MARGIN_M, n + TILE_MARGIN_M)
     };
+    let inside = |c: &[f64]| {
+        let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: c[1], lon: c[0] });
+        e.abs() <= half_w && n.abs() <= half_h
+    };
+    // Each lanelet clipped to its points inside (plus one neighbour each side, so no segment
+    // crossing the edge is lost); the station offset keeps distances along the full lanelet.
     let lanelets = graph
         .lanelets
         .iter()
-        .filter(|l| {
-            l.centerline.chunks_exact(2).any(|c| {
-                let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: c[1], lon: c[0] });
-                e.abs() <= half_w && n.abs() <= half_h
+        .filter_map(|l| {
+            let points: Vec<&[f64]> = l.centerline.chunks_exact(2).collect();
+            let first = points.iter().position(|c| inside(c))?;
+            let last = points.iter().rposition(|c| inside(c))?;
+            let (from, to) = (first.saturating_sub(1), (last + 1).min(points.len() - 1));
+            let local = local_centerline(Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude }, l);
+            let offset: f64 = local[..=from].windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum();
+            Some(crate::proto::Lanelet {
+                centerline: points[from..=to].iter().flat_map(|c| c.iter().copied()).collect(),
+                station_offset_m: l.station_offset_m + offset,
+                ..l.clone()
             })
         })
-        .cloned()
         .collect();
     LaneGraph { lanelets, ..graph.clone() }
 }
@@ -115,7 +127,7 @@ impl LaneIndex {
         for l in &graph.lanelets {
             let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
             let points = local_centerline(origin, l);
-            let mut station = 0.0;
+            let mut station = l.station_offset_m;
             for w in points.windows(2) {
                 let segment = Segment {
                     lanelet_id: l.id,

@@ -163,6 +163,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
                 role: tag("cits:role").unwrap_or_default().to_string(),
                 turn: tag("cits:turn").unwrap_or_default().to_string(),
                 bidirectional,
+                station_offset_m: 0.0,
             },
             center,
         });
