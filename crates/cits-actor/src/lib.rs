@@ -92,6 +92,23 @@ pub mod kv {
     }
 }
 
+/// Read-only blobs (street geometry) from the blobstore (wasi:blobstore).
+pub mod blob {
+    use super::bindings::wasi::blobstore::{blobstore, types::IncomingValue};
+    use super::StageError;
+
+    /// The whole object, or None when the container has no such object.
+    pub fn read(container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+        let err = |what: &str, e: String| StageError::new(format!("blobstore {what} `{container}/{object}`: {e}"));
+        let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
+        if !c.has_object(&object.to_string()).map_err(|e| err("lookup", e))? {
+            return Ok(None);
+        }
+        let value = c.get_data(&object.to_string(), 0, u64::MAX).map_err(|e| err("read", e))?;
+        IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e))
+    }
+}
+
 /// Exports `$stage` (a [`Stage`]) as the component's wasmcloud:messaging handler.
 #[macro_export]
 macro_rules! export_stage {

@@ -30,6 +30,11 @@ pub fn trajectories(rsu: &str) -> String {
     format!("cits.trajectories.{rsu}")
 }
 
+/// Map matcher output: `cits.matched.<rsu>`.
+pub fn matched(rsu: &str) -> String {
+    format!("cits.matched.{rsu}")
+}
+
 /// Dead letters of a stage: `cits.dlq.<stage>`.
 pub fn dead_letter(stage: &str) -> String {
     format!("cits.dlq.{stage}")
