@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits::proto::{LocationsFrame, TrajectoryFrame};
+use cits::proto::{LocationsFrame, MatchedTrajectoryFrame, TrajectoryFrame};
 use cits_tools::replay::{replay, ReplayOptions};
 use cits_tools::{demo, dlq, evaluate, map, recording, watch};
 use clap::{Parser, Subcommand};
@@ -140,6 +140,9 @@ struct Observed {
     collector_latency: Vec<u64>,
     /// decoder in → assembler out, µs
     assembler_latency: Vec<u64>,
+    matched_frames: u64,
+    /// decoder in → map matcher out, µs
+    matcher_latency: Vec<u64>,
 }
 
 /// Collects location and trajectory frames and dead letters until `idle` passes without any, or
@@ -152,6 +155,7 @@ async fn observe(
 ) -> anyhow::Result<Observed> {
     let mut frames_sub = nats.subscribe("cits.locations.>").await?;
     let mut trajectories_sub = nats.subscribe("cits.trajectories.>").await?;
+    let mut matched_sub = nats.subscribe("cits.matched.>").await?;
     let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
     let mut seen = Observed::default();
     loop {
@@ -176,6 +180,16 @@ async fn observe(
                         seen.assembler_latency.extend(watch::pipeline_latency_us(&frame.trace));
                     }
                     Err(e) => eprintln!("undecodable trajectory frame on {}: {e}", msg.subject),
+                }
+            }
+            msg = matched_sub.next() => {
+                let Some(msg) = msg else { break };
+                match MatchedTrajectoryFrame::decode(msg.payload.as_ref()) {
+                    Ok(frame) => {
+                        seen.matched_frames += 1;
+                        seen.matcher_latency.extend(watch::pipeline_latency_us(&frame.trace));
+                    }
+                    Err(e) => eprintln!("undecodable matched frame on {}: {e}", msg.subject),
                 }
             }
             msg = dlq_sub.next() => {
@@ -211,11 +225,12 @@ fn print_latency(what: &str, latencies: &[u64]) {
 
 fn print_summary(seen: &Observed) {
     println!(
-        "--- {} location frames, {} object locations, {} trajectory frames, {} dead letters",
-        seen.frames, seen.locations, seen.trajectory_frames, seen.dead_letters
+        "--- {} location frames, {} object locations, {} trajectory frames, {} matched frames, {} dead letters",
+        seen.frames, seen.locations, seen.trajectory_frames, seen.matched_frames, seen.dead_letters
     );
     print_latency("decoder in → collector out", &seen.collector_latency);
     print_latency("decoder in → assembler out", &seen.assembler_latency);
+    print_latency("decoder in → map matcher out", &seen.matcher_latency);
 }
 
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
@@ -249,7 +264,7 @@ async fn main() -> anyhow::Result<()> {
                 let client = client.clone();
                 tokio::spawn(async move {
                     observe(&client, Duration::from_secs(5), quiet, |s| {
-                        s.frames >= expected && s.trajectory_frames >= expected
+                        s.frames >= expected && s.trajectory_frames >= expected && s.matched_frames >= expected
                     })
                     .await
                 })
