@@ -7,6 +7,7 @@
 //! point and the time to collision, the paths' probabilities give the risk's probability.
 //! Vulnerable road users (bicycles, pedestrians) against vehicles are what we warn about.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
@@ -53,24 +54,37 @@ fn key(p: &PredictedPath) -> ObjectKey {
     (p.station_id, p.sensor_id, p.object_id, p.generation)
 }
 
-/// First overlapping time step of two paths: (time, conflict point).
+/// First overlapping time step of two paths: (time, conflict point). Positions are in time order
+/// (the predictor's grid), so one merge walk pairs the common steps without building a lookup
+/// per pair on this O(paths²) path.
 fn first_overlap(a: &PredictedPath, b: &PredictedPath, origin: Wgs84) -> Option<(u64, Wgs84)> {
     let reach = radius_m(TravelMode::try_from(a.mode).unwrap_or_default())
         + radius_m(TravelMode::try_from(b.mode).unwrap_or_default());
-    let by_time: HashMap<u64, &crate::proto::PredictedPosition> = b.positions.iter().map(|p| (p.at_us, p)).collect();
-    a.positions.iter().find_map(|pa| {
-        let pb = by_time.get(&pa.at_us)?;
-        let (xa, ya) = wgs84_to_offset(origin, Wgs84 { lat: pa.latitude, lon: pa.longitude });
-        let (xb, yb) = wgs84_to_offset(origin, Wgs84 { lat: pb.latitude, lon: pb.longitude });
-        ((xa - xb).hypot(ya - yb) <= reach)
-            .then(|| (pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)))
-    })
+    let (mut i, mut j) = (0, 0);
+    while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
+        match pa.at_us.cmp(&pb.at_us) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let (xa, ya) = wgs84_to_offset(origin, Wgs84 { lat: pa.latitude, lon: pa.longitude });
+                let (xb, yb) = wgs84_to_offset(origin, Wgs84 { lat: pb.latitude, lon: pb.longitude });
+                if (xa - xb).hypot(ya - yb) <= reach {
+                    return Some((pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    None
 }
 
 /// All risks between the current paths of an intersection at `now_us`, one per object pair (the
 /// earliest conflict; the probability sums over the pairs of alternative routes that conflict).
 /// Paths of one object must share their time steps with the others' (the predictor's grid).
-pub fn detect(paths: &[PredictedPath], now_us: u64, cfg: &DetectorConfig) -> Vec<CollisionRisk> {
+/// Takes paths by value or by reference, so a caller holding them elsewhere need not copy them.
+pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &DetectorConfig) -> Vec<CollisionRisk> {
+    let paths: Vec<&PredictedPath> = paths.iter().map(Borrow::borrow).collect();
     let Some(first) = paths.iter().find_map(|p| p.positions.first()) else { return Vec::new() };
     let origin = Wgs84 { lat: first.latitude, lon: first.longitude };
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();

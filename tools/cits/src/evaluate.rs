@@ -81,11 +81,11 @@ impl NativePipeline {
         for t in &trajectories.trajectories {
             let matched = self.index.match_trajectory(t);
             let newest = t.points.last().map_or(0, |p| p.measured_at_us);
-            let key = format!("{}/{}/{}", t.station_id, t.sensor_id, t.object_id);
+            let key = cits::assembler::state_key(t.station_id, t.sensor_id, t.object_id);
             self.paths.insert(key, (newest, predict(&self.lanes, &matched, &self.predictor)));
         }
         self.paths.retain(|_, (newest, _)| *newest + PATH_TTL_US >= now);
-        let all: Vec<PredictedPath> = self.paths.values().flat_map(|(_, p)| p.iter().cloned()).collect();
+        let all: Vec<&PredictedPath> = self.paths.values().flat_map(|(_, p)| p.iter()).collect();
         let risks = CollisionRiskFrame {
             rsu_id: rsu.to_string(),
             risks: detect(&all, now, &self.detector),
