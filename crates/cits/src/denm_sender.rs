@@ -87,28 +87,34 @@ fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> 
     }
 }
 
-fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u64) -> bool {
-    let old = w.risk.as_ref().expect("active warnings keep their risk");
-    let elapsed_s = now_us.saturating_sub(w.last_sent_us) as f64 / 1e6;
+/// The risk an active warning last announced.
+fn announced(w: &ActiveWarning) -> &CollisionRisk {
+    w.risk.as_ref().expect("active warnings keep their risk")
+}
+
+/// Distance (m) between two risks' conflict points.
+fn conflict_distance_m(a: &CollisionRisk, b: &CollisionRisk) -> f64 {
     let (dx, dy) = wgs84_to_offset(
-        Wgs84 { lat: old.conflict_latitude, lon: old.conflict_longitude },
-        Wgs84 { lat: new.conflict_latitude, lon: new.conflict_longitude },
+        Wgs84 { lat: a.conflict_latitude, lon: a.conflict_longitude },
+        Wgs84 { lat: b.conflict_latitude, lon: b.conflict_longitude },
     );
+    dx.hypot(dy)
+}
+
+fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u64) -> bool {
+    let old = announced(w);
+    let elapsed_s = now_us.saturating_sub(w.last_sent_us) as f64 / 1e6;
     now_us.saturating_sub(w.last_sent_us) >= cfg.repetition_us
-        || dx.hypot(dy) >= cfg.moved_m
+        || conflict_distance_m(old, new) >= cfg.moved_m
         || (old.time_to_collision_s - elapsed_s - new.time_to_collision_s).abs() >= cfg.ttc_change_s
 }
 
-fn same_conflict(cfg: &SenderConfig, w: &ActiveWarning, r: &CollisionRisk) -> bool {
-    if w.risk_key == risk_key(r) {
-        return true;
-    }
-    let old = w.risk.as_ref().expect("active warnings keep their risk");
-    let (dx, dy) = wgs84_to_offset(
-        Wgs84 { lat: old.conflict_latitude, lon: old.conflict_longitude },
-        Wgs84 { lat: r.conflict_latitude, lon: r.conflict_longitude },
-    );
-    dx.hypot(dy) <= cfg.same_conflict_m && old.expected_at_us.abs_diff(r.expected_at_us) <= cfg.same_conflict_us
+/// `key` is `risk_key(r)`, computed once per risk by the caller.
+fn same_conflict(cfg: &SenderConfig, w: &ActiveWarning, r: &CollisionRisk, key: &str) -> bool {
+    let old = announced(w);
+    w.risk_key == key
+        || (conflict_distance_m(old, r) <= cfg.same_conflict_m
+            && old.expected_at_us.abs_diff(r.expected_at_us) <= cfg.same_conflict_us)
 }
 
 /// Applies one frame of current risks to the active warnings; returns the DENMs to send.
@@ -124,7 +130,8 @@ pub fn step(
     risks.sort_by_key(|r| r.expected_at_us);
     let mut seen_this_frame: Vec<usize> = Vec::new();
     for risk in &risks {
-        match state.warnings.iter().position(|w| same_conflict(cfg, w, risk)) {
+        let key = risk_key(risk);
+        match state.warnings.iter().position(|w| same_conflict(cfg, w, risk, &key)) {
             Some(i) if seen_this_frame.contains(&i) => {} // a duplicate of a risk already handled
             Some(i) => {
                 seen_this_frame.push(i);
@@ -132,14 +139,14 @@ pub fn step(
                 w.last_seen_us = now_us;
                 if changed(cfg, w, risk, now_us) {
                     w.risk = Some(*risk);
-                    w.risk_key = risk_key(risk);
+                    w.risk_key = key;
                     w.last_sent_us = now_us;
                     out.push(denm(cfg, w, now_us, false));
                 }
             }
             None => {
                 let w = ActiveWarning {
-                    risk_key: risk_key(risk),
+                    risk_key: key,
                     sequence_number: state.next_sequence,
                     detection_time_its_ms: unix_us_to_its_ms(now_us),
                     risk: Some(*risk),
