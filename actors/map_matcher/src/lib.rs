@@ -19,22 +19,20 @@ impl Stage for MapMatcher {
 
     fn process(msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
-        let mut tiles: HashMap<(i64, i64), Option<LaneIndex>> = HashMap::new();
+        // Tiles read in this invocation; an off-map tile is an empty index (points stay unmatched).
+        let mut tiles: HashMap<(i64, i64), LaneIndex> = HashMap::new();
         let mut matched = Vec::with_capacity(frame.trajectories.len());
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };
             let tile = tile_of(Wgs84 { lat: last.latitude, lon: last.longitude });
             if !tiles.contains_key(&tile) {
-                let index = match blob::read(MAP_CONTAINER, &tile_object(tile))? {
-                    Some(bytes) => Some(LaneIndex::new(&decode_input::<LaneGraph>(&bytes, "LaneGraph map tile")?)),
-                    None => None, // off the map: the trajectory passes unmatched
+                let graph = match blob::read(MAP_CONTAINER, &tile_object(tile))? {
+                    Some(bytes) => decode_input::<LaneGraph>(&bytes, "LaneGraph map tile")?,
+                    None => LaneGraph::default(),
                 };
-                tiles.insert(tile, index);
+                tiles.insert(tile, LaneIndex::new(&graph));
             }
-            matched.push(match &tiles[&tile] {
-                Some(index) => index.match_trajectory(t),
-                None => LaneIndex::new(&LaneGraph::default()).match_trajectory(t),
-            });
+            matched.push(tiles[&tile].match_trajectory(t));
         }
         let out = MatchedTrajectoryFrame {
             rsu_id: frame.rsu_id.clone(),
