@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits::proto::{LocationsFrame, MatchedTrajectoryFrame, TrajectoryFrame};
+use cits::proto::LocationsFrame;
 use cits_tools::replay::{replay, ReplayOptions};
 use cits_tools::{demo, dlq, evaluate, map, recording, watch};
 use clap::{Parser, Subcommand};
@@ -129,24 +129,28 @@ fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOption
     Ok(ReplayOptions { mqtt_host, mqtt_port, rsus: a.rsus.clone(), speed: a.speed, qos: a.qos, progress })
 }
 
-/// What the pipeline put out during a replay.
+/// Stages after the collector whose frames a replay counts: (stage, output subjects).
+const DOWNSTREAM: [(&str, &str); 2] = [("assembler", "cits.trajectories.>"), ("map matcher", "cits.matched.>")];
+
+/// Frames one stage put out and their latency from the decoder's receipt (µs).
 #[derive(Default)]
+struct StageOutput {
+    frames: u64,
+    latency: Vec<u64>,
+}
+
+/// What the pipeline put out during a replay.
 struct Observed {
     frames: u64,
     locations: u64,
-    trajectory_frames: u64,
     dead_letters: u64,
-    /// decoder in → collector out, µs
-    collector_latency: Vec<u64>,
-    /// decoder in → assembler out, µs
-    assembler_latency: Vec<u64>,
-    matched_frames: u64,
-    /// decoder in → map matcher out, µs
-    matcher_latency: Vec<u64>,
+    collector: StageOutput,
+    /// One per entry of [`DOWNSTREAM`].
+    downstream: Vec<StageOutput>,
 }
 
-/// Collects location and trajectory frames and dead letters until `idle` passes without any, or
-/// `stop` says enough.
+/// Collects location frames (printed), downstream stages' frames and dead letters until `idle`
+/// passes without any, or `stop` says enough.
 async fn observe(
     nats: &async_nats::Client,
     idle: Duration,
@@ -154,10 +158,19 @@ async fn observe(
     mut stop: impl FnMut(&Observed) -> bool,
 ) -> anyhow::Result<Observed> {
     let mut frames_sub = nats.subscribe("cits.locations.>").await?;
-    let mut trajectories_sub = nats.subscribe("cits.trajectories.>").await?;
-    let mut matched_sub = nats.subscribe("cits.matched.>").await?;
+    let mut downstream_subs = Vec::new();
+    for (i, (_, subject)) in DOWNSTREAM.iter().enumerate() {
+        downstream_subs.push(nats.subscribe(*subject).await?.map(move |m| (i, m)));
+    }
+    let mut downstream_sub = futures::stream::select_all(downstream_subs);
     let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
-    let mut seen = Observed::default();
+    let mut seen = Observed {
+        frames: 0,
+        locations: 0,
+        dead_letters: 0,
+        collector: StageOutput::default(),
+        downstream: DOWNSTREAM.iter().map(|_| StageOutput::default()).collect(),
+    };
     loop {
         tokio::select! {
             msg = frames_sub.next() => {
@@ -166,30 +179,21 @@ async fn observe(
                     Ok(frame) => {
                         seen.frames += 1;
                         seen.locations += frame.locations.len() as u64;
-                        seen.collector_latency.extend(watch::pipeline_latency_us(&frame.trace));
+                        seen.collector.frames += 1;
+                        seen.collector.latency.extend(watch::pipeline_latency_us(&frame.trace));
                         if !quiet { print!("{}", watch::format_frame(&frame)); }
                     }
                     Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
                 }
             }
-            msg = trajectories_sub.next() => {
-                let Some(msg) = msg else { break };
-                match TrajectoryFrame::decode(msg.payload.as_ref()) {
-                    Ok(frame) => {
-                        seen.trajectory_frames += 1;
-                        seen.assembler_latency.extend(watch::pipeline_latency_us(&frame.trace));
+            msg = downstream_sub.next() => {
+                let Some((i, msg)) = msg else { break };
+                match watch::trace_of(&msg.payload) {
+                    Ok(trace) => {
+                        seen.downstream[i].frames += 1;
+                        seen.downstream[i].latency.extend(watch::pipeline_latency_us(&trace));
                     }
-                    Err(e) => eprintln!("undecodable trajectory frame on {}: {e}", msg.subject),
-                }
-            }
-            msg = matched_sub.next() => {
-                let Some(msg) = msg else { break };
-                match MatchedTrajectoryFrame::decode(msg.payload.as_ref()) {
-                    Ok(frame) => {
-                        seen.matched_frames += 1;
-                        seen.matcher_latency.extend(watch::pipeline_latency_us(&frame.trace));
-                    }
-                    Err(e) => eprintln!("undecodable matched frame on {}: {e}", msg.subject),
+                    Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
                 }
             }
             msg = dlq_sub.next() => {
@@ -224,13 +228,19 @@ fn print_latency(what: &str, latencies: &[u64]) {
 }
 
 fn print_summary(seen: &Observed) {
+    let downstream: String = DOWNSTREAM
+        .iter()
+        .zip(&seen.downstream)
+        .map(|((stage, _), out)| format!(", {} {stage} frames", out.frames))
+        .collect();
     println!(
-        "--- {} location frames, {} object locations, {} trajectory frames, {} matched frames, {} dead letters",
-        seen.frames, seen.locations, seen.trajectory_frames, seen.matched_frames, seen.dead_letters
+        "--- {} location frames, {} object locations{downstream}, {} dead letters",
+        seen.frames, seen.locations, seen.dead_letters
     );
-    print_latency("decoder in → collector out", &seen.collector_latency);
-    print_latency("decoder in → assembler out", &seen.assembler_latency);
-    print_latency("decoder in → map matcher out", &seen.matcher_latency);
+    print_latency("decoder in → collector out", &seen.collector.latency);
+    for ((stage, _), out) in DOWNSTREAM.iter().zip(&seen.downstream) {
+        print_latency(&format!("decoder in → {stage} out"), &out.latency);
+    }
 }
 
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
@@ -264,7 +274,7 @@ async fn main() -> anyhow::Result<()> {
                 let client = client.clone();
                 tokio::spawn(async move {
                     observe(&client, Duration::from_secs(5), quiet, |s| {
-                        s.frames >= expected && s.trajectory_frames >= expected && s.matched_frames >= expected
+                        s.frames >= expected && s.downstream.iter().all(|d| d.frames >= expected)
                     })
                     .await
                 })

@@ -40,6 +40,18 @@ pub fn format_dead_letter(body: &[u8]) -> String {
     }
 }
 
+/// Any stage frame read for its trace only: every frame message carries it as field 15.
+#[derive(Clone, PartialEq, prost::Message)]
+struct TraceOnly {
+    #[prost(message, repeated, tag = "15")]
+    trace: Vec<cits::proto::StageTrace>,
+}
+
+/// The per-stage trace of any stage frame (LocationsFrame, TrajectoryFrame, ...).
+pub fn trace_of(frame: &[u8]) -> Result<Vec<cits::proto::StageTrace>, prost::DecodeError> {
+    TraceOnly::decode(frame).map(|f| f.trace)
+}
+
 /// First stage's receive to last stage's send.
 pub fn pipeline_latency_us(trace: &[cits::proto::StageTrace]) -> Option<u64> {
     let first = trace.first()?;
@@ -99,6 +111,16 @@ mod tests {
         assert_eq!((s.min, s.p50, s.p95, s.p99, s.max), (1, 50, 95, 99, 100));
         assert!((s.mean - 50.5).abs() < 1e-9);
         assert!(stats(&[]).is_none());
+    }
+
+    #[test]
+    fn the_trace_is_read_from_any_stage_frame() {
+        use prost::Message as _;
+        let trace = vec![cits::proto::StageTrace { stage: "assembler".into(), received_at_us: 1, sent_at_us: 2 }];
+        let frame = cits::proto::TrajectoryFrame { rsu_id: "r".into(), trace: trace.clone(), ..Default::default() };
+        assert_eq!(trace_of(&frame.encode_to_vec()).unwrap(), trace);
+        let frame = cits::proto::MatchedTrajectoryFrame { trace: trace.clone(), ..Default::default() };
+        assert_eq!(trace_of(&frame.encode_to_vec()).unwrap(), trace);
     }
 
     #[test]
