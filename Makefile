@@ -53,8 +53,10 @@ SPEED      ?= 1
 RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
 
-LATTICE_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
-	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
+# The binaries tools/lattice.sh runs (the e2e tests start lattices of their own with them).
+BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
+	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN)
+LATTICE_ENV = $(BIN_ENV) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE)
 
 .PHONY: help setup build run stop test test-unit test-python test-e2e bench clean status inventory
@@ -169,9 +171,7 @@ test-python: $(PYTHON)
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
 test-e2e:
-	CITS_REPO=$(REPO) NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
-	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
-	cargo test --locked -p cits-tests -- --test-threads=1
+	CITS_REPO=$(REPO) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
 
 clean:
 	rm -rf build actors/*/build .state
