@@ -100,7 +100,7 @@ pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
             let last = points.iter().rposition(|c| inside(c))?;
             let (from, to) = (first.saturating_sub(1), (last + 1).min(points.len() - 1));
             let local = local_centerline(Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude }, l);
-            let offset: f64 = local[..=from].windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum();
+            let offset = stations(&local, 0.0)[from];
             Some(crate::proto::Lanelet {
                 centerline: points[from..=to].iter().flat_map(|c| c.iter().copied()).collect(),
                 station_offset_m: l.station_offset_m + offset,
@@ -109,6 +109,16 @@ pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
         })
         .collect();
     LaneGraph { lanelets, ..graph.clone() }
+}
+
+/// Distance along a polyline at each of its points, counting from `start`.
+pub fn stations(points: &[(f64, f64)], start: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(points.len());
+    out.push(start);
+    for w in points.windows(2) {
+        out.push(out[out.len() - 1] + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1));
+    }
+    out
 }
 
 /// A lanelet's centerline in metres east/north of `origin`.
@@ -127,15 +137,15 @@ impl LaneIndex {
         for l in &graph.lanelets {
             let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
             let points = local_centerline(origin, l);
-            let mut station = l.station_offset_m;
-            for w in points.windows(2) {
+            let along = stations(&points, l.station_offset_m);
+            for (k, w) in points.windows(2).enumerate() {
                 let segment = Segment {
                     lanelet_id: l.id,
                     mode,
                     bidirectional: l.bidirectional,
                     a: w[0],
                     b: w[1],
-                    station_a: station,
+                    station_a: along[k],
                 };
                 // Every cell of the segment's bounding box (one or two for the map's 1 m samples).
                 let (ca, cb) = (cell_of(w[0]), cell_of(w[1]));
@@ -144,7 +154,6 @@ impl LaneIndex {
                         cells.entry((x, y)).or_default().push(segment.clone());
                     }
                 }
-                station += (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1);
             }
         }
         let successors = graph.lanelets.iter().map(|l| (l.id, l.successors.clone())).collect();

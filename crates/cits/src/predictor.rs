@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::map_matcher::local_centerline;
+use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{LaneGraph, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
 
 pub const STAGE: &str = "predictor";
@@ -63,10 +63,7 @@ impl LaneMap {
             .iter()
             .map(|l| {
                 let points = local_centerline(origin, l);
-                let mut stations = vec![0.0];
-                for w in points.windows(2) {
-                    stations.push(stations.last().unwrap() + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1));
-                }
+                let stations = stations(&points, 0.0);
                 (l.id, Lane { points, stations, successors: l.successors.clone(), turn: l.turn.clone() })
             })
             .collect();
