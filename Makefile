@@ -40,7 +40,7 @@ VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | c
 PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
 PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par.gz)
-ACTORS          := decoder collector assembler map_matcher
+ACTORS          := decoder collector assembler map_matcher predictor collision_detector denm_sender
 ACTOR_WASMS     := $(foreach a,$(ACTORS),actors/$(a)/build/$(a)_s.wasm)
 WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.local/share)/wash/downloads)
 
@@ -171,7 +171,7 @@ test-python: $(PYTHON)
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
 test-e2e:
-	CITS_REPO=$(REPO) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
+	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
 
 clean:
 	rm -rf build actors/*/build .state

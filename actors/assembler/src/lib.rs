@@ -15,8 +15,7 @@ impl Stage for Assembler {
 
     fn process(msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: LocationsFrame = decode_input(msg.body, "LocationsFrame")?;
-        let config = cits_actor::config_entries()?;
-        let cfg = AssemblerConfig::from_config(config.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+        let cfg = AssemblerConfig::from_config(cits_actor::Config::load()?.entries())?;
         let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
         let stored = kv::get_many(BUCKET, &keys)?;
         let (writes, out) = assemble(&frame, &keys, &stored, &cfg)?;

@@ -12,8 +12,7 @@ impl Stage for Collector {
 
     fn process(msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let wrapper: CitsMessageWrapper = decode_input(msg.body, "CitsMessageWrapper")?;
-        let config = cits_actor::config_entries()?;
-        let calibrations = Calibrations::from_config(config.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+        let calibrations = Calibrations::from_config(cits_actor::Config::load()?.entries())?;
         let frame = cits::collector::collect(&wrapper, &calibrations)?;
         Ok(vec![Outbound {
             subject: cits::subjects::locations(&frame.rsu_id),

@@ -56,9 +56,20 @@ pub fn handle<S: Stage>(msg: BrokerMessage) -> Result<(), String> {
     Ok(())
 }
 
-/// All entries of the component's runtime config (wasi:config), e.g. sensor calibrations.
-pub fn config_entries() -> Result<Vec<(String, String)>, StageError> {
-    bindings::wasi::config::store::get_all().map_err(|e| StageError::new(format!("config unavailable: {e:?}")))
+/// The component's runtime config (wasi:config): its named configs' entries.
+pub struct Config(Vec<(String, String)>);
+
+impl Config {
+    pub fn load() -> Result<Self, StageError> {
+        bindings::wasi::config::store::get_all()
+            .map(Config)
+            .map_err(|e| StageError::new(format!("config unavailable: {e:?}")))
+    }
+
+    /// (key, value) pairs, as the `from_config` readers of the `cits` crate take them.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
 }
 
 /// Per-object state in the key-value store (wasi:keyvalue), a frame at a time: one round trip to
@@ -106,6 +117,33 @@ pub mod blob {
         }
         let value = c.get_data(&object.to_string(), 0, u64::MAX).map_err(|e| err("read", e))?;
         IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e))
+    }
+}
+
+/// Street geometry from the blobstore: the map tile under a position, read and prepared (`build`)
+/// at most once per invocation; a tile the map has no blob for is prepared from an empty graph.
+pub struct MapTiles<T> {
+    object: fn((i64, i64)) -> String,
+    cache: cits::map_matcher::TileCache<T>,
+}
+
+impl<T> MapTiles<T> {
+    /// Blobstore container of the map (written by `cits map`).
+    pub const CONTAINER: &'static str = "cits-map";
+
+    /// `object` names a tile's blob (e.g. `cits::map_matcher::tile_object`).
+    pub fn new(object: fn((i64, i64)) -> String, build: fn(&cits::proto::LaneGraph) -> T) -> Self {
+        Self { object, cache: cits::map_matcher::TileCache::new(build) }
+    }
+
+    pub fn at(&mut self, latitude: f64, longitude: f64) -> Result<&T, StageError> {
+        let object = self.object;
+        self.cache.at(cits::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
+            match blob::read(Self::CONTAINER, &object(tile))? {
+                Some(bytes) => cits::stage::decode_input(&bytes, "LaneGraph map tile"),
+                None => Ok(cits::proto::LaneGraph::default()),
+            }
+        })
     }
 }
 

@@ -35,16 +35,11 @@ impl AssemblerConfig {
     /// Reads `window_ms`, `keep_ms`, `max_points` from the stage's config; others keep defaults.
     pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
         let mut cfg = Self::default();
-        for (key, value) in entries {
-            let number = || {
-                value.trim().parse::<u64>().ok().filter(|v| *v > 0).ok_or_else(|| {
-                    StageError::new(format!("assembler config `{key}` must be a positive integer, got `{value}`"))
-                })
-            };
-            match key {
-                "window_ms" => cfg.window_us = number()? * 1000,
-                "keep_ms" => cfg.keep_us = number()? * 1000,
-                "max_points" => cfg.max_points = number()? as usize,
+        for e in crate::config::entries(STAGE, entries) {
+            match e.key {
+                "window_ms" => cfg.window_us = e.millis_as_us()?,
+                "keep_ms" => cfg.keep_us = e.millis_as_us()?,
+                "max_points" => cfg.max_points = e.positive_u64()? as usize,
                 _ => {}
             }
         }

@@ -11,7 +11,8 @@ use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::proto::{CollisionRisk, ObjectRef, PredictedPath, TravelMode};
+use crate::proto::{CollisionRisk, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode};
+use crate::stage::StageError;
 
 pub const STAGE: &str = "collision_detector";
 
@@ -21,12 +22,69 @@ pub struct DetectorConfig {
     pub min_probability: f64,
     /// Only vehicle ↔ vulnerable road user pairs (the warning's purpose); false adds vehicle pairs.
     pub vru_only: bool,
+    /// An object's paths are dropped when its newest point is this much older than the frame.
+    pub path_ttl_us: u64,
 }
 
 impl Default for DetectorConfig {
     fn default() -> Self {
-        Self { min_probability: 0.3, vru_only: true }
+        Self { min_probability: 0.3, vru_only: true, path_ttl_us: 500_000 }
     }
+}
+
+impl DetectorConfig {
+    /// Reads `min_probability`, `vru_only`, `path_ttl_ms`; others (e.g. `intersection.*`) are
+    /// left to [`intersection_of`].
+    pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
+        let mut cfg = Self::default();
+        for e in crate::config::entries(STAGE, entries) {
+            match e.key {
+                "min_probability" => cfg.min_probability = e.probability()?,
+                "vru_only" => cfg.vru_only = e.boolean()?,
+                "path_ttl_ms" => cfg.path_ttl_us = e.millis_as_us()?,
+                _ => {}
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+/// The intersection an RSU belongs to and all RSUs there, from config entries
+/// `intersection.<rsu> = <intersection>`; an RSU without an entry is an intersection of its own.
+pub fn intersection_of<'a>(rsu: &str, entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> (String, Vec<String>) {
+    let members: Vec<(&str, &str)> =
+        entries.into_iter().filter_map(|(k, v)| Some((k.strip_prefix("intersection.")?, v.trim()))).collect();
+    let Some((_, name)) = members.iter().find(|(r, _)| *r == rsu) else {
+        return (rsu.to_string(), vec![rsu.to_string()]);
+    };
+    let mut rsus: Vec<String> = members.iter().filter(|(_, n)| n == name).map(|(r, _)| r.to_string()).collect();
+    rsus.sort();
+    (name.to_string(), rsus)
+}
+
+/// Key-value key of what `rsu` contributes to `intersection`.
+pub fn state_key(intersection: &str, rsu: &str) -> String {
+    format!("{intersection}/{rsu}")
+}
+
+/// Replaces the stored paths of the objects in `paths` (one object's alternatives together) and
+/// drops objects whose newest point is older than the TTL at `now_us`.
+pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64, cfg: &DetectorConfig) {
+    for p in paths {
+        let key = crate::assembler::state_key(p.station_id, p.sensor_id, p.object_id);
+        let observed = p.observed_at_us;
+        match state.objects.iter_mut().find(|o| o.object_key == key) {
+            // A newer prediction replaces all alternatives of the older one.
+            Some(o) if o.observed_at_us < observed => {
+                o.observed_at_us = observed;
+                o.paths = vec![p];
+            }
+            Some(o) if o.observed_at_us == observed => o.paths.push(p),
+            Some(_) => {} // late frame: an older prediction than the one stored
+            None => state.objects.push(ObjectPaths { object_key: key, observed_at_us: observed, paths: vec![p] }),
+        }
+    }
+    state.objects.retain(|o| o.observed_at_us + cfg.path_ttl_us >= now_us);
 }
 
 /// Radius (m) of the area a road user of this mode occupies around its predicted position,
@@ -52,6 +110,27 @@ type ObjectKey = (u32, u32, u32, u32); // station, sensor, object, generation
 
 fn key(p: &PredictedPath) -> ObjectKey {
     (p.station_id, p.sensor_id, p.object_id, p.generation)
+}
+
+/// The paths stored for an intersection (the states of its RSUs) still current at `now_us`,
+/// ready for [`detect`]. Other RSUs' states are read-only here, so their expiry is applied too.
+pub fn current_paths<'a>(
+    states: impl IntoIterator<Item = &'a RsuPaths>,
+    now_us: u64,
+    cfg: &DetectorConfig,
+) -> Vec<&'a PredictedPath> {
+    states
+        .into_iter()
+        .flat_map(|s| s.objects.iter())
+        .filter(|o| o.observed_at_us + cfg.path_ttl_us >= now_us)
+        .flat_map(|o| o.paths.iter())
+        .collect()
+}
+
+/// A stored state; undecodable state (e.g. written by an older version) counts as empty — it
+/// is a cache of paths that expire within [`DetectorConfig::path_ttl_us`] anyway.
+pub fn decode_state(bytes: Option<&[u8]>) -> RsuPaths {
+    bytes.and_then(|b| prost::Message::decode(b).ok()).unwrap_or_default()
 }
 
 /// First overlapping time step of two paths: (time, conflict point). Positions are in time order
@@ -154,6 +233,53 @@ mod tests {
                 .collect(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn rsus_of_an_intersection_share_it_and_others_stand_alone() {
+        let config = [
+            ("intersection.rsu-b", "wg"),
+            ("intersection.rsu-a", " wg"),
+            ("intersection.x", "other"),
+            ("min_probability", "0.3"),
+        ];
+        assert_eq!(
+            intersection_of("rsu-a", config),
+            ("wg".to_string(), vec!["rsu-a".to_string(), "rsu-b".to_string()])
+        );
+        assert_eq!(intersection_of("rsu-c", config), ("rsu-c".to_string(), vec!["rsu-c".to_string()]));
+        assert!(DetectorConfig::from_config(config).is_ok());
+        assert!(DetectorConfig::from_config([("min_probability", "2")]).is_err());
+    }
+
+    #[test]
+    fn stored_paths_are_replaced_per_object_and_expire() {
+        let cfg = DetectorConfig::default();
+        let at = |mut p: PredictedPath, t: u64| {
+            p.observed_at_us = t;
+            p
+        };
+        let mut state = RsuPaths::default();
+        let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
+        let mut car_left = car.clone();
+        car_left.rank = 1;
+        let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+        update_paths(
+            &mut state,
+            vec![at(car.clone(), 1_000_000), at(car_left, 1_000_000), at(bike, 1_000_000)],
+            1_000_000,
+            &cfg,
+        );
+        assert_eq!(state.objects.iter().map(|o| o.paths.len()).collect::<Vec<_>>(), vec![2, 1]);
+        // A newer car prediction replaces both alternatives; a late older one is ignored.
+        update_paths(&mut state, vec![at(car.clone(), 1_200_000)], 1_200_000, &cfg);
+        update_paths(&mut state, vec![at(car.clone(), 1_100_000)], 1_200_000, &cfg);
+        assert_eq!(state.objects[0].paths.len(), 1);
+        assert_eq!(state.objects[0].observed_at_us, 1_200_000);
+        // The bike, not seen for 0.5 s, is gone; the car stays.
+        update_paths(&mut state, vec![], 1_600_001, &cfg);
+        assert_eq!(state.objects.len(), 1);
+        assert_eq!(state.objects[0].object_key, "1001/0/1");
     }
 
     #[test]

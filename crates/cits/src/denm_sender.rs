@@ -53,6 +53,53 @@ impl Default for SenderConfig {
     }
 }
 
+impl SenderConfig {
+    /// Reads `station_id` (or `station_id.<rsu>` for this RSU, which wins), `repetition_ms`,
+    /// `absent_grace_ms`; others keep defaults.
+    pub fn from_config<'a>(
+        rsu: &str,
+        entries: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, crate::stage::StageError> {
+        let mut cfg = Self::default();
+        let mut own_station = None;
+        for e in crate::config::entries(STAGE, entries) {
+            match e.key {
+                "station_id" => cfg.station_id = station_id(&e)?,
+                "repetition_ms" => cfg.repetition_us = e.millis_as_us()?,
+                "absent_grace_ms" => cfg.absent_grace_us = e.millis_as_us()?,
+                k if k.strip_prefix("station_id.") == Some(rsu) => own_station = Some(station_id(&e)?),
+                _ => {}
+            }
+        }
+        cfg.station_id = own_station.unwrap_or(cfg.station_id);
+        Ok(cfg)
+    }
+}
+
+/// StationID is 0..4294967295 in the DENM's ActionID.
+fn station_id(e: &crate::config::Entry<'_>) -> Result<u32, crate::stage::StageError> {
+    u32::try_from(e.positive_u64()?)
+        .map_err(|_| crate::stage::StageError::new(format!("{STAGE} config `{}` exceeds a StationID", e.key)))
+}
+
+/// A stored state. Undecodable state counts as none (warnings then restart with new ActionIDs)
+/// rather than blocking every later frame of the RSU.
+pub fn decode_state(bytes: Option<&[u8]>) -> ActiveWarnings {
+    bytes.and_then(|b| prost::Message::decode(b).ok()).unwrap_or_default()
+}
+
+/// A DENM as sent: UPER, EN 302 637-3.
+pub fn encode(d: &SimpleDenm) -> Result<Vec<u8>, crate::stage::StageError> {
+    etsi_its::denm::encode(&d.to_denm()).map_err(|e| {
+        crate::stage::StageError::new(format!("DENM for ActionID {}/{}: {e}", d.station_id, d.sequence_number))
+    })
+}
+
+/// Key-value key of an RSU's active warnings.
+pub fn state_key(rsu: &str) -> String {
+    rsu.to_string()
+}
+
 /// The key of a risk: its object pair (the detector orders the pair).
 pub fn risk_key(r: &CollisionRisk) -> String {
     let id = |o: &Option<crate::proto::ObjectRef>| {
@@ -197,6 +244,15 @@ mod tests {
 
     fn frame(risks: Vec<CollisionRisk>) -> CollisionRiskFrame {
         CollisionRiskFrame { rsu_id: "rsu1".into(), risks, ..Default::default() }
+    }
+
+    #[test]
+    fn the_rsu_station_id_comes_from_config() {
+        let config = [("station_id", "7"), ("station_id.rsu-b", "2002"), ("repetition_ms", "500")];
+        let a = SenderConfig::from_config("rsu-a", config).unwrap();
+        let b = SenderConfig::from_config("rsu-b", config).unwrap();
+        assert_eq!((a.station_id, b.station_id, a.repetition_us), (7, 2002, 500_000));
+        assert!(SenderConfig::from_config("rsu-a", [("station_id", "99999999999")]).is_err());
     }
 
     #[test]

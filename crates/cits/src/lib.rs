@@ -7,6 +7,7 @@ pub mod assembler;
 pub mod calibration;
 pub mod collector;
 pub mod collision;
+pub mod config;
 pub mod decoder;
 pub mod denm_sender;
 pub mod geo;

@@ -65,25 +65,35 @@ pub struct LaneIndex {
 /// reads only the tile under a trajectory's newest point — found from the point alone, with no
 /// map metadata — instead of the whole map for every message.
 pub const TILE_DEG: f64 = 0.0005;
-/// Lanelets within this distance of a tile belong to it, so points near its edge still match.
+/// Lanelets within this distance of a tile belong to its matching tile, so points near its edge
+/// still match.
 pub const TILE_MARGIN_M: f64 = 5.0;
+/// ... and within this distance to its route tile, which the predictor walks routes on: more than
+/// a fast car covers over the prediction horizon (14 m/s × 3 s).
+pub const ROUTE_TILE_MARGIN_M: f64 = 60.0;
 
 pub fn tile_of(p: Wgs84) -> (i64, i64) {
     ((p.lon / TILE_DEG).floor() as i64, (p.lat / TILE_DEG).floor() as i64)
 }
 
-/// Blob name of a tile in the map container.
+/// Blob name of a matching tile in the map container.
 pub fn tile_object(tile: (i64, i64)) -> String {
     format!("tile_{}_{}.pb", tile.0, tile.1)
 }
 
-/// The part of `graph` that matching inside `tile` needs.
-pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
+/// Blob name of a route tile (lanelets within [`ROUTE_TILE_MARGIN_M`]) in the map container.
+pub fn route_tile_object(tile: (i64, i64)) -> String {
+    format!("route_tile_{}_{}.pb", tile.0, tile.1)
+}
+
+/// The part of `graph` within `margin_m` of `tile`: with [`TILE_MARGIN_M`] what matching inside
+/// the tile needs, with [`ROUTE_TILE_MARGIN_M`] what prediction from inside it needs.
+pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64), margin_m: f64) -> LaneGraph {
     let (lon0, lat0) = (tile.0 as f64 * TILE_DEG, tile.1 as f64 * TILE_DEG);
     let centre = Wgs84 { lat: lat0 + TILE_DEG / 2.0, lon: lon0 + TILE_DEG / 2.0 };
     let (half_w, half_h) = {
         let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: lat0 + TILE_DEG, lon: lon0 + TILE_DEG });
-        (e + TILE_MARGIN_M, n + TILE_MARGIN_M)
+        (e + margin_m, n + margin_m)
     };
     let inside = |c: &[f64]| {
         let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: c[1], lon: c[0] });
@@ -109,6 +119,51 @@ pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64)) -> LaneGraph {
         })
         .collect();
     LaneGraph { lanelets, ..graph.clone() }
+}
+
+/// Prepared tiles (a [`LaneIndex`], a predictor's lane map, ...), each built once from its lane
+/// graph, which the caller loads (from the blobstore in an actor, from the whole map natively).
+pub struct TileCache<T> {
+    build: fn(&LaneGraph) -> T,
+    tiles: HashMap<(i64, i64), T>,
+}
+
+impl<T> TileCache<T> {
+    pub fn new(build: fn(&LaneGraph) -> T) -> Self {
+        Self { build, tiles: HashMap::new() }
+    }
+
+    /// The prepared tile under `p`; `load` gives a tile's lane graph when it is first needed.
+    pub fn at<E>(&mut self, p: Wgs84, load: impl FnOnce((i64, i64)) -> Result<LaneGraph, E>) -> Result<&T, E> {
+        let tile = tile_of(p);
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.tiles.entry(tile) {
+            slot.insert((self.build)(&load(tile)?));
+        }
+        Ok(&self.tiles[&tile])
+    }
+}
+
+/// Every tile with lanelets within `margin_m` (the tiles `cits map` writes; any other tile of the
+/// grid has none).
+pub fn tiles_of(graph: &LaneGraph, margin_m: f64) -> Vec<(i64, i64)> {
+    let points: Vec<Wgs84> = graph
+        .lanelets
+        .iter()
+        .flat_map(|l| l.centerline.chunks_exact(2).map(|c| Wgs84 { lat: c[1], lon: c[0] }))
+        .collect();
+    let Some(first) = points.first() else { return Vec::new() };
+    // Degrees per metre at the map's latitude, padded by one tile for the margin's rounding.
+    let (dlat, dlon) =
+        (margin_m / 111_000.0 + TILE_DEG, margin_m / (111_000.0 * first.lat.to_radians().cos()) + TILE_DEG);
+    let (lo, hi) = points.iter().fold(((f64::MAX, f64::MAX), (f64::MIN, f64::MIN)), |(lo, hi), p| {
+        ((lo.0.min(p.lon), lo.1.min(p.lat)), (hi.0.max(p.lon), hi.1.max(p.lat)))
+    });
+    let (a, b) =
+        (tile_of(Wgs84 { lat: lo.1 - dlat, lon: lo.0 - dlon }), tile_of(Wgs84 { lat: hi.1 + dlat, lon: hi.0 + dlon }));
+    (a.0..=b.0)
+        .flat_map(|ix| (a.1..=b.1).map(move |iy| (ix, iy)))
+        .filter(|t| !tile_graph(graph, *t, margin_m).lanelets.is_empty())
+        .collect()
 }
 
 /// Distance along a polyline at each of its points, counting from `start`.
@@ -399,7 +454,7 @@ mod tile_tests {
             ..Default::default()
         };
         let p = offset_to_wgs84(origin, 0.5, 10.0);
-        let tile = tile_graph(&graph, tile_of(p));
+        let tile = tile_graph(&graph, tile_of(p), TILE_MARGIN_M);
         assert_eq!(tile.lanelets.iter().map(|l| l.id).collect::<Vec<_>>(), vec![1]);
         let whole = LaneIndex::new(&graph).match_point(p, Some(0.0), TravelMode::Car, None).unwrap();
         let part = LaneIndex::new(&tile).match_point(p, Some(0.0), TravelMode::Car, None).unwrap();

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{LaneGraph, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+use crate::stage::StageError;
 
 pub const STAGE: &str = "predictor";
 
@@ -25,6 +26,25 @@ pub struct PredictorConfig {
 impl Default for PredictorConfig {
     fn default() -> Self {
         Self { horizon_us: 3_000_000, step_us: 250_000, max_alternatives: 3 }
+    }
+}
+
+impl PredictorConfig {
+    /// Reads `horizon_ms`, `step_ms`, `max_alternatives`; others keep defaults.
+    pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
+        let mut cfg = Self::default();
+        for e in crate::config::entries(STAGE, entries) {
+            match e.key {
+                "horizon_ms" => cfg.horizon_us = e.millis_as_us()?,
+                "step_ms" => cfg.step_us = e.millis_as_us()?,
+                "max_alternatives" => cfg.max_alternatives = e.positive_u64()? as usize,
+                _ => {}
+            }
+        }
+        if cfg.step_us > cfg.horizon_us {
+            return Err(StageError::new("predictor config `step_ms` must not exceed `horizon_ms`"));
+        }
+        Ok(cfg)
     }
 }
 
@@ -63,7 +83,8 @@ impl LaneMap {
             .iter()
             .map(|l| {
                 let points = local_centerline(origin, l);
-                let stations = stations(&points, 0.0);
+                // Clipped tile lanelets count distances from the full lanelet's start, as matching does.
+                let stations = stations(&points, l.station_offset_m);
                 (l.id, Lane { points, stations, successors: l.successors.clone(), turn: l.turn.clone() })
             })
             .collect();
@@ -124,7 +145,11 @@ fn last_second(origin: Wgs84, t: &MatchedTrajectory) -> Option<(Local, Local, f6
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
 pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
     let Some(last) = t.points.last() else { return Vec::new() };
-    let Some((from, to, dt)) = last_second(map.origin, t) else { return Vec::new() };
+    let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
+    // Local metres around the map origin on the lanes; around the object itself off them, where
+    // the map (e.g. an empty off-map tile) may have no meaningful origin.
+    let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
+    let Some((from, to, dt)) = last_second(origin, t) else { return Vec::new() };
     let speed = (to.0 - from.0).hypot(to.1 - from.1) / dt;
     let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
@@ -139,9 +164,10 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             positions,
             rank: rank as u32,
             sensor_id: t.sensor_id,
+            observed_at_us: last.measured_at_us,
         };
     let position = |k: usize, p: (f64, f64), lanelet_id: i64| {
-        let w = offset_to_wgs84(map.origin, p.0, p.1);
+        let w = offset_to_wgs84(origin, p.0, p.1);
         PredictedPosition {
             at_us: last.measured_at_us + k as u64 * cfg.step_us,
             latitude: w.lat,
@@ -149,7 +175,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             lanelet_id,
         }
     };
-    if last.lanelet_id == 0 || !map.lanes.contains_key(&last.lanelet_id) {
+    if !on_lane {
         // Off the lanes: constant velocity along the last second's displacement.
         let (b, v) = (to, ((to.0 - from.0) / dt, (to.1 - from.1) / dt));
         let positions = (1..=steps)

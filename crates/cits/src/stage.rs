@@ -104,5 +104,6 @@ traced!(
     crate::proto::TrajectoryFrame,
     crate::proto::MatchedTrajectoryFrame,
     crate::proto::PredictedPathFrame,
-    crate::proto::CollisionRiskFrame
+    crate::proto::CollisionRiskFrame,
+    crate::proto::FrameDone
 );

@@ -35,6 +35,26 @@ pub fn matched(rsu: &str) -> String {
     format!("cits.matched.{rsu}")
 }
 
+/// Predictor output: `cits.predicted.<rsu>`.
+pub fn predicted(rsu: &str) -> String {
+    format!("cits.predicted.{rsu}")
+}
+
+/// Collision detector output: `cits.risks.<rsu>`.
+pub fn risks(rsu: &str) -> String {
+    format!("cits.risks.{rsu}")
+}
+
+/// DENMs (UPER) for an RSU: `cits.denm.<rsu>`, MQTT topic `cits/denm/<rsu>`.
+pub fn denm(rsu: &str) -> String {
+    format!("cits.denm.{rsu}")
+}
+
+/// End of the pipeline, one [`crate::proto::FrameDone`] per frame: `cits.done.<rsu>`.
+pub fn done(rsu: &str) -> String {
+    format!("cits.done.{rsu}")
+}
+
 /// Dead letters of a stage: `cits.dlq.<stage>`.
 pub fn dead_letter(stage: &str) -> String {
     format!("cits.dlq.{stage}")

@@ -4,33 +4,32 @@
 //! It tells whether the stage logic warns in time before any Wasm or broker is involved, and is
 //! the native reference for the platform's measurements.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use anyhow::Context as _;
 use cits::assembler::{assemble, key_of, AssemblerConfig};
 use cits::calibration::{Calibrations, SensorCalibration};
-use cits::collision::{detect, DetectorConfig};
+use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
 use cits::denm_sender::{step, SenderConfig};
 use cits::geo::{wgs84_to_offset, Wgs84};
-use cits::map_matcher::LaneIndex;
+use cits::map_matcher::{tile_graph, LaneIndex, TileCache, ROUTE_TILE_MARGIN_M, TILE_MARGIN_M};
 use cits::predictor::{predict, LaneMap, PredictorConfig};
-use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath};
+use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, RsuPaths};
 use etsi_its::denm::SimpleDenm;
 
 use crate::recording::Record;
-
-/// Paths of objects not seen for this long (measurement time) are dropped.
-const PATH_TTL_US: u64 = 500_000;
 
 pub struct NativePipeline {
     calibrations: Calibrations,
     assembler: AssemblerConfig,
     trajectories: HashMap<String, Vec<u8>>,
-    index: LaneIndex,
-    lanes: LaneMap,
+    graph: LaneGraph,
+    /// The map as the actors read it: matching and route tiles, cut from the whole map.
+    index: TileCache<LaneIndex>,
+    lanes: TileCache<LaneMap>,
     predictor: PredictorConfig,
-    /// Current predicted paths per object key, with the time of their newest point.
-    paths: BTreeMap<String, (u64, Vec<PredictedPath>)>,
+    /// Current predicted paths of the intersection (one RSU here).
+    paths: RsuPaths,
     detector: DetectorConfig,
     sender: SenderConfig,
     warnings: ActiveWarnings,
@@ -58,10 +57,11 @@ impl NativePipeline {
             calibrations,
             assembler: AssemblerConfig::default(),
             trajectories: HashMap::new(),
-            index: LaneIndex::new(graph),
-            lanes: LaneMap::new(graph),
+            graph: graph.clone(),
+            index: TileCache::new(LaneIndex::new),
+            lanes: TileCache::new(LaneMap::new),
             predictor: PredictorConfig::default(),
-            paths: BTreeMap::new(),
+            paths: RsuPaths::default(),
             detector: DetectorConfig::default(),
             sender: SenderConfig::default(),
             warnings: ActiveWarnings::default(),
@@ -78,14 +78,18 @@ impl NativePipeline {
         let (writes, trajectories) = assemble(&frame, &keys, &stored, &self.assembler)?;
         self.trajectories.extend(writes);
         let now = frame.reference_time_us;
+        let mut predicted = Vec::new();
         for t in &trajectories.trajectories {
-            let matched = self.index.match_trajectory(t);
-            let newest = t.points.last().map_or(0, |p| p.measured_at_us);
-            let key = cits::assembler::state_key(t.station_id, t.sensor_id, t.object_id);
-            self.paths.insert(key, (newest, predict(&self.lanes, &matched, &self.predictor)));
+            let Some(last) = t.points.last() else { continue };
+            let at = Wgs84 { lat: last.latitude, lon: last.longitude };
+            let graph = &self.graph;
+            let index = self.index.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
+            let matched = index.match_trajectory(t);
+            let lanes = self.lanes.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, ROUTE_TILE_MARGIN_M)))?;
+            predicted.extend(predict(lanes, &matched, &self.predictor));
         }
-        self.paths.retain(|_, (newest, _)| *newest + PATH_TTL_US >= now);
-        let all: Vec<&PredictedPath> = self.paths.values().flat_map(|(_, p)| p.iter()).collect();
+        update_paths(&mut self.paths, predicted, now, &self.detector);
+        let all = current_paths([&self.paths], now, &self.detector);
         let risks = CollisionRiskFrame {
             rsu_id: rsu.to_string(),
             risks: detect(&all, now, &self.detector),

@@ -2,6 +2,7 @@
 //! MQTT replay and pipeline observation. Native only.
 
 pub mod demo;
+pub mod denms;
 pub mod dlq;
 pub mod evaluate;
 pub mod map;

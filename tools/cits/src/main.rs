@@ -46,12 +46,14 @@ enum Command {
     Watch {
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
         nats: String,
+        /// MQTT listener the DENMs are read from (cits/denm/+), as an RSU would.
+        #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
+        mqtt: String,
         /// Stop after this long without output.
         #[arg(long, default_value_t = 5000)]
         idle_ms: u64,
-        /// Only print the summary.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Replay a recording and print what the pipeline makes of it, then a summary.
     Demo {
@@ -59,10 +61,11 @@ enum Command {
         replay: ReplayArgs,
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
         nats: String,
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
-    /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out.
+    /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out
+    /// at the end (cits.done.probe).
     Probe {
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
         nats: String,
@@ -124,13 +127,47 @@ fn split_host_port(addr: &str) -> anyhow::Result<(String, u16)> {
     Ok((host.to_string(), port.parse().with_context(|| format!("bad port in `{addr}`"))?))
 }
 
+#[derive(clap::Args)]
+struct OutputArgs {
+    /// Only print the summary.
+    #[arg(long)]
+    quiet: bool,
+    /// Print every object location too (not only DENMs).
+    #[arg(long)]
+    locations: bool,
+}
+
 fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOptions> {
     let (mqtt_host, mqtt_port) = split_host_port(&a.mqtt)?;
     Ok(ReplayOptions { mqtt_host, mqtt_port, rsus: a.rsus.clone(), speed: a.speed, qos: a.qos, progress })
 }
 
 /// Stages after the collector whose frames a replay counts: (stage, output subjects).
-const DOWNSTREAM: [(&str, &str); 2] = [("assembler", "cits.trajectories.>"), ("map matcher", "cits.matched.>")];
+const DOWNSTREAM: [(&str, &str); 5] = [
+    ("assembler", "cits.trajectories.>"),
+    ("map matcher", "cits.matched.>"),
+    ("predictor", "cits.predicted.>"),
+    ("collision detector", "cits.risks.>"),
+    ("DENM sender", "cits.done.>"),
+];
+
+/// What `observe` prints per message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Print {
+    Nothing,
+    Denms,
+    Locations,
+}
+
+impl Print {
+    fn from_flags(quiet: bool, locations: bool) -> Self {
+        match (quiet, locations) {
+            (true, _) => Print::Nothing,
+            (false, true) => Print::Locations,
+            (false, false) => Print::Denms,
+        }
+    }
+}
 
 /// Frames one stage put out and their latency from the decoder's receipt (µs).
 #[derive(Default)]
@@ -144,6 +181,7 @@ struct Observed {
     frames: u64,
     locations: u64,
     dead_letters: u64,
+    denms: u64,
     collector: StageOutput,
     /// One per entry of [`DOWNSTREAM`].
     downstream: Vec<StageOutput>,
@@ -153,8 +191,9 @@ struct Observed {
 /// passes without any, or `stop` says enough.
 async fn observe(
     nats: &async_nats::Client,
+    mut denms: tokio::sync::mpsc::Receiver<cits_tools::denms::Received>,
     idle: Duration,
-    quiet: bool,
+    print: Print,
     mut stop: impl FnMut(&Observed) -> bool,
 ) -> anyhow::Result<Observed> {
     let mut frames_sub = nats.subscribe("cits.locations.>").await?;
@@ -163,14 +202,19 @@ async fn observe(
         downstream_subs.push(nats.subscribe(*subject).await?.map(move |m| (i, m)));
     }
     let mut downstream_sub = futures::stream::select_all(downstream_subs);
+    let mut risks_sub = nats.subscribe("cits.risks.>").await?;
     let mut dlq_sub = nats.subscribe("cits.dlq.>").await?;
     let mut seen = Observed {
         frames: 0,
         locations: 0,
         dead_letters: 0,
+        denms: 0,
         collector: StageOutput::default(),
         downstream: DOWNSTREAM.iter().map(|_| StageOutput::default()).collect(),
     };
+    // Each RSU's latest risks, for the time to collision of the DENMs announcing them.
+    let mut risks: std::collections::HashMap<String, Vec<cits::proto::CollisionRisk>> = Default::default();
+    let mut announced = std::collections::HashSet::new();
     loop {
         tokio::select! {
             msg = frames_sub.next() => {
@@ -181,7 +225,7 @@ async fn observe(
                         seen.locations += frame.locations.len() as u64;
                         seen.collector.frames += 1;
                         seen.collector.latency.extend(watch::pipeline_latency_us(&frame.trace));
-                        if !quiet { print!("{}", watch::format_frame(&frame)); }
+                        if print == Print::Locations { print!("{}", watch::format_frame(&frame)); }
                     }
                     Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
                 }
@@ -194,6 +238,20 @@ async fn observe(
                         seen.downstream[i].latency.extend(watch::pipeline_latency_us(&trace));
                     }
                     Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
+                }
+            }
+            msg = risks_sub.next() => {
+                let Some(msg) = msg else { break };
+                if let Ok(frame) = cits::proto::CollisionRiskFrame::decode(msg.payload.as_ref()) {
+                    risks.insert(frame.rsu_id, frame.risks);
+                }
+            }
+            denm = denms.recv() => {
+                let Some(denm) = denm else { break };
+                seen.denms += 1;
+                if print != Print::Nothing {
+                    let current = risks.get(&denm.rsu).map(Vec::as_slice).unwrap_or_default();
+                    println!("{}", watch::format_denm(&denm.rsu, &denm.uper, current, &mut announced));
                 }
             }
             msg = dlq_sub.next() => {
@@ -234,13 +292,18 @@ fn print_summary(seen: &Observed) {
         .map(|((stage, _), out)| format!(", {} {stage} frames", out.frames))
         .collect();
     println!(
-        "--- {} location frames, {} object locations{downstream}, {} dead letters",
-        seen.frames, seen.locations, seen.dead_letters
+        "--- {} location frames, {} object locations{downstream}, {} DENMs, {} dead letters",
+        seen.frames, seen.locations, seen.denms, seen.dead_letters
     );
     print_latency("decoder in → collector out", &seen.collector.latency);
     for ((stage, _), out) in DOWNSTREAM.iter().zip(&seen.downstream) {
         print_latency(&format!("decoder in → {stage} out"), &out.latency);
     }
+}
+
+async fn subscribe_denms(mqtt: &str) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_tools::denms::Received>> {
+    let (host, port) = split_host_port(mqtt)?;
+    cits_tools::denms::subscribe(&host, port, &format!("cits-watch-{}", std::process::id())).await
 }
 
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
@@ -261,19 +324,24 @@ async fn main() -> anyhow::Result<()> {
                 s.rate()
             );
         }
-        Command::Watch { nats, idle_ms, quiet } => {
+        Command::Watch { nats, mqtt, idle_ms, output } => {
             let client = connect(&nats).await?;
-            let seen = observe(&client, Duration::from_millis(idle_ms), quiet, |_| false).await?;
+            let denms = subscribe_denms(&mqtt).await?;
+            let print = Print::from_flags(output.quiet, output.locations);
+            let seen = observe(&client, denms, Duration::from_millis(idle_ms), print, |_| false).await?;
             print_summary(&seen);
         }
-        Command::Demo { replay: a, nats, quiet } => {
+        Command::Demo { replay: a, nats, output } => {
+            let quiet = output.quiet;
+            let print = Print::from_flags(output.quiet, output.locations);
+            let denms = subscribe_denms(&a.mqtt).await?;
             let records = recording::read_file(&a.file)?;
             let client = connect(&nats).await?;
             let expected = (records.len() * a.rsus.len()) as u64;
             let observer = {
                 let client = client.clone();
                 tokio::spawn(async move {
-                    observe(&client, Duration::from_secs(5), quiet, |s| {
+                    observe(&client, denms, Duration::from_secs(5), print, |s| {
                         s.frames >= expected && s.downstream.iter().all(|d| d.frames >= expected)
                     })
                     .await
@@ -288,20 +356,21 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
             let seen = observer.await??;
             print_summary(&seen);
-            if seen.frames < expected {
-                bail!("{} of {expected} CPMs produced no location frame", expected - seen.frames);
+            let through = seen.downstream.last().map_or(0, |d| d.frames);
+            if through < expected {
+                bail!("{} of {expected} CPMs did not make it through the pipeline", expected - through);
             }
         }
         Command::Probe { nats, timeout_ms } => {
             let client = connect(&nats).await?;
-            let mut sub = client.subscribe("cits.locations.probe").await?;
+            let mut sub = client.subscribe(cits::subjects::done("probe")).await?;
             client.flush().await?;
             let cpm = demo::recording().into_iter().next().context("demo recording is empty")?;
             client.publish("cits.cpm.probe", cpm.cpm.into()).await?;
             client.flush().await?;
             match tokio::time::timeout(Duration::from_millis(timeout_ms), sub.next()).await {
                 Ok(Some(_)) => eprintln!("pipeline is flowing"),
-                _ => bail!("no location frame within {timeout_ms} ms"),
+                _ => bail!("the probe CPM did not come out of the DENM sender within {timeout_ms} ms"),
             }
         }
         Command::Dlq { nats } => {

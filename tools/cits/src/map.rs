@@ -213,16 +213,16 @@ pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
     for mode in MODES {
         std::fs::write(dir.join(centerlines_object(mode)), centerlines_wkb(graph, mode))?;
     }
-    // Tiles for the map matcher: every grid cell the map touches.
-    let mut tiles = std::collections::BTreeSet::new();
-    for l in &graph.lanelets {
-        for c in l.centerline.chunks_exact(2) {
-            tiles.insert(cits::map_matcher::tile_of(Wgs84 { lat: c[1], lon: c[0] }));
-        }
+    // Matching tiles (map matcher) and route tiles (predictor): every tile with lanelets in reach.
+    use cits::map_matcher::{route_tile_object, tile_graph, tile_object, tiles_of, ROUTE_TILE_MARGIN_M, TILE_MARGIN_M};
+    for tile in tiles_of(graph, TILE_MARGIN_M) {
+        std::fs::write(dir.join(tile_object(tile)), tile_graph(graph, tile, TILE_MARGIN_M).encode_to_vec())?;
     }
-    for tile in tiles {
-        let part = cits::map_matcher::tile_graph(graph, tile);
-        std::fs::write(dir.join(cits::map_matcher::tile_object(tile)), part.encode_to_vec())?;
+    for tile in tiles_of(graph, ROUTE_TILE_MARGIN_M) {
+        std::fs::write(
+            dir.join(route_tile_object(tile)),
+            tile_graph(graph, tile, ROUTE_TILE_MARGIN_M).encode_to_vec(),
+        )?;
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! Observes the pipeline's output on NATS: location frames and dead letters.
+//! Observes the pipeline's output: location frames and dead letters on NATS, DENMs on MQTT.
 
-use cits::proto::{DeadLetter, LocationsFrame, ObjectClass};
+use cits::geo::{wgs84_to_offset, Wgs84};
+use cits::proto::{CollisionRisk, DeadLetter, LocationsFrame, ObjectClass};
+use etsi_its::denm::SimpleDenm;
 use prost::Message as _;
 
 /// One line per object location, with the frame's latency through the pipeline.
@@ -31,6 +33,56 @@ pub fn format_frame(frame: &LocationsFrame) -> String {
         out.push_str(&format!("{} station {} (no objects)  pipeline {latency}\n", frame.rsu_id, frame.station_id));
     }
     out
+}
+
+/// One line per DENM: ActionID, new/update/termination, cause, event position, and the time to
+/// collision of the risk it announces (the nearest conflict point among `risks`, the RSU's
+/// latest detector output — the DENM itself carries no time to collision).
+pub fn format_denm(
+    rsu: &str,
+    uper: &[u8],
+    risks: &[CollisionRisk],
+    announced: &mut std::collections::HashSet<(u32, u16)>,
+) -> String {
+    let denm = match etsi_its::denm::decode(uper)
+        .map_err(|e| e.to_string())
+        .and_then(|d| SimpleDenm::from_denm(&d).map_err(|e| e.to_string()))
+    {
+        Ok(d) => d,
+        Err(e) => return format!("{rsu} UNDECODABLE DENM ({} bytes): {e}", uper.len()),
+    };
+    let id = (denm.originating_station_id, denm.sequence_number);
+    let kind = match (denm.termination.is_some(), announced.insert(id)) {
+        (true, _) => "TERMINATED",
+        (false, true) => "NEW",
+        (false, false) => "update",
+    };
+    let event = Wgs84 { lat: f64::from(denm.event_lat_e7) / 1e7, lon: f64::from(denm.event_lon_e7) / 1e7 };
+    let ttc = risks
+        .iter()
+        .map(|r| {
+            let (dx, dy) = wgs84_to_offset(event, Wgs84 { lat: r.conflict_latitude, lon: r.conflict_longitude });
+            (dx.hypot(dy), r.time_to_collision_s)
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .filter(|(d, _)| *d < 1.0)
+        .map(|(_, ttc)| format!("time to collision {ttc:.2} s"))
+        .unwrap_or_else(|| "time to collision -".into());
+    let sub = match denm.sub_cause {
+        4 => "vulnerable road user",
+        2 => "crossing",
+        _ => "other",
+    };
+    format!(
+        "{rsu} DENM {kind:<10} ActionID {}/{:<5} cause {}/{} (collision risk, {sub}) at {:.7},{:.7}  {ttc}  valid {} s",
+        denm.originating_station_id,
+        denm.sequence_number,
+        denm.cause,
+        denm.sub_cause,
+        event.lat,
+        event.lon,
+        denm.validity_duration_s,
+    )
 }
 
 pub fn format_dead_letter(body: &[u8]) -> String {
