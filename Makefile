@@ -161,7 +161,7 @@ test: setup build
 	$(MAKE) test-unit test-python test-e2e
 
 test-unit:
-	cargo test --locked -p cits -p etsi-its -p keyvalue-redis-provider -p cits-tools
+	cargo test --locked -p cits -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON)

@@ -11,6 +11,7 @@ use cits_tests::{next_within, Lattice};
 use cits_tools::evaluate::{self, EmittedDenm};
 use cits_tools::replay::{replay, ReplayOptions};
 use etsi_its::denm::SimpleDenm;
+use prost::Message as _;
 
 const RSU: &str = "rsu1";
 
@@ -34,9 +35,20 @@ async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
         progress: false,
     };
     replay(&records, &options).await.unwrap();
-    // Every CPM comes out of the last stage (a FrameDone each), then the DENMs have been sent.
-    for i in 0..records.len() {
-        next_within(&mut done, Duration::from_secs(30), &format!("FrameDone {i} of {}", records.len())).await.unwrap();
+    // Every CPM comes out of the last stage (a FrameDone each; delivery is at-least-once, so
+    // counted by CPM reference time), then its DENMs have been sent.
+    let expected: std::collections::HashSet<u64> = records
+        .iter()
+        .map(|r| {
+            let cpm = etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&r.cpm).unwrap()).unwrap();
+            cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms)
+        })
+        .collect();
+    let mut through = std::collections::HashSet::new();
+    while through.len() < expected.len() {
+        let what = format!("FrameDone {} of {}", through.len(), expected.len());
+        let msg = next_within(&mut done, Duration::from_secs(30), &what).await.unwrap();
+        through.insert(cits::proto::FrameDone::decode(msg.payload.as_ref()).unwrap().reference_time_us);
     }
     tokio::time::sleep(Duration::from_millis(500)).await; // the MQTT leg of the last DENMs
     let mut received = Vec::new();

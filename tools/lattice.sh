@@ -117,6 +117,7 @@ EOF
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
         WASMCLOUD_LOG_LEVEL="${WASMCLOUD_LOG_LEVEL:-info}" \
+        WASMCLOUD_MAX_EXECUTION_TIME_MS="${WASMCLOUD_MAX_EXECUTION_TIME_MS:-2000}" \
         WASMCLOUD_LABEL_site=cits-local \
         "$WASMCLOUD_HOST_BIN"
 
@@ -170,20 +171,29 @@ deploy() {
     return 1
 }
 
-# Sends a probe CPM through the pipeline; if nothing comes out, restarts the messaging provider
-# (wadm starts it again with all its links), which heals a link put that raced provider start.
+# Sends a probe CPM through all stages; if it does not come out, restarts the providers (wadm
+# starts them again with all their links), which heals a link put that raced a provider's start
+# (seen with the messaging and the blobstore provider).
+PROVIDER_IDS=(cits-messaging-nats cits-keyvalue-redis cits-blobstore-fs)
 probe() {
-    local attempt
+    local attempt id i
     for attempt in 1 2 3 4 5; do
-        if "$CITS_TOOL" probe --nats "127.0.0.1:$NATS_PORT" --timeout-ms 4000; then
+        if "$CITS_TOOL" probe --nats "127.0.0.1:$NATS_PORT" --timeout-ms 5000; then
             return 0
         fi
-        log "pipeline not flowing (attempt $attempt): restarting the messaging provider"
-        "$WASH" stop provider cits-messaging-nats >&2 || true
-        local i
-        for ((i = 0; i < 150; i++)); do # wadm notices and starts it again
+        log "pipeline not flowing (attempt $attempt): restarting the providers"
+        for id in "${PROVIDER_IDS[@]}"; do
+            "$WASH" stop provider "$id" >&2 || true
+        done
+        for ((i = 0; i < 150; i++)); do # wadm notices and starts them again
             sleep 0.2
-            "$WASH" get inventory -o json 2>/dev/null | grep -q '"id": "cits-messaging-nats"' && break
+            local inventory
+            inventory="$("$WASH" get inventory -o json 2>/dev/null)" || continue
+            local all=1
+            for id in "${PROVIDER_IDS[@]}"; do
+                grep -q "\"id\": \"$id\"" <<<"$inventory" || all=
+            done
+            [[ -n "$all" ]] && break
         done
         sleep 1
     done

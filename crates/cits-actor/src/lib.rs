@@ -38,12 +38,17 @@ pub trait Stage {
 }
 
 /// Runs one invocation. Bad input becomes a dead letter and the invocation still succeeds, so
-/// the stream never blocks on it; only a failure to publish is reported back to the provider.
+/// the stream never blocks on it; an unavailable service or a failed publish fails the
+/// invocation, so the provider retries it (and dead-letters it only if that keeps failing).
 pub fn handle<S: Stage>(msg: BrokerMessage) -> Result<(), String> {
     let received_at_us = cits::time::now_us();
     let inbound = Inbound { subject: &msg.subject, body: &msg.body, received_at_us };
     let outbound = match S::process(inbound) {
         Ok(out) => out,
+        Err(err) if err.unavailable => {
+            log(Level::Warn, S::NAME, &format!("{} not processed, to be retried: {err}", msg.subject));
+            return Err(format!("{}: {err}", S::NAME));
+        }
         Err(err) => {
             log(Level::Warn, S::NAME, &format!("dead letter from {}: {err}", msg.subject));
             vec![cits::stage::dead_letter(S::NAME, &err, &msg.subject, &msg.body, cits::time::now_us())]
@@ -63,7 +68,7 @@ impl Config {
     pub fn load() -> Result<Self, StageError> {
         bindings::wasi::config::store::get_all()
             .map(Config)
-            .map_err(|e| StageError::new(format!("config unavailable: {e:?}")))
+            .map_err(|e| StageError::unavailable(format!("config unavailable: {e:?}")))
     }
 
     /// (key, value) pairs, as the `from_config` readers of the `cits` crate take them.
@@ -79,7 +84,8 @@ pub mod kv {
     use super::StageError;
 
     fn open(bucket: &str) -> Result<store::Bucket, StageError> {
-        store::open(bucket).map_err(|e| StageError::new(format!("key-value bucket `{bucket}` unavailable: {e:?}")))
+        store::open(bucket)
+            .map_err(|e| StageError::unavailable(format!("key-value bucket `{bucket}` unavailable: {e:?}")))
     }
 
     /// The values of `keys`, in the same order (None where absent).
@@ -88,7 +94,7 @@ pub mod kv {
             return Ok(Vec::new());
         }
         let found = batch::get_many(&open(bucket)?, keys)
-            .map_err(|e| StageError::new(format!("key-value get-many in `{bucket}` failed: {e:?}")))?;
+            .map_err(|e| StageError::unavailable(format!("key-value get-many in `{bucket}` failed: {e:?}")))?;
         // Match by key, not position: the interface does not promise the order.
         let mut by_key: std::collections::HashMap<String, Vec<u8>> = found.into_iter().flatten().collect();
         Ok(keys.iter().map(|k| by_key.remove(k)).collect())
@@ -99,7 +105,7 @@ pub mod kv {
             return Ok(());
         }
         batch::set_many(&open(bucket)?, &items)
-            .map_err(|e| StageError::new(format!("key-value set-many in `{bucket}` failed: {e:?}")))
+            .map_err(|e| StageError::unavailable(format!("key-value set-many in `{bucket}` failed: {e:?}")))
     }
 }
 
@@ -110,7 +116,8 @@ pub mod blob {
 
     /// The whole object, or None when the container has no such object.
     pub fn read(container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        let err = |what: &str, e: String| StageError::new(format!("blobstore {what} `{container}/{object}`: {e}"));
+        let err =
+            |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
         let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
         if !c.has_object(&object.to_string()).map_err(|e| err("lookup", e))? {
             return Ok(None);

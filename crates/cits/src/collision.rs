@@ -79,7 +79,11 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
                 o.observed_at_us = observed;
                 o.paths = vec![p];
             }
-            Some(o) if o.observed_at_us == observed => o.paths.push(p),
+            // Another alternative of the same prediction; a repeated frame (redelivery) replaces.
+            Some(o) if o.observed_at_us == observed => match o.paths.iter_mut().find(|q| q.rank == p.rank) {
+                Some(same) => *same = p,
+                None => o.paths.push(p),
+            },
             Some(_) => {} // late frame: an older prediction than the one stored
             None => state.objects.push(ObjectPaths { object_key: key, observed_at_us: observed, paths: vec![p] }),
         }
@@ -266,11 +270,15 @@ mod tests {
         let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
         update_paths(
             &mut state,
-            vec![at(car.clone(), 1_000_000), at(car_left, 1_000_000), at(bike, 1_000_000)],
+            vec![at(car.clone(), 1_000_000), at(car_left.clone(), 1_000_000), at(bike, 1_000_000)],
             1_000_000,
             &cfg,
         );
         assert_eq!(state.objects.iter().map(|o| o.paths.len()).collect::<Vec<_>>(), vec![2, 1]);
+        // A redelivered frame changes nothing.
+        let before = state.clone();
+        update_paths(&mut state, vec![at(car.clone(), 1_000_000), at(car_left.clone(), 1_000_000)], 1_000_000, &cfg);
+        assert_eq!(state, before);
         // A newer car prediction replaces both alternatives; a late older one is ignored.
         update_paths(&mut state, vec![at(car.clone(), 1_200_000)], 1_200_000, &cfg);
         update_paths(&mut state, vec![at(car.clone(), 1_100_000)], 1_200_000, &cfg);

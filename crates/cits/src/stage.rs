@@ -4,16 +4,26 @@ use prost::Message as _;
 
 use crate::proto::{DeadLetter, StageTrace};
 
-/// Why a stage could not process one message. It ends up on `cits.dlq.<stage>`; the stage
-/// carries on with the next message.
+/// Why a stage could not process one message.
+///
+/// Bad input ([`StageError::new`]) ends up on `cits.dlq.<stage>` and the stage carries on with
+/// the next message. A service the stage depends on being unavailable
+/// ([`StageError::unavailable`]: key-value store, blobstore, config) is not the message's fault:
+/// the invocation fails so the messaging provider retries it, and only dead-letters it when the
+/// retries fail too — no good message is thrown away on a transient outage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageError {
     pub reason: String,
+    pub unavailable: bool,
 }
 
 impl StageError {
     pub fn new(reason: impl Into<String>) -> Self {
-        Self { reason: reason.into() }
+        Self { reason: reason.into(), unavailable: false }
+    }
+
+    pub fn unavailable(reason: impl Into<String>) -> Self {
+        Self { reason: reason.into(), unavailable: true }
     }
 }
 

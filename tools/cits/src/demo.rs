@@ -112,6 +112,41 @@ pub fn recording() -> Vec<Record> {
     records
 }
 
+/// Station id of `cits probe`: its objects never share key-value state with a real RSU's.
+pub const PROBE_STATION_ID: u32 = 4_000_000_000;
+
+/// The CPM `cits probe` sends: three road users on the intersection's lanes (positions relative
+/// to the reference position, no sensor calibration needed), from the probe station.
+pub fn probe_cpm() -> Vec<u8> {
+    let object = |object_id, (x, y): (f64, f64), (vx, vy): (f64, f64), class| SimpleObject {
+        object_id,
+        measurement_delta_ms: 0,
+        x_cm: (x * 100.0) as i32,
+        y_cm: (y * 100.0) as i32,
+        x_conf_cm: 20,
+        y_conf_cm: 20,
+        velocity: Some(((vx * 100.0) as i16, (vy * 100.0) as i16)),
+        yaw_decideg: None,
+        class,
+        class_confidence_pct: 90,
+        sensor_id: None,
+    };
+    let cpm = SimpleCpm {
+        protocol_version: 2,
+        station_id: PROBE_STATION_ID,
+        reference_time_its_ms: cits::time::unix_us_to_its_ms(START_UNIX_MS * 1000),
+        reference_lat_e7: (CENTER.lat * 1e7).round() as i32,
+        reference_lon_e7: (CENTER.lon * 1e7).round() as i32,
+        sensors: vec![],
+        objects: vec![
+            object(1, (25.0, 2.0), (-8.0, 0.0), ObjectKind::Car),
+            object(2, (-3.0, -25.0), (0.0, 4.5), ObjectKind::Bicycle),
+            object(3, (-8.0, 9.0), (1.4, 0.0), ObjectKind::Pedestrian),
+        ],
+    };
+    etsi_its::cpm::encode(&cpm.to_cpm()).expect("probe CPM encodes")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

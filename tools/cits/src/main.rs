@@ -364,13 +364,23 @@ async fn main() -> anyhow::Result<()> {
         Command::Probe { nats, timeout_ms } => {
             let client = connect(&nats).await?;
             let mut sub = client.subscribe(cits::subjects::done("probe")).await?;
+            let mut dlq = client.subscribe("cits.dlq.>").await?;
             client.flush().await?;
-            let cpm = demo::recording().into_iter().next().context("demo recording is empty")?;
-            client.publish("cits.cpm.probe", cpm.cpm.into()).await?;
+            // Road users on the map, so every stage, its key-value state and the map tiles in the
+            // blobstore are exercised, not just the message path.
+            client.publish("cits.cpm.probe", demo::probe_cpm().into()).await?;
             client.flush().await?;
-            match tokio::time::timeout(Duration::from_millis(timeout_ms), sub.next()).await {
-                Ok(Some(_)) => eprintln!("pipeline is flowing"),
-                _ => bail!("the probe CPM did not come out of the DENM sender within {timeout_ms} ms"),
+            let deadline = tokio::time::sleep(Duration::from_millis(timeout_ms));
+            tokio::pin!(deadline);
+            loop {
+                tokio::select! {
+                    Some(_) = sub.next() => {
+                        eprintln!("pipeline is flowing");
+                        break;
+                    }
+                    Some(letter) = dlq.next() => eprintln!("probe: {}", watch::format_dead_letter(&letter.payload)),
+                    _ = &mut deadline => bail!("the probe CPM did not come out of the DENM sender within {timeout_ms} ms"),
+                }
             }
         }
         Command::Dlq { nats } => {
