@@ -15,7 +15,15 @@ fn wash_shows_host_signed_actors_providers_and_app() {
     let host = &hosts[0];
     let components: Vec<&str> =
         host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    for c in ["cits-decoder", "cits-collector", "cits-assembler", "cits-map-matcher"] {
+    for c in [
+        "cits-decoder",
+        "cits-collector",
+        "cits-assembler",
+        "cits-map-matcher",
+        "cits-predictor",
+        "cits-collision-detector",
+        "cits-denm-sender",
+    ] {
         assert!(components.contains(&c), "{c} missing from {components:?}");
     }
     let providers: Vec<&str> =
@@ -25,7 +33,8 @@ fn wash_shows_host_signed_actors_providers_and_app() {
     }
 
     // Signed: wash reads the embedded claims (issuer and subject keys) back from the artefacts.
-    for actor in ["decoder", "collector", "assembler", "map_matcher"] {
+    for actor in ["decoder", "collector", "assembler", "map_matcher", "predictor", "collision_detector", "denm_sender"]
+    {
         let wasm = lattice.repo.join(format!("actors/{actor}/build/{actor}_s.wasm"));
         let claims = lattice.wash(&["inspect", wasm.to_str().unwrap(), "-o", "json"]).unwrap();
         let claims: serde_json::Value = serde_json::from_str(&claims).unwrap();

@@ -62,7 +62,7 @@ async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
         .iter()
         .map(|uper| {
             let denm = SimpleDenm::from_denm(&etsi_its::denm::decode(uper).unwrap()).unwrap();
-            EmittedDenm { at_us: cits::time::its_ms_to_unix_us(denm.reference_time_its_ms), denm }
+            EmittedDenm { at_us: cits::time::its_ms_to_unix_us(denm.reference_time_its_ms), denm, risk: None }
         })
         .collect();
     let score = evaluate::score(&emitted, &truth).unwrap();

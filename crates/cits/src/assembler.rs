@@ -23,11 +23,17 @@ pub struct AssemblerConfig {
     pub keep_us: u64,
     /// Hard cap on points per trajectory.
     pub max_points: usize,
+    /// A new point farther from the newest one than this speed (plus measurement noise) allows
+    /// is another road user under a reused id: it starts a new generation.
+    pub max_speed_mps: f64,
 }
+
+/// Position noise two measurements of one road user may differ by on top of its movement (m).
+const JUMP_TOLERANCE_M: f64 = 3.0;
 
 impl Default for AssemblerConfig {
     fn default() -> Self {
-        Self { window_us: 5_000_000, keep_us: 10_000_000, max_points: 100 }
+        Self { window_us: 5_000_000, keep_us: 10_000_000, max_points: 100, max_speed_mps: 20.0 }
     }
 }
 
@@ -40,6 +46,7 @@ impl AssemblerConfig {
                 "window_ms" => cfg.window_us = e.millis_as_us()?,
                 "keep_ms" => cfg.keep_us = e.millis_as_us()?,
                 "max_points" => cfg.max_points = e.positive_u64()? as usize,
+                "max_speed_mps" => cfg.max_speed_mps = e.positive_f64()?,
                 _ => {}
             }
         }
@@ -127,6 +134,17 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
     {
         return fresh(t.generation + 1);
     }
+    // A jump no road user can make since the newest point: the tracker reused the id already.
+    if let Some(last) = t.points.last().filter(|p| l.measured_at_us > p.measured_at_us) {
+        let dt_s = (l.measured_at_us - last.measured_at_us) as f64 / 1e6;
+        let (dx, dy) = crate::geo::wgs84_to_offset(
+            crate::geo::Wgs84 { lat: last.latitude, lon: last.longitude },
+            crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude },
+        );
+        if dx.hypot(dy) > JUMP_TOLERANCE_M + cfg.max_speed_mps * dt_s {
+            return fresh(t.generation + 1);
+        }
+    }
     // Late points are inserted in place; a repeated timestamp replaces the earlier measurement.
     match t.points.binary_search_by_key(&l.measured_at_us, |p| p.measured_at_us) {
         Ok(i) => t.points[i] = point(l),
@@ -145,13 +163,14 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
 mod tests {
     use super::*;
 
-    fn loc(object_id: u32, t_ms: u64, lat: f64) -> LocationsContainer {
+    /// A location `north_m` metres north of a fixed point.
+    fn loc(object_id: u32, t_ms: u64, north_m: f64) -> LocationsContainer {
         LocationsContainer {
             station_id: 1001,
             sensor_id: 1,
             object_id,
             measured_at_us: t_ms * 1000,
-            latitude: lat,
+            latitude: 47.81 + north_m / 111_200.0,
             longitude: 13.05,
             ..Default::default()
         }
@@ -176,7 +195,7 @@ mod tests {
             &AssemblerConfig::default(),
         );
         assert_eq!(times(&t), vec![1000, 1125, 1250, 1375]);
-        assert_eq!(t.points[1].latitude, 2.0);
+        assert_eq!(t.points[1].latitude, loc(7, 1125, 2.0).latitude);
         assert_eq!(t.generation, 0);
     }
 
@@ -187,6 +206,17 @@ mod tests {
         assert_eq!((t.generation, times(&t)), (1, vec![7000]));
         // Within the window the track continues.
         let t = run(vec![loc(7, 1000, 1.0), loc(7, 5900, 1.0)], &cfg);
+        assert_eq!((t.generation, t.points.len()), (0, 2));
+    }
+
+    #[test]
+    fn a_jump_no_road_user_can_make_is_a_reused_id() {
+        let cfg = AssemblerConfig::default();
+        // 0.5 s later 30 m away: 60 m/s.
+        let t = run(vec![loc(7, 1000, 0.0), loc(7, 1500, 30.0)], &cfg);
+        assert_eq!((t.generation, times(&t)), (1, vec![1500]));
+        // 8 m in 0.5 s (16 m/s) is a fast car, the same track.
+        let t = run(vec![loc(7, 1000, 0.0), loc(7, 1500, 8.0)], &cfg);
         assert_eq!((t.generation, t.points.len()), (0, 2));
     }
 

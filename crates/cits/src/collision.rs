@@ -137,21 +137,53 @@ pub fn decode_state(bytes: Option<&[u8]>) -> RsuPaths {
     bytes.and_then(|b| prost::Message::decode(b).ok()).unwrap_or_default()
 }
 
-/// First overlapping time step of two paths: (time, conflict point). Positions are in time order
-/// (the predictor's grid), so one merge walk pairs the common steps without building a lookup
-/// per pair on this O(paths²) path.
+/// Half the width of a road user of this mode (m): side by side, areas closer than the sum touch.
+fn half_width_m(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Car => 1.0,
+        TravelMode::Bicycle => 0.4,
+        TravelMode::Pedestrian => 0.3,
+        TravelMode::Unknown => 0.5,
+    }
+}
+
+/// Whether two polylines (local metres) cross: some segment of one intersects a segment of the
+/// other.
+fn polylines_cross(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
+    let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0);
+    a.windows(2).any(|sa| {
+        b.windows(2).any(|sb| {
+            let (d1, d2) = (cross(sb[0], sb[1], sa[0]), cross(sb[0], sb[1], sa[1]));
+            let (d3, d4) = (cross(sa[0], sa[1], sb[0]), cross(sa[0], sa[1], sb[1]));
+            d1 * d2 <= 0.0 && d3 * d4 <= 0.0 && (d1 != d2 || d3 != d4)
+        })
+    })
+}
+
+/// First time step at which two paths conflict: (time, conflict point). Their areas must overlap
+/// and their paths must cross — road users on neighbouring lanes that never cut across each
+/// other (a car passing a cyclist on the bike lane beside it, a car and a bike leaving the
+/// junction on parallel lanes) only conflict where they would actually touch sideways.
+/// Positions are in time order (the predictor's grid), so one merge walk pairs the common steps
+/// without building a lookup per pair on this O(paths²) path.
 fn first_overlap(a: &PredictedPath, b: &PredictedPath, origin: Wgs84) -> Option<(u64, Wgs84)> {
-    let reach = radius_m(TravelMode::try_from(a.mode).unwrap_or_default())
-        + radius_m(TravelMode::try_from(b.mode).unwrap_or_default());
+    let (ma, mb) = (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
+    let reach = radius_m(ma) + radius_m(mb);
+    let touch = half_width_m(ma) + half_width_m(mb);
+    let local = |p: &PredictedPath| -> Vec<(f64, f64)> {
+        p.positions.iter().map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect()
+    };
+    let (la, lb) = (local(a), local(b));
+    let mut crossing: Option<bool> = None; // computed once, when first needed
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
         match pa.at_us.cmp(&pb.at_us) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                let (xa, ya) = wgs84_to_offset(origin, Wgs84 { lat: pa.latitude, lon: pa.longitude });
-                let (xb, yb) = wgs84_to_offset(origin, Wgs84 { lat: pb.latitude, lon: pb.longitude });
-                if (xa - xb).hypot(ya - yb) <= reach {
+                let ((xa, ya), (xb, yb)) = (la[i], lb[j]);
+                let d = (xa - xb).hypot(ya - yb);
+                if d <= touch || (d <= reach && *crossing.get_or_insert_with(|| polylines_cross(&la, &lb))) {
                     return Some((pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
                 }
                 i += 1;
@@ -328,6 +360,18 @@ mod tests {
         assert!((risks[0].probability - 0.80).abs() < 1e-9);
         let unlikely = detect(&[crossing(1, 0.1), bike], 1_000_000, &DetectorConfig::default());
         assert!(unlikely.is_empty());
+    }
+
+    #[test]
+    fn neighbours_on_parallel_lanes_are_no_risk_unless_they_touch() {
+        // A car overtaking a cyclist on the bike lane 2.0 m beside it: areas overlap (3 m reach)
+        // but the paths never cross.
+        let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
+        let beside = path(2, TravelMode::Bicycle, (-5.0, 2.0), (5.0, 0.0), 1.0);
+        assert!(detect(&[car.clone(), beside], 1_000_000, &DetectorConfig::default()).is_empty());
+        // 1.2 m beside it they would touch (half widths 1.0 + 0.4).
+        let touching = path(2, TravelMode::Bicycle, (-5.0, 1.2), (5.0, 0.0), 1.0);
+        assert_eq!(detect(&[car, touching], 1_000_000, &DetectorConfig::default()).len(), 1);
     }
 
     #[test]

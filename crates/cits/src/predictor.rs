@@ -49,16 +49,23 @@ impl PredictorConfig {
 }
 
 /// Prior weight of taking a successor with this turn, per mode.
-fn turn_prior(mode: TravelMode, turn: &str) -> f64 {
-    match (mode, turn) {
-        (TravelMode::Car, "left") => 0.25,
-        (TravelMode::Car, "straight") => 0.55,
-        (TravelMode::Car, "right") => 0.20,
-        (TravelMode::Bicycle, "left") => 0.05,
-        (TravelMode::Bicycle, "straight") => 0.75,
-        (TravelMode::Bicycle, "right") => 0.25,
+fn turn_prior(mode: TravelMode, turn: &str, braking: bool) -> f64 {
+    // A car braking on its approach is most likely slowing down for a turn.
+    let braking_factor = match (mode, turn, braking) {
+        (TravelMode::Car, "left" | "right", true) => 3.0,
+        (TravelMode::Car, "straight", true) => 0.5,
         _ => 1.0,
-    }
+    };
+    braking_factor
+        * match (mode, turn) {
+            (TravelMode::Car, "left") => 0.25,
+            (TravelMode::Car, "straight") => 0.55,
+            (TravelMode::Car, "right") => 0.20,
+            (TravelMode::Bicycle, "left") => 0.05,
+            (TravelMode::Bicycle, "straight") => 0.75,
+            (TravelMode::Bicycle, "right") => 0.25,
+            _ => 1.0,
+        }
 }
 
 struct Lane {
@@ -92,18 +99,18 @@ impl LaneMap {
     }
 
     /// Routes from `lanelet` that cover `distance` metres (or end), with their probabilities.
-    fn routes(&self, mode: TravelMode, lanelet: i64, remaining: f64) -> Vec<(Vec<i64>, f64)> {
+    fn routes(&self, mode: TravelMode, braking: bool, lanelet: i64, remaining: f64) -> Vec<(Vec<i64>, f64)> {
         let Some(lane) = self.lanes.get(&lanelet) else { return Vec::new() };
         let left = remaining - lane.stations.last().copied().unwrap_or(0.0);
         let next: Vec<&i64> = lane.successors.iter().filter(|s| self.lanes.contains_key(s)).collect();
         if left <= 0.0 || next.is_empty() {
             return vec![(vec![lanelet], 1.0)];
         }
-        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn)).sum();
+        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn, braking)).sum();
         let mut out = Vec::new();
         for s in next {
-            let p = turn_prior(mode, &self.lanes[s].turn) / total;
-            for (mut route, q) in self.routes(mode, *s, left) {
+            let p = turn_prior(mode, &self.lanes[s].turn, braking) / total;
+            for (mut route, q) in self.routes(mode, braking, *s, left) {
                 route.insert(0, lanelet);
                 out.push((route, p * q));
             }
@@ -140,6 +147,30 @@ fn last_second(origin: Wgs84, t: &MatchedTrajectory) -> Option<(Local, Local, f6
     let dt = (last.measured_at_us - first.measured_at_us) as f64 / 1e6;
     let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
     (dt >= 0.2).then(|| (local(first), local(last), dt))
+}
+
+/// Deceleration (m/s²) above which a track counts as braking.
+const BRAKING_MPS2: f64 = 1.5;
+
+/// Whether the track slowed down over its last second: mean speed of its last half second
+/// against the half second before.
+fn braking(origin: Wgs84, t: &MatchedTrajectory) -> bool {
+    let Some(last) = t.points.last() else { return false };
+    let at = |us: u64| t.points.iter().find(|p| p.measured_at_us + us >= last.measured_at_us);
+    let (Some(a), Some(b)) = (at(1_000_000), at(500_000)) else { return false };
+    let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
+    let speed = |p: &crate::proto::MatchedPoint, q: &crate::proto::MatchedPoint| {
+        let dt = q.measured_at_us.saturating_sub(p.measured_at_us) as f64 / 1e6;
+        let ((x0, y0), (x1, y1)) = (local(p), local(q));
+        (dt >= 0.2).then(|| (x1 - x0).hypot(y1 - y0) / dt)
+    };
+    match (speed(a, b), speed(b, last)) {
+        (Some(before), Some(recent)) => {
+            let dt = (last.measured_at_us - a.measured_at_us) as f64 / 2e6;
+            (before - recent) / dt.max(0.2) > BRAKING_MPS2
+        }
+        _ => false,
+    }
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
@@ -187,7 +218,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         return vec![path(Vec::new(), 1.0, 0, positions)];
     }
     let horizon_m = speed * cfg.horizon_us as f64 / 1e6;
-    let mut routes = map.routes(mode, last.lanelet_id, last.station_m + horizon_m);
+    let mut routes = map.routes(mode, braking(origin, t), last.lanelet_id, last.station_m + horizon_m);
     routes.sort_by(|a, b| b.1.total_cmp(&a.1));
     routes.truncate(cfg.max_alternatives);
     routes
@@ -270,6 +301,23 @@ mod tests {
         let probs: Vec<f64> = paths.iter().map(|p| p.probability).collect();
         assert!((probs[0] - 0.55).abs() < 1e-9 && (probs[1] - 0.25).abs() < 1e-9 && (probs[2] - 0.20).abs() < 1e-9);
         assert_eq!(paths.iter().map(|p| p.rank).collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_braking_car_is_more_likely_to_turn() {
+        // 10 m/s, then 6 m/s over the last half second: braking at 8 m/s².
+        let mut t = car(10.0);
+        let w = |y: f64| offset_to_wgs84(ORIGIN, 0.0, y);
+        for (p, y) in t.points.iter_mut().zip([-25.0, -16.0, -13.0]) {
+            (p.latitude, p.longitude, p.station_m) = (w(y).lat, w(y).lon, 60.0 + y);
+        }
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        let p = |route: &[i64]| paths.iter().find(|p| p.lanelet_sequence == route).unwrap().probability;
+        // Priors 0.55 / 0.25 / 0.20, turns ×3, straight ×0.5.
+        let total = 0.55 * 0.5 + 0.25 * 3.0 + 0.20 * 3.0;
+        assert!((p(&[1, 2]) - 0.75 / total).abs() < 1e-9);
+        assert!((p(&[1, 3, 5]) - 0.275 / total).abs() < 1e-9);
+        assert!(p(&[1, 2]) > p(&[1, 3, 5]));
     }
 
     #[test]

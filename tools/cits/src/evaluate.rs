@@ -39,6 +39,8 @@ pub struct NativePipeline {
 pub struct EmittedDenm {
     pub at_us: u64,
     pub denm: SimpleDenm,
+    /// The risk a new or updated warning announces (known natively; None over the wire).
+    pub risk: Option<cits::proto::CollisionRisk>,
 }
 
 impl NativePipeline {
@@ -95,9 +97,18 @@ impl NativePipeline {
             risks: detect(&all, now, &self.detector),
             ..Default::default()
         };
-        Ok(step(&mut self.warnings, &risks, now, &self.sender)
+        let denms = step(&mut self.warnings, &risks, now, &self.sender);
+        Ok(denms
             .into_iter()
-            .map(|denm| EmittedDenm { at_us: now, denm })
+            .map(|denm| {
+                let risk = self
+                    .warnings
+                    .warnings
+                    .iter()
+                    .find(|w| w.sequence_number == u32::from(denm.sequence_number))
+                    .and_then(|w| w.risk);
+                EmittedDenm { at_us: now, denm, risk }
+            })
             .collect())
     }
 }
@@ -110,6 +121,8 @@ pub struct Score {
     pub false_warnings: usize,
     pub lead_times_s: Vec<f64>,
     pub denms: usize,
+    /// Sequence numbers of the ActionIDs that warned of no planted conflict.
+    pub false_action_ids: Vec<u16>,
 }
 
 /// A warning (new or update) counts for a planted conflict when its event position is within this
@@ -139,7 +152,8 @@ pub fn score(denms: &[EmittedDenm], truth: &serde_json::Value) -> anyhow::Result
         }
     }
     let all_action_ids: std::collections::BTreeSet<u16> = warnings.iter().map(|d| d.denm.sequence_number).collect();
-    s.false_warnings = all_action_ids.difference(&true_action_ids).count();
+    s.false_action_ids = all_action_ids.difference(&true_action_ids).copied().collect();
+    s.false_warnings = s.false_action_ids.len();
     Ok(s)
 }
 

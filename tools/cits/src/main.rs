@@ -114,6 +114,9 @@ enum Command {
         truth: PathBuf,
         #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// Also list each false warning (first DENM of its ActionID and the risk it announced).
+        #[arg(long)]
+        list_false: bool,
     },
     /// Regenerate the demo recording.
     DemoData {
@@ -411,7 +414,7 @@ async fn main() -> anyhow::Result<()> {
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
-        Command::Evaluate { file, truth, osm } => {
+        Command::Evaluate { file, truth, osm, list_false } => {
             let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
             let graph = map::lane_graph_from_osm(&xml, "map")?;
             let records = recording::read_file(&file)?;
@@ -434,6 +437,28 @@ async fn main() -> anyhow::Result<()> {
                 s.false_warnings,
                 median
             );
+            if list_false {
+                for seq in &s.false_action_ids {
+                    let Some(d) = denms.iter().find(|d| d.denm.sequence_number == *seq) else { continue };
+                    let describe = |o: &Option<cits::proto::ObjectRef>| {
+                        o.as_ref().map_or("-".to_string(), |o| {
+                            let mode = cits::proto::TravelMode::try_from(o.mode).unwrap_or_default();
+                            format!("{}/{} {}", o.station_id, o.object_id, mode.as_str_name())
+                        })
+                    };
+                    let r = d.risk.unwrap_or_default();
+                    println!(
+                        "false ActionID {seq}: t={:.2} s  {} × {}  ttc {:.2} s  p {:.2}  at {:.7},{:.7}",
+                        (d.at_us - denms[0].at_us) as f64 / 1e6,
+                        describe(&r.first),
+                        describe(&r.second),
+                        r.time_to_collision_s,
+                        r.probability,
+                        r.conflict_latitude,
+                        r.conflict_longitude
+                    );
+                }
+            }
         }
         Command::DemoData { out } => {
             let records = demo::recording();
