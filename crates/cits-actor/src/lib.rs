@@ -114,16 +114,19 @@ pub mod blob {
     use super::bindings::wasi::blobstore::{blobstore, types::IncomingValue};
     use super::StageError;
 
-    /// The whole object, or None when the container has no such object.
+    /// The whole object, or None when the container has no such object. Two calls to the
+    /// provider on the usual path (container, data); the existence check only after a failure.
     pub fn read(container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        let err =
-            |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
+        let err = |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
         let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
-        if !c.has_object(&object.to_string()).map_err(|e| err("lookup", e))? {
-            return Ok(None);
+        match c.get_data(&object.to_string(), 0, u64::MAX) {
+            Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),
+            Err(e) => match c.has_object(&object.to_string()) {
+                Ok(false) => Ok(None),
+                Ok(true) => Err(err("read", e)),
+                Err(lookup) => Err(err("lookup", lookup)),
+            },
         }
-        let value = c.get_data(&object.to_string(), 0, u64::MAX).map_err(|e| err("read", e))?;
-        IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e))
     }
 }
 

@@ -61,10 +61,11 @@ pub struct LaneIndex {
     successors: HashMap<i64, Vec<i64>>,
 }
 
-/// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 37 m × 56 m here), so a component
-/// reads only the tile under a trajectory's newest point — found from the point alone, with no
-/// map metadata — instead of the whole map for every message.
-pub const TILE_DEG: f64 = 0.0005;
+/// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 150 m × 220 m here, about the area
+/// one RSU covers), so a component reads only the tile under a trajectory's newest point — found
+/// from the point alone, with no map metadata — instead of the whole map for every message. One
+/// intersection mostly falls into one tile, so a frame usually costs a single blob read.
+pub const TILE_DEG: f64 = 0.002;
 /// Lanelets within this distance of a tile belong to its matching tile, so points near its edge
 /// still match.
 pub const TILE_MARGIN_M: f64 = 5.0;
@@ -450,7 +451,7 @@ mod tile_tests {
         let graph = LaneGraph {
             origin_latitude: origin.lat,
             origin_longitude: origin.lon,
-            lanelets: vec![sampled(1, 0.0), sampled(2, 150.0)],
+            lanelets: vec![sampled(1, 0.0), sampled(2, 400.0)],
             ..Default::default()
         };
         let p = offset_to_wgs84(origin, 0.5, 10.0);

@@ -83,7 +83,11 @@ async fn worker<T: Target>(mut rx: mpsc::Receiver<Delivery>, target: Arc<T>, cfg
     while let Some(msg) = rx.recv().await {
         let mut attempt = 1;
         loop {
-            match target.deliver(&msg).await {
+            // Our own deadline: a lost invocation must not hold its subject forever.
+            let result = tokio::time::timeout(cfg.invocation_timeout, target.deliver(&msg))
+                .await
+                .unwrap_or_else(|_| Err(format!("no result within {} ms", cfg.invocation_timeout.as_millis())));
+            match result {
                 Ok(()) => break,
                 Err(reason) if attempt >= cfg.max_attempts => {
                     let reason = format!("not delivered after {attempt} attempts: {reason}");
@@ -108,7 +112,8 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
-    /// Records deliveries; fails the first `fail_first` attempts of payloads starting with "flaky",
+    /// Records deliveries; never answers the first attempt of payloads starting with "lost";
+    /// fails the first `fail_first` attempts of payloads starting with "flaky",
     /// always fails payloads starting with "poison", and flags any overlap within one subject.
     #[derive(Default)]
     struct Recorder {
@@ -133,6 +138,9 @@ mod tests {
                 *n += 1;
                 *n
             };
+            if msg.payload.starts_with(b"lost") && n == 1 {
+                std::future::pending::<()>().await;
+            }
             if msg.payload.starts_with(b"poison") {
                 return Err("component trapped".into());
             }
@@ -220,5 +228,18 @@ mod tests {
         assert_eq!(dead[0].0.payload, Bytes::from("poison-1"));
         assert!(dead[0].1.contains("after 3 attempts") && dead[0].1.contains("trapped"), "{}", dead[0].1);
         assert_eq!(rec.attempts.lock().unwrap()[&Bytes::from("flaky-1")], 3);
+    }
+
+    #[tokio::test]
+    async fn an_invocation_that_never_answers_is_retried_after_the_timeout() {
+        let rec = Arc::new(Recorder::default());
+        let cfg = HandlerConfig { invocation_timeout: Duration::from_millis(50), ..cfg(1, Ordering::Subject) };
+        let d = Dispatcher::start(&cfg, Arc::clone(&rec));
+        d.submit(msg("s", "lost-1".into())).await;
+        d.submit(msg("s", "ok-1".into())).await;
+        drain(&rec, 2).await;
+        let delivered: Vec<Bytes> = rec.delivered.lock().unwrap().iter().map(|m| m.payload.clone()).collect();
+        assert_eq!(delivered, vec![Bytes::from("lost-1"), Bytes::from("ok-1")]);
+        assert_eq!(rec.attempts.lock().unwrap()[&Bytes::from("lost-1")], 2);
     }
 }

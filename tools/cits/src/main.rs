@@ -177,6 +177,8 @@ impl Print {
 struct StageOutput {
     frames: u64,
     latency: Vec<u64>,
+    /// Complete traces (kept for the last stage: time in each stage and each hop).
+    traces: Vec<Vec<cits::proto::StageTrace>>,
 }
 
 /// What the pipeline put out during a replay.
@@ -239,6 +241,9 @@ async fn observe(
                     Ok(trace) => {
                         seen.downstream[i].frames += 1;
                         seen.downstream[i].latency.extend(watch::pipeline_latency_us(&trace));
+                        if i + 1 == DOWNSTREAM.len() {
+                            seen.downstream[i].traces.push(trace);
+                        }
                     }
                     Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
                 }
@@ -301,6 +306,21 @@ fn print_summary(seen: &Observed) {
     print_latency("decoder in → collector out", &seen.collector.latency);
     for ((stage, _), out) in DOWNSTREAM.iter().zip(&seen.downstream) {
         print_latency(&format!("decoder in → {stage} out"), &out.latency);
+    }
+    // Where the time goes, from the complete traces: inside each stage and on each hop.
+    let traces = seen.downstream.last().map(|d| d.traces.as_slice()).unwrap_or_default();
+    if let Some(first) = traces.first() {
+        for (k, t) in first.iter().enumerate() {
+            let inside: Vec<u64> = traces.iter().filter_map(|tr| tr.get(k)).map(|t| t.sent_at_us.saturating_sub(t.received_at_us)).collect();
+            print_latency(&format!("in {}", t.stage), &inside);
+            if k + 1 < first.len() {
+                let hop: Vec<u64> = traces
+                    .iter()
+                    .filter_map(|tr| Some(tr.get(k + 1)?.received_at_us.saturating_sub(tr.get(k)?.sent_at_us)))
+                    .collect();
+                print_latency(&format!("hop {} → {}", t.stage, first[k + 1].stage), &hop);
+            }
+        }
     }
 }
 
