@@ -117,7 +117,8 @@ pub mod blob {
     /// The whole object, or None when the container has no such object. Two calls to the
     /// provider on the usual path (container, data); the existence check only after a failure.
     pub fn read(container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        let err = |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
+        let err =
+            |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
         let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
         match c.get_data(&object.to_string(), 0, u64::MAX) {
             Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),

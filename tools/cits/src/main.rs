@@ -311,7 +311,11 @@ fn print_summary(seen: &Observed) {
     let traces = seen.downstream.last().map(|d| d.traces.as_slice()).unwrap_or_default();
     if let Some(first) = traces.first() {
         for (k, t) in first.iter().enumerate() {
-            let inside: Vec<u64> = traces.iter().filter_map(|tr| tr.get(k)).map(|t| t.sent_at_us.saturating_sub(t.received_at_us)).collect();
+            let inside: Vec<u64> = traces
+                .iter()
+                .filter_map(|tr| tr.get(k))
+                .map(|t| t.sent_at_us.saturating_sub(t.received_at_us))
+                .collect();
             print_latency(&format!("in {}", t.stage), &inside);
             if k + 1 < first.len() {
                 let hop: Vec<u64> = traces
