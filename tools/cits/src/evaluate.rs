@@ -127,7 +127,7 @@ pub struct Score {
 
 /// A warning (new or update) counts for a planted conflict when its event position is within this
 /// distance of the conflict point and it comes at most `WARN_WINDOW_S` before the conflict time;
-/// a false warning is an ActionID that never counted for any planted conflict.
+/// a false warning is an ActionID none of whose warnings counted for a planted conflict.
 const MATCH_RADIUS_M: f64 = 10.0;
 const WARN_WINDOW_S: f64 = 6.0;
 
@@ -139,16 +139,21 @@ pub fn score(denms: &[EmittedDenm], truth: &serde_json::Value) -> anyhow::Result
     for c in conflicts {
         let place = Wgs84 { lat: c["lat"].as_f64().context("lat")?, lon: c["lon"].as_f64().context("lon")? };
         let at = c["time_unix_us"].as_u64().context("time_unix_us")?;
-        // The earliest warning (new or update) about this place in the window before the conflict.
-        let hit = warnings.iter().find(|d| {
-            let p = Wgs84 { lat: d.denm.event_lat_e7 as f64 / 1e7, lon: d.denm.event_lon_e7 as f64 / 1e7 };
-            let (dx, dy) = wgs84_to_offset(place, p);
-            dx.hypot(dy) <= MATCH_RADIUS_M && d.at_us <= at && (at - d.at_us) as f64 / 1e6 <= WARN_WINDOW_S
-        });
-        if let Some(d) = hit {
-            true_action_ids.insert(d.denm.sequence_number);
+        // Warnings (new or update) about this place in the window before the conflict. Every
+        // ActionID among them announces this conflict (each camera's pair of tracks may get its
+        // own before the sender fuses them); the earliest gives the lead time.
+        let in_window: Vec<&&EmittedDenm> = warnings
+            .iter()
+            .filter(|d| {
+                let p = Wgs84 { lat: d.denm.event_lat_e7 as f64 / 1e7, lon: d.denm.event_lon_e7 as f64 / 1e7 };
+                let (dx, dy) = wgs84_to_offset(place, p);
+                dx.hypot(dy) <= MATCH_RADIUS_M && d.at_us <= at && (at - d.at_us) as f64 / 1e6 <= WARN_WINDOW_S
+            })
+            .collect();
+        if let Some(first) = in_window.iter().map(|d| d.at_us).min() {
+            true_action_ids.extend(in_window.iter().map(|d| d.denm.sequence_number));
             s.warned += 1;
-            s.lead_times_s.push((at - d.at_us) as f64 / 1e6);
+            s.lead_times_s.push((at - first) as f64 / 1e6);
         }
     }
     let all_action_ids: std::collections::BTreeSet<u16> = warnings.iter().map(|d| d.denm.sequence_number).collect();
@@ -170,6 +175,35 @@ pub fn run(graph: &LaneGraph, records: &[Record]) -> anyhow::Result<Vec<EmittedD
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_count_for_a_planted_conflict_by_place_and_time() {
+        let conflict_us = 1_664_534_590_000_000;
+        let truth = serde_json::json!({"conflicts": [{"lat": 47.8101, "lon": 13.0518, "time_unix_us": conflict_us}]});
+        let warning = |seq: u16, east_m: f64, before_s: f64| {
+            let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
+            EmittedDenm {
+                at_us: conflict_us - (before_s * 1e6) as u64,
+                denm: SimpleDenm {
+                    sequence_number: seq,
+                    event_lat_e7: (p.lat * 1e7).round() as i32,
+                    event_lon_e7: (p.lon * 1e7).round() as i32,
+                    termination: None,
+                    ..etsi_its::denm::fixtures::sample()
+                },
+                risk: None,
+            }
+        };
+        let denms = [
+            warning(0, 8.0, 3.0),  // one camera's pair, early, the conflict point predicted 8 m off
+            warning(1, 1.0, 1.0),  // the other camera's pair, later, on the spot
+            warning(2, 30.0, 2.0), // elsewhere
+            warning(3, 0.0, 7.0),  // too early to be about it
+        ];
+        let s = score(&denms, &truth).unwrap();
+        assert_eq!((s.planted, s.warned, s.false_action_ids.clone()), (1, 1, vec![2, 3]));
+        assert_eq!(s.lead_times_s, vec![3.0]);
+    }
 
     #[test]
     fn the_native_pipeline_warns_every_planted_conflict_of_the_short_recording_in_time() {

@@ -472,8 +472,8 @@ async fn main() -> anyhow::Result<()> {
                     };
                     let r = d.risk.unwrap_or_default();
                     println!(
-                        "false ActionID {seq}: t={:.2} s  {} × {}  ttc {:.2} s  p {:.2}  at {:.7},{:.7}",
-                        (d.at_us - denms[0].at_us) as f64 / 1e6,
+                        "false ActionID {seq}: {}  {} × {}  ttc {:.2} s  p {:.2}  at {:.7},{:.7}",
+                        watch::format_time_us(d.at_us),
                         describe(&r.first),
                         describe(&r.second),
                         r.time_to_collision_s,

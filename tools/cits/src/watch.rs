@@ -111,7 +111,7 @@ pub fn pipeline_latency_us(trace: &[cits::proto::StageTrace]) -> Option<u64> {
     last.sent_at_us.checked_sub(first.received_at_us)
 }
 
-fn format_time_us(us: u64) -> String {
+pub fn format_time_us(us: u64) -> String {
     let secs = us / 1_000_000;
     let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
     format!("{h:02}:{m:02}:{s:02}.{:03}Z", (us / 1000) % 1000)
