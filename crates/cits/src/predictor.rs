@@ -3,8 +3,9 @@
 //!
 //! Routes branch at lanelet successors; each branch is weighted by a turn prior of the travel
 //! mode (cars mostly go straight, cyclists rarely turn left), so an object already on a turn
-//! connector has one route left. Speed comes from the object's recent track. Objects without a
-//! lane (pedestrians off crosswalks, unknown classes) are extrapolated at constant velocity.
+//! connector has one route left. Speed comes from the object's recent track. Pedestrians (their
+//! crosswalks and sidewalks are walked either way) and objects without a lane are extrapolated at
+//! constant velocity.
 
 use std::collections::HashMap;
 
@@ -176,13 +177,15 @@ fn braking(origin: Wgs84, t: &MatchedTrajectory) -> bool {
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
 pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
     let Some(last) = t.points.last() else { return Vec::new() };
-    let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
+    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
+    // Pedestrians walk their crosswalks and sidewalks either way (those lanelets have a drawing
+    // direction, not a travel direction), so they keep their own heading: constant velocity.
+    let on_lane = mode != TravelMode::Pedestrian && last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
     // Local metres around the map origin on the lanes; around the object itself off them, where
     // the map (e.g. an empty off-map tile) may have no meaningful origin.
     let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
     let Some((from, to, dt)) = last_second(origin, t) else { return Vec::new() };
     let speed = (to.0 - from.0).hypot(to.1 - from.1) / dt;
-    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
     let path =
         |lanelet_sequence: Vec<i64>, probability: f64, rank: usize, positions: Vec<PredictedPosition>| PredictedPath {
