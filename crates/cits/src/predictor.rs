@@ -349,6 +349,23 @@ mod tests {
     }
 
     #[test]
+    fn pedestrians_keep_their_heading_on_lanelets_walked_against_their_direction() {
+        // On lanelet 1 (drawn northwards) but walking south at 1.5 m/s.
+        let mut t = car(10.0);
+        t.mode = TravelMode::Pedestrian as i32;
+        let w = |y: f64| offset_to_wgs84(ORIGIN, 0.0, y);
+        for (p, y) in t.points.iter_mut().zip([-10.0, -10.75, -11.5]) {
+            (p.latitude, p.longitude, p.station_m) = (w(y).lat, w(y).lon, 60.0 + y);
+        }
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        assert_eq!(paths.len(), 1);
+        assert!(paths[0].lanelet_sequence.is_empty());
+        let end = paths[0].positions.last().unwrap();
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        assert!((end.1 - (-11.5 - 4.5)).abs() < 0.01, "{end:?}");
+    }
+
+    #[test]
     fn objects_off_the_lanes_move_at_constant_velocity() {
         let mut t = car(10.0);
         for p in &mut t.points {
