@@ -68,8 +68,11 @@ async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
     let score = evaluate::score(&emitted, &truth).unwrap();
     assert_eq!(score.warned, score.planted, "planted conflicts warned: {score:?}");
     assert!(score.lead_times_s.iter().all(|s| *s > 0.5), "warnings come too late: {score:?}");
-    // Known and bounded: one ActionID matches no planted conflict (a car passing 1.6 m from a
-    // pedestrian after the last conflict; see `cits evaluate --list-false`). More is a regression.
+    // Known and bounded: one ActionID matches no planted conflict — a braking car about to turn
+    // right across the bike lane beside a cyclist whose most likely route is straight on (the
+    // cyclist then turned right too, so the simulator counts their paths as conflict-free; with
+    // what the RSU knows it is the planted right-hook situation). See `cits evaluate
+    // --list-false`. More is a regression.
     assert!(score.false_warnings <= 1, "false warnings: {score:?}");
 
     // Exactly what the same stage logic produces natively, byte for byte, in the same order.
