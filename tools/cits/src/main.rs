@@ -307,6 +307,15 @@ fn print_summary(seen: &Observed) {
     for ((stage, _), out) in DOWNSTREAM.iter().zip(&seen.downstream) {
         print_latency(&format!("decoder in → {stage} out"), &out.latency);
     }
+    if let Some(t) = seen.downstream.last().and_then(|d| watch::trend(&d.latency)) {
+        println!(
+            "--- backlog: {} (whole pipeline p50 {:.2} ms in the first tenth of the run, {:.2} ms in the last; {:+.1} ms per 1,000 frames)",
+            if t.growing() { "GROWING — the pipeline does not keep up at this rate" } else { "none" },
+            t.first_p50_ms,
+            t.last_p50_ms,
+            t.ms_per_1000
+        );
+    }
     // Where the time goes, from the complete traces: inside each stage and on each hop.
     let traces = seen.downstream.last().map(|d| d.traces.as_slice()).unwrap_or_default();
     if let Some(first) = traces.first() {

@@ -153,9 +153,67 @@ pub fn stats(samples: &[u64]) -> Option<Stats> {
     })
 }
 
+/// Whether latency grew over a run (samples in arrival order, µs): a backlog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trend {
+    /// Least-squares slope, ms of latency per 1,000 messages.
+    pub ms_per_1000: f64,
+    /// Median of the first and of the last tenth of the run, ms.
+    pub first_p50_ms: f64,
+    pub last_p50_ms: f64,
+}
+
+impl Trend {
+    /// The pipeline fell behind: the end of the run waited much longer than its start (more than
+    /// twice as long, and by more than 50 ms, so jitter on a fast pipeline does not count).
+    pub fn growing(&self) -> bool {
+        self.last_p50_ms > 2.0 * self.first_p50_ms && self.last_p50_ms - self.first_p50_ms > 50.0
+    }
+}
+
+pub fn trend(samples: &[u64]) -> Option<Trend> {
+    let n = samples.len();
+    if n < 20 {
+        return None;
+    }
+    let ys: Vec<f64> = samples.iter().map(|&us| us as f64 / 1000.0).collect();
+    let mean_x = (n - 1) as f64 / 2.0;
+    let mean_y = ys.iter().sum::<f64>() / n as f64;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in ys.iter().enumerate() {
+        let dx = i as f64 - mean_x;
+        sxy += dx * (y - mean_y);
+        sxx += dx * dx;
+    }
+    let median = |part: &[f64]| {
+        let mut v = part.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let tenth = n / 10;
+    Some(Trend {
+        ms_per_1000: sxy / sxx * 1000.0,
+        first_p50_ms: median(&ys[..tenth]),
+        last_p50_ms: median(&ys[n - tenth..]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_backlog_is_a_latency_that_keeps_growing() {
+        // Steady 25 ms with jitter: no backlog.
+        let steady: Vec<u64> = (0..1000).map(|i| 25_000 + (i * 7919 % 10) * 1000).collect();
+        let t = trend(&steady).unwrap();
+        assert!(!t.growing() && t.ms_per_1000.abs() < 1.0, "{t:?}");
+        // 10 ms more per 100 messages: 25 ms → ~10 s.
+        let falling_behind: Vec<u64> = (0..1000).map(|i| 25_000 + i * 10_000).collect();
+        let t = trend(&falling_behind).unwrap();
+        assert!(t.growing() && (t.ms_per_1000 - 10_000.0).abs() < 1.0, "{t:?}");
+        assert!(trend(&steady[..10]).is_none());
+    }
 
     #[test]
     fn nearest_rank_percentiles() {
