@@ -166,14 +166,16 @@ fn polylines_cross(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
 /// junction on parallel lanes) only conflict where they would actually touch sideways.
 /// Positions are in time order (the predictor's grid), so one merge walk pairs the common steps
 /// without building a lookup per pair on this O(paths²) path.
-fn first_overlap(a: &PredictedPath, b: &PredictedPath, origin: Wgs84) -> Option<(u64, Wgs84)> {
+/// `la`, `lb`: the paths' positions in local metres around `origin` (converted once per path by
+/// the caller, not once per pair).
+fn first_overlap(
+    (a, la): (&PredictedPath, &[(f64, f64)]),
+    (b, lb): (&PredictedPath, &[(f64, f64)]),
+    origin: Wgs84,
+) -> Option<(u64, Wgs84)> {
     let (ma, mb) = (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
     let reach = radius_m(ma) + radius_m(mb);
     let touch = half_width_m(ma) + half_width_m(mb);
-    let local = |p: &PredictedPath| -> Vec<(f64, f64)> {
-        p.positions.iter().map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect()
-    };
-    let (la, lb) = (local(a), local(b));
     let mut crossing: Option<bool> = None; // computed once, when first needed
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
@@ -183,7 +185,7 @@ fn first_overlap(a: &PredictedPath, b: &PredictedPath, origin: Wgs84) -> Option<
             std::cmp::Ordering::Equal => {
                 let ((xa, ya), (xb, yb)) = (la[i], lb[j]);
                 let d = (xa - xb).hypot(ya - yb);
-                if d <= touch || (d <= reach && *crossing.get_or_insert_with(|| polylines_cross(&la, &lb))) {
+                if d <= touch || (d <= reach && *crossing.get_or_insert_with(|| polylines_cross(la, lb))) {
                     return Some((pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
                 }
                 i += 1;
@@ -202,9 +204,15 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
     let paths: Vec<&PredictedPath> = paths.iter().map(Borrow::borrow).collect();
     let Some(first) = paths.iter().find_map(|p| p.positions.first()) else { return Vec::new() };
     let origin = Wgs84 { lat: first.latitude, lon: first.longitude };
+    let locals: Vec<Vec<(f64, f64)>> = paths
+        .iter()
+        .map(|p| {
+            p.positions.iter().map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect()
+        })
+        .collect();
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
     for (i, a) in paths.iter().enumerate() {
-        for b in &paths[i + 1..] {
+        for (j, b) in paths.iter().enumerate().skip(i + 1) {
             if key(a) == key(b) {
                 continue;
             }
@@ -214,7 +222,7 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
             if !relevant {
                 continue;
             }
-            let Some((at_us, point)) = first_overlap(a, b, origin) else { continue };
+            let Some((at_us, point)) = first_overlap((a, &locals[i]), (b, &locals[j]), origin) else { continue };
             let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
             let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
                 first: Some(object(first)),
