@@ -2,9 +2,9 @@
 //! are one key-value entry of its intersection; a frame rewrites its own RSU's entry and tests
 //! the paths of all RSUs there, so objects seen by different RSUs meet.
 
-use cits::collision::{current_paths, decode_state, detect, intersection_of, state_key, update_paths, DetectorConfig};
-use cits::proto::{CollisionRiskFrame, PredictedPathFrame};
-use cits::stage::{decode_input, Traced as _};
+use cits::collision::{current_paths, detect, intersection_of, state_key, update_paths, DetectorConfig};
+use cits::proto::{CollisionRiskFrame, PredictedPathFrame, RsuPaths};
+use cits::stage::{decode_input, decode_state_or_empty, Traced as _};
 use cits_actor::{kv, Config, Inbound, Outbound, Stage, StageError};
 use prost::Message as _;
 
@@ -22,7 +22,9 @@ impl Stage for CollisionDetector {
         let cfg = DetectorConfig::from_config(config.entries())?;
         let (intersection, rsus) = intersection_of(&frame.rsu_id, config.entries());
         let keys: Vec<String> = rsus.iter().map(|rsu| state_key(&intersection, rsu)).collect();
-        let mut states: Vec<_> = kv::get_many(BUCKET, &keys)?.iter().map(|v| decode_state(v.as_deref())).collect();
+        // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
+        let mut states: Vec<RsuPaths> =
+            kv::get_many(BUCKET, &keys)?.iter().map(|v| decode_state_or_empty(v.as_deref())).collect();
         let own = rsus.iter().position(|rsu| *rsu == frame.rsu_id).expect("intersection_of lists the RSU itself");
         let now = frame.reference_time_us;
         update_paths(&mut states[own], frame.paths, now, &cfg);

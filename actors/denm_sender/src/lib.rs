@@ -2,9 +2,9 @@
 //! key-value; DENMs go out as UPER on `cits.denm.<rsu>` (MQTT `cits/denm/<rsu>`), and every frame
 //! ends with a `FrameDone` carrying its full trace on `cits.done.<rsu>`.
 
-use cits::denm_sender::{decode_state, encode, state_key, step, SenderConfig};
-use cits::proto::{CollisionRiskFrame, FrameDone};
-use cits::stage::{decode_input, Traced as _};
+use cits::denm_sender::{encode, state_key, step, SenderConfig};
+use cits::proto::{ActiveWarnings, CollisionRiskFrame, FrameDone};
+use cits::stage::{decode_input, decode_state_or_empty, Traced as _};
 use cits_actor::{kv, Config, Inbound, Outbound, Stage, StageError};
 use prost::Message as _;
 
@@ -21,7 +21,8 @@ impl Stage for DenmSender {
         let cfg = SenderConfig::from_config(&frame.rsu_id, Config::load()?.entries())?;
         let key = state_key(&frame.rsu_id);
         let stored = kv::get_many(BUCKET, std::slice::from_ref(&key))?;
-        let mut state = decode_state(stored[0].as_deref());
+        // Lost state only means warnings restart with new ActionIDs.
+        let mut state: ActiveWarnings = decode_state_or_empty(stored[0].as_deref());
         let now = frame.reference_time_us;
         let denms = step(&mut state, &frame, now, &cfg);
         kv::set_many(BUCKET, vec![(key, state.encode_to_vec())])?;

@@ -131,12 +131,6 @@ pub fn current_paths<'a>(
         .collect()
 }
 
-/// A stored state; undecodable state (e.g. written by an older version) counts as empty — it
-/// is a cache of paths that expire within [`DetectorConfig::path_ttl_us`] anyway.
-pub fn decode_state(bytes: Option<&[u8]>) -> RsuPaths {
-    bytes.and_then(|b| prost::Message::decode(b).ok()).unwrap_or_default()
-}
-
 /// Half the width of a road user of this mode (m): side by side, areas closer than the sum touch.
 fn half_width_m(mode: TravelMode) -> f64 {
     match mode {

@@ -82,12 +82,6 @@ fn station_id(e: &crate::config::Entry<'_>) -> Result<u32, crate::stage::StageEr
         .map_err(|_| crate::stage::StageError::new(format!("{STAGE} config `{}` exceeds a StationID", e.key)))
 }
 
-/// A stored state. Undecodable state counts as none (warnings then restart with new ActionIDs)
-/// rather than blocking every later frame of the RSU.
-pub fn decode_state(bytes: Option<&[u8]>) -> ActiveWarnings {
-    bytes.and_then(|b| prost::Message::decode(b).ok()).unwrap_or_default()
-}
-
 /// A DENM as sent: UPER, EN 302 637-3.
 pub fn encode(d: &SimpleDenm) -> Result<Vec<u8>, crate::stage::StageError> {
     etsi_its::denm::encode(&d.to_denm()).map_err(|e| {

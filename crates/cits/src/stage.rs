@@ -60,6 +60,14 @@ pub fn push_trace(trace: &mut Vec<StageTrace>, stage: &str, received_at_us: u64,
     trace.push(StageTrace { stage: stage.to_string(), received_at_us, sent_at_us });
 }
 
+/// A stage's stored key-value state, or the empty state when there is none or it cannot be
+/// decoded (e.g. written by an older version): state that only carries recent context (the
+/// detector's paths, the DENM sender's active warnings) is rebuilt by the next frames, which is
+/// better than blocking every later frame of the RSU on one bad value.
+pub fn decode_state_or_empty<M: prost::Message + Default>(bytes: Option<&[u8]>) -> M {
+    bytes.and_then(|b| M::decode(b).ok()).unwrap_or_default()
+}
+
 /// Decodes a stage's protobuf input, naming the stage's expected type in the error.
 pub fn decode_input<M: prost::Message + Default>(payload: &[u8], what: &str) -> Result<M, StageError> {
     M::decode(payload).map_err(|e| StageError::new(format!("not a protobuf {what}: {e}")))
@@ -68,6 +76,16 @@ pub fn decode_input<M: prost::Message + Default>(payload: &[u8], what: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_state_decodes_and_missing_or_corrupt_state_is_empty() {
+        use crate::proto::ActiveWarnings;
+        let state = ActiveWarnings { next_sequence: 7, ..Default::default() };
+        let bytes = state.encode_to_vec();
+        assert_eq!(decode_state_or_empty::<ActiveWarnings>(Some(&bytes)), state);
+        assert_eq!(decode_state_or_empty::<ActiveWarnings>(None), ActiveWarnings::default());
+        assert_eq!(decode_state_or_empty::<ActiveWarnings>(Some(&[0xff, 0xff, 0xff])), ActiveWarnings::default());
+    }
 
     #[test]
     fn dead_letter_keeps_payload_and_reason() {
