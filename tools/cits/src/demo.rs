@@ -96,16 +96,7 @@ pub fn recording() -> Vec<Record> {
                     sensor_id: Some(*sensor_id),
                 });
             }
-            let cpm = SimpleCpm {
-                protocol_version: 2,
-                station_id: STATION_ID,
-                reference_time_its_ms: cits::time::unix_us_to_its_ms(sent_ms * 1000),
-                reference_lat_e7: (CENTER.lat * 1e7).round() as i32,
-                reference_lon_e7: (CENTER.lon * 1e7).round() as i32,
-                sensors: vec![(*sensor_id, SENSOR_TYPE_CAMERA)],
-                objects,
-            };
-            let bytes = etsi_its::cpm::encode(&cpm.to_cpm()).expect("demo CPM encodes");
+            let bytes = cpm_at_center(STATION_ID, sent_ms, vec![(*sensor_id, SENSOR_TYPE_CAMERA)], objects);
             records.push(Record { timestamp_ms: sent_ms, cpm: bytes });
         }
     }
@@ -131,20 +122,26 @@ pub fn probe_cpm() -> Vec<u8> {
         class_confidence_pct: 90,
         sensor_id: None,
     };
+    let objects = vec![
+        object(1, (25.0, 2.0), (-8.0, 0.0), ObjectKind::Car),
+        object(2, (-3.0, -25.0), (0.0, 4.5), ObjectKind::Bicycle),
+        object(3, (-8.0, 9.0), (1.4, 0.0), ObjectKind::Pedestrian),
+    ];
+    cpm_at_center(PROBE_STATION_ID, START_UNIX_MS, vec![], objects)
+}
+
+/// A UPER CPM from the RSU at the intersection centre, sent at `sent_ms` (Unix ms).
+fn cpm_at_center(station_id: u32, sent_ms: u64, sensors: Vec<(u8, u8)>, objects: Vec<SimpleObject>) -> Vec<u8> {
     let cpm = SimpleCpm {
         protocol_version: 2,
-        station_id: PROBE_STATION_ID,
-        reference_time_its_ms: cits::time::unix_us_to_its_ms(START_UNIX_MS * 1000),
+        station_id,
+        reference_time_its_ms: cits::time::unix_us_to_its_ms(sent_ms * 1000),
         reference_lat_e7: (CENTER.lat * 1e7).round() as i32,
         reference_lon_e7: (CENTER.lon * 1e7).round() as i32,
-        sensors: vec![],
-        objects: vec![
-            object(1, (25.0, 2.0), (-8.0, 0.0), ObjectKind::Car),
-            object(2, (-3.0, -25.0), (0.0, 4.5), ObjectKind::Bicycle),
-            object(3, (-8.0, 9.0), (1.4, 0.0), ObjectKind::Pedestrian),
-        ],
+        sensors,
+        objects,
     };
-    etsi_its::cpm::encode(&cpm.to_cpm()).expect("probe CPM encodes")
+    etsi_its::cpm::encode(&cpm.to_cpm()).expect("demo CPM encodes")
 }
 
 #[cfg(test)]
