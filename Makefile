@@ -40,7 +40,7 @@ VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | c
 PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
 PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par.gz)
-ACTORS          := decoder collector assembler map_matcher predictor collision_detector denm_sender
+ACTORS          := decoder collector assembler map_matcher predictor collision_detector denm_sender pipeline
 ACTOR_WASMS     := $(foreach a,$(ACTORS),actors/$(a)/build/$(a)_s.wasm)
 WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.local/share)/wash/downloads)
 

@@ -12,6 +12,7 @@ pub mod decoder;
 pub mod denm_sender;
 pub mod geo;
 pub mod map_matcher;
+pub mod pipeline;
 pub mod predictor;
 pub mod stage;
 pub mod subjects;

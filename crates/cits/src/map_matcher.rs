@@ -61,45 +61,43 @@ pub struct LaneIndex {
     successors: HashMap<i64, Vec<i64>>,
 }
 
-/// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 150 m × 220 m here, about the area
-/// one RSU covers), so a component reads only the tile under a trajectory's newest point — found
-/// from the point alone, with no map metadata — instead of the whole map for every message. One
-/// intersection mostly falls into one tile, so a frame usually costs a single blob read.
+/// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 150 m × 220 m here), each tile with
+/// every lanelet within [`TILE_MARGIN_M`] of it — about the area one RSU covers. A component finds
+/// the tile under a trajectory's newest point from the point alone (no map metadata) and reads
+/// only that one, never the whole map for every message; the margin lets that one tile also serve
+/// the frame's other objects (see [`TileCache`]), so a frame costs a single blob read even where
+/// an intersection lies on a tile corner, as ours does.
 pub const TILE_DEG: f64 = 0.002;
-/// Lanelets within this distance of a tile belong to its matching tile, so points near its edge
-/// still match.
-pub const TILE_MARGIN_M: f64 = 5.0;
-/// ... and within this distance to its route tile, which the predictor walks routes on: more than
-/// a fast car covers over the prediction horizon (14 m/s × 3 s).
-pub const ROUTE_TILE_MARGIN_M: f64 = 60.0;
+/// Lanelets within this distance of a tile belong to it.
+pub const TILE_MARGIN_M: f64 = 150.0;
+/// How far around a point matching looks for lanelets (the farthest candidate it accepts).
+pub const MATCH_REACH_M: f64 = 5.0;
+/// How far around a point the predictor walks routes: more than a fast car covers over the
+/// prediction horizon (14 m/s × 3 s).
+pub const ROUTE_REACH_M: f64 = 60.0;
 
 pub fn tile_of(p: Wgs84) -> (i64, i64) {
     ((p.lon / TILE_DEG).floor() as i64, (p.lat / TILE_DEG).floor() as i64)
 }
 
-/// Blob name of a matching tile in the map container.
+/// Blob name of a tile in the map container.
 pub fn tile_object(tile: (i64, i64)) -> String {
     format!("tile_{}_{}.pb", tile.0, tile.1)
 }
 
-/// Blob name of a route tile (lanelets within [`ROUTE_TILE_MARGIN_M`]) in the map container.
-pub fn route_tile_object(tile: (i64, i64)) -> String {
-    format!("route_tile_{}_{}.pb", tile.0, tile.1)
-}
-
-/// The part of `graph` within `margin_m` of `tile`: with [`TILE_MARGIN_M`] what matching inside
-/// the tile needs, with [`ROUTE_TILE_MARGIN_M`] what prediction from inside it needs.
-pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64), margin_m: f64) -> LaneGraph {
+/// Whether `p` lies within `margin_m` of `tile` (east/north distance to the tile's rectangle).
+fn tile_reaches(tile: (i64, i64), p: Wgs84, margin_m: f64) -> bool {
     let (lon0, lat0) = (tile.0 as f64 * TILE_DEG, tile.1 as f64 * TILE_DEG);
     let centre = Wgs84 { lat: lat0 + TILE_DEG / 2.0, lon: lon0 + TILE_DEG / 2.0 };
-    let (half_w, half_h) = {
-        let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: lat0 + TILE_DEG, lon: lon0 + TILE_DEG });
-        (e + margin_m, n + margin_m)
-    };
-    let inside = |c: &[f64]| {
-        let (e, n) = wgs84_to_offset(centre, Wgs84 { lat: c[1], lon: c[0] });
-        e.abs() <= half_w && n.abs() <= half_h
-    };
+    let (half_w, half_h) = wgs84_to_offset(centre, Wgs84 { lat: lat0 + TILE_DEG, lon: lon0 + TILE_DEG });
+    let (e, n) = wgs84_to_offset(centre, p);
+    e.abs() <= half_w + margin_m && n.abs() <= half_h + margin_m
+}
+
+/// The part of `graph` within `margin_m` of `tile` (with [`TILE_MARGIN_M`]: what `cits map`
+/// writes as the tile).
+pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64), margin_m: f64) -> LaneGraph {
+    let inside = |c: &[f64]| tile_reaches(tile, Wgs84 { lat: c[1], lon: c[0] }, margin_m);
     // Each lanelet clipped to its points inside (plus one neighbour each side, so no segment
     // crossing the edge is lost); the station offset keeps distances along the full lanelet.
     let lanelets = graph
@@ -124,23 +122,33 @@ pub fn tile_graph(graph: &LaneGraph, tile: (i64, i64), margin_m: f64) -> LaneGra
 
 /// Prepared tiles (a [`LaneIndex`], a predictor's lane map, ...), each built once from its lane
 /// graph, which the caller loads (from the blobstore in an actor, from the whole map natively).
+/// A point is served by any loaded tile that holds every lanelet within `reach_m` of it, so the
+/// objects of one frame mostly share the first tile loaded.
 pub struct TileCache<T> {
     build: fn(&LaneGraph) -> T,
-    tiles: HashMap<(i64, i64), T>,
+    reach_m: f64,
+    tiles: Vec<((i64, i64), T)>,
 }
 
 impl<T> TileCache<T> {
-    pub fn new(build: fn(&LaneGraph) -> T) -> Self {
-        Self { build, tiles: HashMap::new() }
+    /// `reach_m`: how far around a point the user looks ([`MATCH_REACH_M`], [`ROUTE_REACH_M`]).
+    pub fn new(build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
+        assert!(reach_m <= TILE_MARGIN_M, "a tile holds lanelets within {TILE_MARGIN_M} m only");
+        Self { build, reach_m, tiles: Vec::new() }
     }
 
-    /// The prepared tile under `p`; `load` gives a tile's lane graph when it is first needed.
+    /// The prepared tile for `p`; `load` gives a tile's lane graph when it is first needed.
     pub fn at<E>(&mut self, p: Wgs84, load: impl FnOnce((i64, i64)) -> Result<LaneGraph, E>) -> Result<&T, E> {
-        let tile = tile_of(p);
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.tiles.entry(tile) {
-            slot.insert((self.build)(&load(tile)?));
-        }
-        Ok(&self.tiles[&tile])
+        let covers = |tile| tile_reaches(tile, p, TILE_MARGIN_M - self.reach_m);
+        let i = match self.tiles.iter().position(|(tile, _)| covers(*tile)) {
+            Some(i) => i,
+            None => {
+                let tile = tile_of(p);
+                self.tiles.push((tile, (self.build)(&load(tile)?)));
+                self.tiles.len() - 1
+            }
+        };
+        Ok(&self.tiles[i].1)
     }
 }
 
@@ -461,5 +469,37 @@ mod tile_tests {
         let part = LaneIndex::new(&tile).match_point(p, Some(0.0), TravelMode::Car, None).unwrap();
         assert_eq!(whole, part);
         assert_eq!(tile_object((-3, 95621)), "tile_-3_95621.pb");
+    }
+
+    #[test]
+    fn one_loaded_tile_serves_every_point_it_holds_the_reach_of() {
+        // Our intersection lies near a tile corner: its objects fall into four grid tiles.
+        let centre = Wgs84 { lat: 47.8101, lon: 13.0518 };
+        let around: Vec<Wgs84> = [(-40.0, -40.0), (40.0, -40.0), (-40.0, 40.0), (40.0, 40.0)]
+            .map(|(e, n)| offset_to_wgs84(centre, e, n))
+            .into();
+        let grid: std::collections::BTreeSet<_> = around.iter().map(|p| tile_of(*p)).collect();
+        assert_eq!(grid.len(), 4, "test premise: four grid tiles");
+        let mut loads = Vec::new();
+        let mut cache = TileCache::new(|g: &LaneGraph| g.lanelets.len(), ROUTE_REACH_M);
+        for p in &around {
+            cache
+                .at(*p, |tile| {
+                    loads.push(tile);
+                    Ok::<_, ()>(LaneGraph::default())
+                })
+                .unwrap();
+        }
+        assert_eq!(loads, vec![tile_of(around[0])], "one read for the whole frame");
+        // A point beyond the tile's margin less the reach needs a tile of its own.
+        let far = offset_to_wgs84(centre, 400.0, 0.0);
+        cache
+            .at(far, |tile| {
+                loads.push(tile);
+                Ok::<_, ()>(LaneGraph::default())
+            })
+            .unwrap();
+        assert_eq!(loads.len(), 2);
+        assert_eq!(loads[1], tile_of(far));
     }
 }

@@ -12,7 +12,7 @@ use cits::calibration::{Calibrations, SensorCalibration};
 use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
 use cits::denm_sender::{step, SenderConfig};
 use cits::geo::{wgs84_to_offset, Wgs84};
-use cits::map_matcher::{tile_graph, LaneIndex, TileCache, ROUTE_TILE_MARGIN_M, TILE_MARGIN_M};
+use cits::map_matcher::{tile_graph, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M, TILE_MARGIN_M};
 use cits::predictor::{predict, LaneMap, PredictorConfig};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, RsuPaths};
 use etsi_its::denm::SimpleDenm;
@@ -24,7 +24,7 @@ pub struct NativePipeline {
     assembler: AssemblerConfig,
     trajectories: HashMap<String, Vec<u8>>,
     graph: LaneGraph,
-    /// The map as the actors read it: matching and route tiles, cut from the whole map.
+    /// The map as the actors read it: tiles cut from the whole map.
     index: TileCache<LaneIndex>,
     lanes: TileCache<LaneMap>,
     predictor: PredictorConfig,
@@ -60,8 +60,8 @@ impl NativePipeline {
             assembler: AssemblerConfig::default(),
             trajectories: HashMap::new(),
             graph: graph.clone(),
-            index: TileCache::new(LaneIndex::new),
-            lanes: TileCache::new(LaneMap::new),
+            index: TileCache::new(LaneIndex::new, MATCH_REACH_M),
+            lanes: TileCache::new(LaneMap::new, ROUTE_REACH_M),
             predictor: PredictorConfig::default(),
             paths: RsuPaths::default(),
             detector: DetectorConfig::default(),
@@ -87,7 +87,7 @@ impl NativePipeline {
             let graph = &self.graph;
             let index = self.index.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
             let matched = index.match_trajectory(t);
-            let lanes = self.lanes.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, ROUTE_TILE_MARGIN_M)))?;
+            let lanes = self.lanes.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
             predicted.extend(predict(lanes, &matched, &self.predictor));
         }
         update_paths(&mut self.paths, predicted, now, &self.detector);

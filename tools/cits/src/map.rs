@@ -213,16 +213,10 @@ pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
     for mode in MODES {
         std::fs::write(dir.join(centerlines_object(mode)), centerlines_wkb(graph, mode))?;
     }
-    // Matching tiles (map matcher) and route tiles (predictor): every tile with lanelets in reach.
-    use cits::map_matcher::{route_tile_object, tile_graph, tile_object, tiles_of, ROUTE_TILE_MARGIN_M, TILE_MARGIN_M};
+    // The tiles map matcher and predictor read: every tile with lanelets in reach.
+    use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
     for tile in tiles_of(graph, TILE_MARGIN_M) {
         std::fs::write(dir.join(tile_object(tile)), tile_graph(graph, tile, TILE_MARGIN_M).encode_to_vec())?;
-    }
-    for tile in tiles_of(graph, ROUTE_TILE_MARGIN_M) {
-        std::fs::write(
-            dir.join(route_tile_object(tile)),
-            tile_graph(graph, tile, ROUTE_TILE_MARGIN_M).encode_to_vec(),
-        )?;
     }
     Ok(())
 }

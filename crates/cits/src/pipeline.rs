@@ -1,0 +1,429 @@
+//! The seven stages as message handlers, independent of the platform that runs them.
+//!
+//! A stage turns one input message into its output messages, using only what [`Services`] gives
+//! it (config, key-value batches, read-only blobs). The Wasm actors implement `Services` with WIT
+//! imports (`cits-actor`), the native baseline (`cits stage`) with Redis, files and a config map,
+//! so the platform comparison runs exactly the same code. [`Fused`] runs all seven in one
+//! invocation, for the deployment that keeps every hop but the first and last off the broker.
+
+use prost::Message as _;
+
+use crate::assembler::{assemble, key_of, AssemblerConfig};
+use crate::calibration::Calibrations;
+use crate::collision::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
+use crate::denm_sender::{encode, step, SenderConfig};
+use crate::map_matcher::{tile_object, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M};
+use crate::predictor::{predict, LaneMap, PredictorConfig};
+use crate::proto::{
+    ActiveWarnings, CitsMessageWrapper, CollisionRiskFrame, FrameDone, LaneGraph, LocationsFrame,
+    MatchedTrajectoryFrame, PredictedPathFrame, RsuPaths, TrajectoryFrame,
+};
+use crate::stage::{dead_letter, decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
+use crate::subjects;
+
+/// What a stage needs from the platform it runs on. Every failure here is the platform's, not
+/// the message's: implementations return [`StageError::unavailable`] so the message is retried.
+pub trait Services {
+    /// The stage's config entries (wasi:config; named configs of the manifest).
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError>;
+    /// The values of `keys` in `bucket`, in the order of `keys` (None where absent).
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError>;
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError>;
+    /// A whole read-only object, None when the container has no such object.
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError>;
+}
+
+/// One message as a stage sees it.
+pub struct Inbound<'a> {
+    pub subject: &'a str,
+    pub body: &'a [u8],
+    /// Wall clock when the stage got the message (µs since the Unix epoch).
+    pub received_at_us: u64,
+}
+
+/// A pipeline stage: turns one input message into zero or more output messages.
+pub trait Stage {
+    /// Stage name: trace entries, dead-letter subject `cits.dlq.<NAME>`, log context.
+    const NAME: &'static str;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
+}
+
+/// What became of one message.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Processed: publish these.
+    Processed(Vec<Outbound>),
+    /// Bad input: publish the dead letter (the reason is for the log); the stream goes on.
+    DeadLettered { letter: Outbound, reason: StageError },
+    /// A service was unavailable: fail the invocation so the message is retried.
+    Retry(StageError),
+}
+
+/// Runs `S` on one message the way every platform must: bad input becomes a dead letter, an
+/// unavailable service a retry.
+pub fn run<S: Stage, V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+    match S::process(svc, Inbound { subject, body, received_at_us }) {
+        Ok(out) => Outcome::Processed(out),
+        Err(reason) if reason.unavailable => Outcome::Retry(reason),
+        Err(reason) => Outcome::DeadLettered {
+            letter: dead_letter(S::NAME, &reason, subject, body, crate::time::now_us()),
+            reason,
+        },
+    }
+}
+
+fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    config.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+}
+
+/// Street geometry from the blobstore: the map tile under a position, read and prepared (`build`)
+/// at most once per message, and reused for every position within `reach_m` of its lanelets'
+/// edge (see [`TileCache`]); a tile the map has no blob for is prepared from an empty graph.
+pub struct MapTiles<T> {
+    cache: TileCache<T>,
+}
+
+impl<T> MapTiles<T> {
+    /// Blobstore container of the map (written by `cits map`).
+    pub const CONTAINER: &'static str = "cits-map";
+
+    pub fn new(build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
+        Self { cache: TileCache::new(build, reach_m) }
+    }
+
+    pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
+        self.cache.at(crate::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
+            match svc.read_blob(Self::CONTAINER, &tile_object(tile))? {
+                Some(bytes) => decode_input(&bytes, "LaneGraph map tile"),
+                None => Ok(LaneGraph::default()),
+            }
+        })
+    }
+}
+
+/// Key-value buckets (Redis key prefixes with our provider).
+pub mod buckets {
+    pub const TRAJECTORIES: &str = "trajectories";
+    pub const PATHS: &str = "paths";
+    pub const WARNINGS: &str = "warnings";
+}
+
+pub struct Decoder;
+
+impl Stage for Decoder {
+    const NAME: &'static str = crate::decoder::STAGE;
+
+    fn process<V: Services>(_: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let wrapper = crate::decoder::decode(msg.subject, msg.body, msg.received_at_us)?;
+        let rsu = subjects::rsu_of_cpm_subject(msg.subject)?;
+        Ok(vec![Outbound {
+            subject: subjects::decoded(rsu),
+            body: wrapper.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+pub struct Collector;
+
+impl Stage for Collector {
+    const NAME: &'static str = crate::collector::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let wrapper: CitsMessageWrapper = decode_input(msg.body, "CitsMessageWrapper")?;
+        let calibrations = Calibrations::from_config(entries(&svc.config()?))?;
+        let frame = crate::collector::collect(&wrapper, &calibrations)?;
+        Ok(vec![Outbound {
+            subject: subjects::locations(&frame.rsu_id),
+            body: frame.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+/// Trajectories as binary protobuf in key-value, one key per object, a frame at a time.
+pub struct Assembler;
+
+impl Stage for Assembler {
+    const NAME: &'static str = crate::assembler::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: LocationsFrame = decode_input(msg.body, "LocationsFrame")?;
+        let cfg = AssemblerConfig::from_config(entries(&svc.config()?))?;
+        let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
+        let stored = svc.get_many(buckets::TRAJECTORIES, &keys)?;
+        let (writes, out) = assemble(&frame, &keys, &stored, &cfg)?;
+        svc.set_many(buckets::TRAJECTORIES, writes)?;
+        Ok(vec![Outbound {
+            subject: subjects::trajectories(&out.rsu_id),
+            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+/// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
+pub struct MapMatcher;
+
+impl Stage for MapMatcher {
+    const NAME: &'static str = crate::map_matcher::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
+        let mut tiles = MapTiles::new(LaneIndex::new, MATCH_REACH_M);
+        let mut matched = Vec::with_capacity(frame.trajectories.len());
+        for t in &frame.trajectories {
+            let Some(last) = t.points.last() else { continue };
+            matched.push(tiles.at(svc, last.latitude, last.longitude)?.match_trajectory(t));
+        }
+        let out = MatchedTrajectoryFrame {
+            rsu_id: frame.rsu_id.clone(),
+            reference_time_us: frame.reference_time_us,
+            trajectories: matched,
+            trace: frame.trace,
+        };
+        Ok(vec![Outbound {
+            subject: subjects::matched(&out.rsu_id),
+            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+/// The lane graph comes from the map tile(s) under the frame's trajectories.
+pub struct Predictor;
+
+impl Stage for Predictor {
+    const NAME: &'static str = crate::predictor::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: MatchedTrajectoryFrame = decode_input(msg.body, "MatchedTrajectoryFrame")?;
+        let cfg = PredictorConfig::from_config(entries(&svc.config()?))?;
+        let mut maps = MapTiles::new(LaneMap::new, ROUTE_REACH_M);
+        let mut paths = Vec::new();
+        for t in &frame.trajectories {
+            let Some(last) = t.points.last() else { continue };
+            paths.extend(predict(maps.at(svc, last.latitude, last.longitude)?, t, &cfg));
+        }
+        // Sent even without paths: the detector's state and the DENM sender's terminations
+        // advance with every frame.
+        let out = PredictedPathFrame {
+            rsu_id: frame.rsu_id.clone(),
+            reference_time_us: frame.reference_time_us,
+            paths,
+            trace: frame.trace,
+        };
+        Ok(vec![Outbound {
+            subject: subjects::predicted(&out.rsu_id),
+            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+/// Each RSU's current paths are one key-value entry of its intersection; a frame rewrites its own
+/// RSU's entry and tests the paths of all RSUs there, so objects seen by different RSUs meet.
+pub struct CollisionDetector;
+
+impl Stage for CollisionDetector {
+    const NAME: &'static str = crate::collision::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: PredictedPathFrame = decode_input(msg.body, "PredictedPathFrame")?;
+        let config = svc.config()?;
+        let cfg = DetectorConfig::from_config(entries(&config))?;
+        let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
+        let keys: Vec<String> = rsus.iter().map(|rsu| crate::collision::state_key(&intersection, rsu)).collect();
+        // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
+        let mut states: Vec<RsuPaths> =
+            svc.get_many(buckets::PATHS, &keys)?.iter().map(|v| decode_state_or_empty(v.as_deref())).collect();
+        let own = rsus.iter().position(|rsu| *rsu == frame.rsu_id).expect("intersection_of lists the RSU itself");
+        let now = frame.reference_time_us;
+        update_paths(&mut states[own], frame.paths, now, &cfg);
+        let risks = detect(&current_paths(&states, now, &cfg), now, &cfg);
+        svc.set_many(buckets::PATHS, vec![(keys[own].clone(), states[own].encode_to_vec())])?;
+        let out = CollisionRiskFrame { rsu_id: frame.rsu_id, reference_time_us: now, risks, trace: frame.trace };
+        Ok(vec![Outbound {
+            subject: subjects::risks(&out.rsu_id),
+            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
+
+/// Active warnings per RSU in key-value; DENMs as UPER on `cits.denm.<rsu>` (MQTT
+/// `cits/denm/<rsu>`), and every frame ends with a `FrameDone` carrying its full trace.
+pub struct DenmSender;
+
+impl Stage for DenmSender {
+    const NAME: &'static str = crate::denm_sender::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: CollisionRiskFrame = decode_input(msg.body, "CollisionRiskFrame")?;
+        let cfg = SenderConfig::from_config(&frame.rsu_id, entries(&svc.config()?))?;
+        let key = crate::denm_sender::state_key(&frame.rsu_id);
+        let stored = svc.get_many(buckets::WARNINGS, std::slice::from_ref(&key))?;
+        // Lost state only means warnings restart with new ActionIDs.
+        let mut state: ActiveWarnings = decode_state_or_empty(stored[0].as_deref());
+        let now = frame.reference_time_us;
+        let denms = step(&mut state, &frame, now, &cfg);
+        svc.set_many(buckets::WARNINGS, vec![(key, state.encode_to_vec())])?;
+        let mut out = Vec::with_capacity(denms.len() + 1);
+        for d in &denms {
+            out.push(Outbound { subject: subjects::denm(&frame.rsu_id), body: encode(d)? });
+        }
+        let done = FrameDone {
+            rsu_id: frame.rsu_id,
+            reference_time_us: now,
+            risks: frame.risks.len() as u32,
+            denms: denms.len() as u32,
+            trace: frame.trace,
+        };
+        out.push(Outbound {
+            subject: subjects::done(&done.rsu_id),
+            body: done.stamp_and_encode(Self::NAME, msg.received_at_us),
+        });
+        Ok(out)
+    }
+}
+
+/// One stage of the chain [`Fused`] runs: its name and its [`run`].
+pub type Step<V> = (&'static str, fn(&mut V, &str, &[u8], u64) -> Outcome);
+
+/// The stages in pipeline order.
+pub fn chain<V: Services>() -> [Step<V>; 7] {
+    [
+        (Decoder::NAME, run::<Decoder, V>),
+        (Collector::NAME, run::<Collector, V>),
+        (Assembler::NAME, run::<Assembler, V>),
+        (MapMatcher::NAME, run::<MapMatcher, V>),
+        (Predictor::NAME, run::<Predictor, V>),
+        (CollisionDetector::NAME, run::<CollisionDetector, V>),
+        (DenmSender::NAME, run::<DenmSender, V>),
+    ]
+}
+
+/// All seven stages in one invocation: a CPM in, the DENMs and the `FrameDone` out. Each stage
+/// still stamps its trace entry and dead-letters bad input under its own name; the messages
+/// between stages are handed over in memory instead of through the broker.
+pub struct Fused;
+
+impl Fused {
+    /// Like [`run`] for the whole chain, starting with the decoder on `subject`.
+    pub fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+        let chain = chain::<V>();
+        let mut input = Outbound { subject: subject.to_string(), body: body.to_vec() };
+        let mut received_at_us = received_at_us;
+        for (i, (name, stage)) in chain.iter().enumerate() {
+            let mut out = match stage(svc, &input.subject, &input.body, received_at_us) {
+                Outcome::Processed(out) => out,
+                other => return other,
+            };
+            if i + 1 == chain.len() {
+                return Outcome::Processed(out);
+            }
+            // Every stage but the last has exactly one output: the next stage's input.
+            input = match out.pop() {
+                Some(next) if out.is_empty() => next,
+                _ => unreachable!("stage {name} has one output"),
+            };
+            received_at_us = crate::time::now_us();
+        }
+        unreachable!("the chain is not empty")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Services on plain maps, as a test double for the platform.
+    #[derive(Default)]
+    struct InMemory {
+        config: Vec<(String, String)>,
+        kv: HashMap<String, Vec<u8>>,
+        blobs: HashMap<String, Vec<u8>>,
+        down: bool,
+    }
+
+    impl Services for InMemory {
+        fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+            Ok(self.config.clone())
+        }
+        fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+            if self.down {
+                return Err(StageError::unavailable("kv down"));
+            }
+            Ok(keys.iter().map(|k| self.kv.get(&format!("{bucket}:{k}")).cloned()).collect())
+        }
+        fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+            for (k, v) in items {
+                self.kv.insert(format!("{bucket}:{k}"), v);
+            }
+            Ok(())
+        }
+        fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+            Ok(self.blobs.get(&format!("{container}/{object}")).cloned())
+        }
+    }
+
+    #[test]
+    fn bad_input_is_a_dead_letter_of_the_stage_that_got_it() {
+        let mut svc = InMemory::default();
+        match run::<Assembler, _>(&mut svc, "cits.locations.r1", &[0xff, 0xff], 1) {
+            Outcome::DeadLettered { letter, reason } => {
+                assert_eq!(letter.subject, "cits.dlq.assembler");
+                assert!(reason.reason.contains("LocationsFrame"), "{reason}");
+            }
+            other => panic!("expected a dead letter, got {other:?}"),
+        }
+        match Fused::run(&mut svc, "cits.cpm.r1", &[0xff, 0xff], 1) {
+            Outcome::DeadLettered { letter, .. } => assert_eq!(letter.subject, "cits.dlq.decoder"),
+            other => panic!("expected a dead letter, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unavailable_store_is_a_retry_not_a_dead_letter() {
+        let mut svc = InMemory { down: true, ..Default::default() };
+        let frame = LocationsFrame { rsu_id: "r1".into(), ..Default::default() };
+        let mut frame_with_object = frame.clone();
+        frame_with_object.locations.push(Default::default());
+        let outcome = run::<Assembler, _>(&mut svc, "cits.locations.r1", &frame_with_object.encode_to_vec(), 1);
+        assert!(matches!(outcome, Outcome::Retry(_)), "{outcome:?}");
+    }
+
+    /// The trace without its clock readings.
+    fn stages_of(done: &Outbound) -> (FrameDone, Vec<String>) {
+        let mut done = FrameDone::decode(done.body.as_slice()).unwrap();
+        let stages = done.trace.drain(..).map(|t| t.stage).collect();
+        (done, stages)
+    }
+
+    #[test]
+    fn fused_gives_what_the_seven_stages_give_one_after_the_other() {
+        let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let (mut fused_svc, mut staged_svc) = (InMemory::default(), InMemory::default());
+        let Outcome::Processed(fused) = Fused::run(&mut fused_svc, "cits.cpm.r1", &cpm, 1) else {
+            panic!("fused failed")
+        };
+
+        let mut input = Outbound { subject: "cits.cpm.r1".into(), body: cpm };
+        let mut staged = Vec::new();
+        for (name, stage) in chain::<InMemory>() {
+            let Outcome::Processed(mut out) = stage(&mut staged_svc, &input.subject, &input.body, 1) else {
+                panic!("{name} failed")
+            };
+            input = out.pop().unwrap();
+            staged = out;
+        }
+        staged.push(input);
+
+        assert_eq!(fused.len(), staged.len());
+        assert_eq!(fused.last().unwrap().subject, "cits.done.r1");
+        let (fused_done, fused_stages) = stages_of(fused.last().unwrap());
+        let (staged_done, staged_stages) = stages_of(staged.last().unwrap());
+        assert_eq!(fused_done, staged_done);
+        assert_eq!(fused_stages, chain::<InMemory>().map(|(n, _)| n.to_string()));
+        assert_eq!(fused_stages, staged_stages);
+        assert_eq!(fused_svc.kv, staged_svc.kv, "same state written");
+        assert!(fused_svc.kv.keys().any(|k| k.starts_with("trajectories:")), "{:?}", fused_svc.kv.keys());
+    }
+}
