@@ -2,6 +2,7 @@
 #
 #   make run     set up, build, start the lattice, deploy, replay the demo CPMs, print locations
 #   make test    set up, build, run unit and end-to-end tests
+#   make bench   set up, build, benchmark 1x–16x: seven actors, fused actor, native baseline
 #   make stop    stop everything `make run` started
 #
 # Everything comes from package registries (crates.io, Go module proxy, Debian) and is built once
@@ -18,8 +19,8 @@ WASH_VERSION     := 0.43.0
 NATS_VERSION     := 2.11.3
 HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
 WADM_VERSION     := 0.21.1
-# Python tools for independent checks (map validation, ETSI cross-checks).
-PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0
+# Python tools for independent checks (map validation, ETSI cross-checks) and the bench plots.
+PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2
 # wash up looks for this host version in its downloads dir (its default).
 WASH_UP_HOST_VERSION := v1.9.1
 
@@ -62,7 +63,7 @@ LATTICE_ENV = $(BIN_ENV) \
 .PHONY: help setup build run stop test test-unit test-python test-e2e bench clean status inventory
 
 help:
-	@sed -n '3,7p' Makefile
+	@sed -n '3,8p' Makefile
 
 # ---- setup -----------------------------------------------------------------------------------
 setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
@@ -155,6 +156,15 @@ status:
 inventory:
 	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) get inventory
 	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) app list
+
+# ---- bench -----------------------------------------------------------------------------------
+# Default recording at each of BENCH_FACTORS against wasmCloud (seven actors), wasmCloud (fused) and
+# the native baseline, back to back on one lattice; report in results/latest (see tools/bench/run.sh).
+BENCH_FACTORS ?= 1 2 4 8 16
+BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native
+bench: setup build
+	@$(LATTICE_ENV) PYTHON=$(PYTHON) RECORDING=$(RECORDING) BENCH_FACTORS="$(BENCH_FACTORS)" \
+	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" tools/bench/run.sh
 
 # ---- test ------------------------------------------------------------------------------------
 test: setup build

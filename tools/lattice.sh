@@ -2,7 +2,7 @@
 # Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), Redis, wadm and the
 # wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
-#   tools/lattice.sh up | deploy | probe | down | status
+#   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | native-up | native-down | status
 #
 # Used by `make run` / `make stop` and by the integration tests (with their own ports and state
 # dir). Binaries come from `make setup`; the Makefile exports their paths.
@@ -171,6 +171,21 @@ deploy() {
     return 1
 }
 
+# Undeploys the application and waits until its components and providers are gone.
+undeploy() {
+    local i
+    "$WASH" app undeploy "$APP" >"$LOGS/undeploy.log" 2>&1 || true
+    for ((i = 0; i < 300; i++)); do
+        if ! "$WASH" get inventory -o json 2>/dev/null | grep -q '"id": "cits-'; then
+            log "$APP undeployed"
+            return 0
+        fi
+        sleep 0.2
+    done
+    log "$APP still has components or providers running after 60 s"
+    return 1
+}
+
 # Sends a probe CPM through all stages; if it does not come out, restarts the providers (wadm
 # starts them again with all their links), which heals a link put that raced a provider's start
 # (seen with the messaging and the blobstore provider).
@@ -201,11 +216,37 @@ probe() {
     return 1
 }
 
-down() {
+# Stops the host (with its providers) and wadm, leaving NATS and Redis up (the native baseline of
+# `make bench` runs on them alone).
+host_down() {
     stop host 15
     # Providers are the host's children; if the host died hard they may be left behind.
     pkill -TERM -f "^$STATE/host-tmp/" 2>/dev/null || true
     stop wadm
+}
+
+# The native baseline of `make bench`: each stage of the same crates as a plain process on the same
+# subjects, Redis and map (`cits stage`), settings read from the seven-actor manifest.
+NATIVE_STAGES=(decoder collector assembler map_matcher predictor collision_detector denm_sender)
+native_up() {
+    local s
+    for s in "${NATIVE_STAGES[@]}"; do
+        start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
+            --redis "redis://127.0.0.1:$REDIS_PORT/" --blobstore-root "$STATE/blobstore" \
+            --manifest "$REPO/wadm/cits-pipeline.yaml"
+    done
+}
+
+native_down() {
+    local s
+    for s in "${NATIVE_STAGES[@]}"; do
+        stop "native-$s"
+    done
+}
+
+down() {
+    host_down
+    native_down
     stop redis
     stop nats # last: JetStream (wadm state) must outlive its users
 }
@@ -220,11 +261,15 @@ status() {
 case "${1:-}" in
 up) up ;;
 deploy) deploy ;;
+undeploy) undeploy ;;
 probe) probe ;;
 down) down ;;
+host-down) host_down ;;
+native-up) native_up ;;
+native-down) native_down ;;
 status) status ;;
 *)
-    echo "usage: $0 up|deploy|probe|down|status" >&2
+    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|native-up|native-down|status" >&2
     exit 2
     ;;
 esac

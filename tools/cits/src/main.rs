@@ -118,10 +118,88 @@ enum Command {
         #[arg(long)]
         list_false: bool,
     },
+    /// Run one stage of the pipeline (or `pipeline`: all seven) as a native process on the
+    /// pipeline's NATS subjects: the baseline `make bench` compares wasmCloud with.
+    Stage {
+        /// decoder, collector, assembler, map_matcher, predictor, collision_detector, denm_sender
+        /// or pipeline.
+        name: String,
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long, default_value = "redis://127.0.0.1:6379/")]
+        redis: String,
+        /// Blobstore-fs root holding the map (container cits-map), as `cits map` writes it.
+        #[arg(long, default_value = ".state/blobstore")]
+        blobstore_root: PathBuf,
+        /// The manifest the stage's config and subscriptions are read from.
+        #[arg(long, default_value = "wadm/cits-pipeline.yaml")]
+        manifest: PathBuf,
+    },
+    /// Benchmark runs and their report (`make bench`).
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Regenerate the demo recording.
     DemoData {
         #[arg(long, default_value = "data/demo.rec.b64")]
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Replay a recording at one speed factor from a clean state and measure what comes out of
+    /// the DENM sender; writes frames-<system>-<factor>x.csv and run-<system>-<factor>x.json.
+    Run {
+        /// Label of the system under test (wasmcloud, wasmcloud-fused, native, ...).
+        #[arg(long)]
+        system: String,
+        #[arg(long)]
+        factor: f64,
+        #[arg(long, default_value = "data/default.rec.b64")]
+        file: PathBuf,
+        #[arg(long, default_value = demo::RSU_ID)]
+        rsu: String,
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
+        mqtt: String,
+        #[arg(long, default_value = "redis://127.0.0.1:6379/")]
+        redis: String,
+        /// Processes whose CPU time counts, as label=pid[,pid...] (descendants included);
+        /// repeatable. Labels `nats` and `redis` count as shared infrastructure.
+        #[arg(long)]
+        cpu: Vec<cits_tools::bench::CpuGroup>,
+        /// After the replay, stop waiting once nothing came out for this long.
+        #[arg(long, default_value_t = 20)]
+        idle_s: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Time from `since_us` (deployment start) to the first DENM, replaying a short recording
+    /// until one comes out; writes startup-<system>.json.
+    FirstDenm {
+        #[arg(long)]
+        system: String,
+        #[arg(long)]
+        since_us: u64,
+        #[arg(long, default_value = "data/demo.rec.b64")]
+        file: PathBuf,
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
+        mqtt: String,
+        #[arg(long, default_value_t = 180)]
+        timeout_s: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Write report.md over all runs of a results folder and print it.
+    Report {
+        #[arg(long)]
+        out: PathBuf,
+        /// The system the others are compared with.
+        #[arg(long, default_value = "native")]
+        baseline: String,
     },
 }
 
@@ -342,6 +420,59 @@ async fn subscribe_denms(mqtt: &str) -> anyhow::Result<tokio::sync::mpsc::Receiv
     cits_tools::denms::subscribe(&host, port, &format!("cits-watch-{}", std::process::id())).await
 }
 
+async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
+    use cits_tools::bench;
+    match cmd {
+        BenchCommand::Run { system, factor, file, rsu, nats, mqtt, redis, cpu, idle_s, out } => {
+            let (mqtt_host, mqtt_port) = split_host_port(&mqtt)?;
+            std::fs::create_dir_all(&out)?;
+            let opts = bench::RunOptions {
+                system,
+                factor,
+                records: recording::read_file(&file)?,
+                rsu,
+                nats,
+                mqtt_host,
+                mqtt_port,
+                redis_url: redis,
+                cpu,
+                idle: Duration::from_secs(idle_s),
+                out_dir: out,
+            };
+            let r = bench::run(&opts).await?;
+            let e = &r["end_to_end"];
+            eprintln!(
+                "{} {}x: {}/{} frames out, end to end p50 {:.2} p95 {:.2} p99 {:.2} ms, backlog {}, {:.3} ms CPU per object update",
+                opts.system,
+                bench::factor_label(factor),
+                r["frames_out"],
+                r["cpms_in"],
+                e["p50_ms"].as_f64().unwrap_or(f64::NAN),
+                e["p95_ms"].as_f64().unwrap_or(f64::NAN),
+                e["p99_ms"].as_f64().unwrap_or(f64::NAN),
+                if r["backlog"]["growing"].as_bool().unwrap_or(false) { "growing" } else { "none" },
+                r["cpu_ms_per_object_update"].as_f64().unwrap_or(f64::NAN),
+            );
+        }
+        BenchCommand::FirstDenm { system, since_us, file, nats, mqtt, timeout_s, out } => {
+            let (host, port) = split_host_port(&mqtt)?;
+            let records = recording::read_file(&file)?;
+            let elapsed =
+                bench::first_denm(&nats, (&host, port), &records, since_us, Duration::from_secs(timeout_s)).await?;
+            eprintln!("{system}: wash app deploy → first DENM {elapsed:.0} ms");
+            std::fs::create_dir_all(&out)?;
+            let v = serde_json::json!({"system": system, "deploy_to_first_denm_ms": elapsed});
+            std::fs::write(out.join(format!("startup-{system}.json")), serde_json::to_string_pretty(&v)?)?;
+        }
+        BenchCommand::Report { out, baseline } => {
+            let md = bench::report(&out, &baseline)?;
+            std::fs::write(out.join("report.md"), &md)?;
+            println!("{md}");
+        }
+    }
+    Ok(())
+}
+
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
     async_nats::connect(nats).await.with_context(|| format!("cannot connect to NATS at {nats}"))
 }
@@ -419,6 +550,12 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Stage { name, nats, redis, blobstore_root, manifest } => {
+            let opts =
+                cits_tools::native::ServeOptions { stage: name, nats, redis_url: redis, blobstore_root, manifest };
+            cits_tools::native::serve(opts).await?;
+        }
+        Command::Bench(cmd) => bench(cmd).await?,
         Command::Dlq { nats } => {
             let client = connect(&nats).await?;
             let counts = dlq::ensure_and_count(&client).await?;

@@ -23,6 +23,9 @@ pub struct ReplaySummary {
     pub messages: u64,
     pub bytes: u64,
     pub elapsed: Duration,
+    /// Wall clock (µs since the Unix epoch) when each message was handed to the MQTT client, in
+    /// publish order (record by record, each record once per RSU): where end-to-end latency starts.
+    pub published_at_us: Vec<u64>,
 }
 
 impl ReplaySummary {
@@ -74,6 +77,7 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
     let started = Instant::now();
     let first_ts = records.first().map(|r| r.timestamp_ms).unwrap_or(0);
     let mut bytes = 0u64;
+    let mut published_at_us = Vec::with_capacity(records.len() * opts.rsus.len());
     let total = records.len();
     for (i, record) in records.iter().enumerate() {
         if opts.speed > 0.0 {
@@ -82,6 +86,7 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
             tokio::time::sleep_until(due.into()).await;
         }
         for rsu in &opts.rsus {
+            published_at_us.push(cits::time::now_us());
             client
                 .publish(format!("cits/cpm/{rsu}"), qos, false, record.cpm.clone())
                 .await
@@ -101,7 +106,7 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
     if opts.progress {
         eprintln!();
     }
-    Ok(ReplaySummary { messages: sent, bytes, elapsed })
+    Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us })
 }
 
 fn progress_bar(done: usize, total: usize, elapsed: Duration) {

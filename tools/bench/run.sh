@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `make bench`: the default recording replayed over MQTT at each speed factor, against each
+# system in turn on one lattice, back to back in one run:
+#   wasmcloud        the seven signed actors (wadm/cits-pipeline.yaml)
+#   wasmcloud-fused  the same stages in one signed actor (wadm/cits-pipeline-fused.yaml)
+#   native           the same stage crates as seven native processes on the same subjects,
+#                    Redis and map (`cits stage`), no Wasm, no wasmCloud — the baseline
+# Each run starts from a clean state (idle pipeline, Redis flushed). The report (tables, PNG plots,
+# per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
+# results/latest, and is printed.
+#
+# Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
+# BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native"), BENCH_OUT, RECORDING, PYTHON.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+FACTORS="${BENCH_FACTORS:-1 2 4 8 16}"
+SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native}"
+OUT="${BENCH_OUT:-$REPO/results/$(date -u +%Y%m%dT%H%M%SZ)}"
+RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
+STATE="${CITS_STATE:-$REPO/.state}"
+: "${CITS_TOOL:?set CITS_TOOL (use make bench)}" "${PYTHON:?set PYTHON}" "${WASH:?set WASH}"
+NATS="127.0.0.1:${NATS_PORT:-4222}"
+MQTT="127.0.0.1:${MQTT_PORT:-1883}"
+REDIS="redis://127.0.0.1:${REDIS_PORT:-6379}/"
+LATTICE="$REPO/tools/lattice.sh"
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+now_us() { echo $(($(date +%s%N) / 1000)); }
+pid_of() { cat "$STATE/pids/$1.pid"; }
+
+mkdir -p "$OUT"
+ln -sfn "$OUT" "$REPO/results/latest"
+started=$(date +%s)
+
+{
+    echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(uname -sr)."
+    echo "Run: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown), \`make bench\` (factors: $FACTORS; systems: $SYSTEMS; recording: $(basename "$RECORDING"))."
+} >"$OUT/machine.txt"
+for w in "$REPO"/actors/*/build/*_s.wasm; do
+    echo "$(basename "$w") $(stat -c %s "$w")"
+done >"$OUT/sizes.txt"
+
+"$LATTICE" down >/dev/null 2>&1 || true
+rm -rf "$STATE"
+trap '"$LATTICE" down >/dev/null 2>&1 || true' EXIT
+"$LATTICE" up
+
+run_factors() { # system, then --cpu groups
+    local system=$1 f
+    shift
+    for f in $FACTORS; do
+        log "$system at ${f}x"
+        "$CITS_TOOL" bench run --system "$system" --factor "$f" --file "$RECORDING" \
+            --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT" "$@" \
+            --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)"
+    done
+}
+
+for system in $SYSTEMS; do
+    case "$system" in
+    wasmcloud | wasmcloud-fused)
+        manifest="$REPO/wadm/cits-pipeline.yaml"
+        [[ "$system" == wasmcloud-fused ]] && manifest="$REPO/wadm/cits-pipeline-fused.yaml"
+        "$LATTICE" native-down
+        "$LATTICE" up >/dev/null # again, if the native baseline ran before
+        "$LATTICE" undeploy
+        since=$(now_us)
+        CITS_MANIFEST="$manifest" "$LATTICE" deploy
+        # A provider that lost the link race at start is restarted by the probe; the time until
+        # the first DENM then includes that healing.
+        if ! "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
+            --timeout-s 60 --out "$OUT"; then
+            "$LATTICE" probe
+            "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
+                --timeout-s 120 --out "$OUT"
+        fi
+        "$LATTICE" probe
+        run_factors "$system" --cpu "host=$(pid_of host)"
+        ;;
+    native)
+        "$LATTICE" host-down
+        "$LATTICE" native-up
+        "$LATTICE" probe
+        stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)
+        run_factors native --cpu "stages=$stages"
+        "$LATTICE" native-down
+        ;;
+    *)
+        log "unknown system $system (wasmcloud, wasmcloud-fused, native)"
+        exit 2
+        ;;
+    esac
+done
+
+"$LATTICE" down
+trap - EXIT
+baseline=native
+[[ " $SYSTEMS " == *" native "* ]] || baseline=$(awk '{print $1}' <<<"$SYSTEMS")
+"$PYTHON" "$REPO/tools/bench/plot.py" "$OUT"
+"$CITS_TOOL" bench report --out "$OUT" --baseline "$baseline"
+log "report: $OUT/report.md (results/latest); took $(($(date +%s) - started)) s"
