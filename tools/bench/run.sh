@@ -70,10 +70,10 @@ for system in $SYSTEMS; do
         # A provider that lost the link race at start is restarted by the probe; the time until
         # the first DENM then includes that healing.
         if ! "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
-            --timeout-s 60 --out "$OUT"; then
+            --redis "$REDIS" --timeout-s 60 --out "$OUT"; then
             "$LATTICE" probe
             "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
-                --timeout-s 120 --out "$OUT"
+                --redis "$REDIS" --timeout-s 120 --out "$OUT"
         fi
         "$LATTICE" probe
         run_factors "$system" --cpu "host=$(pid_of host)"

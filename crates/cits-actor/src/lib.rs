@@ -22,26 +22,28 @@ pub mod bindings {
 use bindings::wasi::logging::logging::{log, Level};
 use bindings::wasmcloud::messaging::consumer;
 use bindings::wasmcloud::messaging::types::BrokerMessage;
-use cits::pipeline::Outcome;
+use cits::pipeline::{Cached, Outcome};
 
-/// Runs one invocation through `run` (a stage or the fused chain). Bad input becomes a dead
-/// letter and the invocation still succeeds, so the stream never blocks on it; an unavailable
-/// service or a failed publish fails the invocation, so the provider retries it (and
-/// dead-letters it only if that keeps failing).
-pub fn handle(name: &str, run: fn(&mut Wasi, &str, &[u8], u64) -> Outcome, msg: BrokerMessage) -> Result<(), String> {
-    let received_at_us = cits::time::now_us();
-    let outbound = match run(&mut Wasi::default(), &msg.subject, &msg.body, received_at_us) {
-        Outcome::Processed(out) => out,
-        Outcome::Retry(err) => {
+/// Runs one invocation (a message, or a batch of them from our provider) through `run` (a stage
+/// or the fused chain). Bad input becomes a dead letter and the invocation still succeeds, so the
+/// stream never blocks on it; an unavailable service or a failed publish fails the invocation, so
+/// the provider retries it (and dead-letters it only if that keeps failing).
+pub fn handle(
+    name: &str,
+    run: fn(&mut Cached<Wasi>, &str, &[u8], u64) -> Outcome,
+    msg: BrokerMessage,
+) -> Result<(), String> {
+    let handled = match cits::pipeline::handle(Wasi, name, run, &msg.subject, &msg.body) {
+        Ok(handled) => handled,
+        Err(err) => {
             log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
             return Err(format!("{name}: {err}"));
         }
-        Outcome::DeadLettered { letter, reason } => {
-            log(Level::Warn, name, &format!("dead letter from {}: {reason}", msg.subject));
-            vec![letter]
-        }
     };
-    for out in outbound {
+    for (subject, reason) in &handled.rejected {
+        log(Level::Warn, name, &format!("dead letter from {subject}: {reason}"));
+    }
+    for out in handled.outbound {
         consumer::publish(&BrokerMessage { subject: out.subject, body: out.body, reply_to: None })
             .map_err(|e| format!("{name}: publish failed: {e}"))?;
     }
@@ -49,12 +51,8 @@ pub fn handle(name: &str, run: fn(&mut Wasi, &str, &[u8], u64) -> Outcome, msg: 
 }
 
 /// The platform services as WIT imports of the component; an actor imports only the ones its
-/// stages call. One per invocation: a blob is read once even when several stages of a fused
-/// actor need it (map matcher and predictor read the same map tile).
-#[derive(Default)]
-pub struct Wasi {
-    blobs: std::collections::HashMap<(String, String), Option<Vec<u8>>>,
-}
+/// stages call. Wrapped in [`Cached`] per invocation.
+pub struct Wasi;
 
 impl Services for Wasi {
     fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
@@ -84,13 +82,7 @@ impl Services for Wasi {
     }
 
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        let key = (container.to_string(), object.to_string());
-        if let Some(blob) = self.blobs.get(&key) {
-            return Ok(blob.clone());
-        }
-        let blob = read_blob(container, object)?;
-        self.blobs.insert(key, blob.clone());
-        Ok(blob)
+        read_blob(container, object)
     }
 }
 
@@ -120,12 +112,12 @@ fn open(bucket: &str) -> Result<bindings::wasi::keyvalue::store::Bucket, StageEr
 #[macro_export]
 macro_rules! export_stage {
     (fused) => {
-        $crate::export_stage!(@export "pipeline", ::cits::pipeline::Fused::run::<$crate::Wasi>);
+        $crate::export_stage!(@export "pipeline", ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>);
     };
     ($stage:ty) => {
         $crate::export_stage!(
             @export <$stage as $crate::Stage>::NAME,
-            ::cits::pipeline::run::<$stage, $crate::Wasi>
+            ::cits::pipeline::run::<$stage, ::cits::pipeline::Cached<$crate::Wasi>>
         );
     };
     (@export $name:expr, $run:expr) => {

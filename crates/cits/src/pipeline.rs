@@ -6,6 +6,8 @@
 //! so the platform comparison runs exactly the same code. [`Fused`] runs all seven in one
 //! invocation, for the deployment that keeps every hop but the first and last off the broker.
 
+use std::collections::{BTreeMap, HashMap};
+
 use prost::Message as _;
 
 use crate::assembler::{assemble, key_of, AssemblerConfig};
@@ -282,6 +284,124 @@ impl Stage for DenmSender {
     }
 }
 
+/// The platform services for one invocation: config and blobs read once, key-value state read
+/// through a cache and written back once, at [`Cached::flush`]. So a batch of messages costs one
+/// read and one write per bucket instead of one per message, and a stage sees its own writes of
+/// earlier messages of the batch.
+pub struct Cached<V> {
+    inner: V,
+    config: Option<Vec<(String, String)>>,
+    values: HashMap<(String, String), Option<Vec<u8>>>,
+    dirty: BTreeMap<(String, String), Vec<u8>>,
+    blobs: HashMap<(String, String), Option<Vec<u8>>>,
+}
+
+impl<V: Services> Cached<V> {
+    pub fn new(inner: V) -> Self {
+        Self { inner, config: None, values: HashMap::new(), dirty: BTreeMap::new(), blobs: HashMap::new() }
+    }
+
+    /// Writes the state changed since the last flush, one `set_many` per bucket.
+    pub fn flush(&mut self) -> Result<(), StageError> {
+        let mut by_bucket: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+        for ((bucket, key), value) in std::mem::take(&mut self.dirty) {
+            by_bucket.entry(bucket).or_default().push((key, value));
+        }
+        for (bucket, items) in by_bucket {
+            self.inner.set_many(&bucket, items)?;
+        }
+        Ok(())
+    }
+}
+
+impl<V: Services> Services for Cached<V> {
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+        if self.config.is_none() {
+            self.config = Some(self.inner.config()?);
+        }
+        Ok(self.config.clone().unwrap_or_default())
+    }
+
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+        let missing: Vec<String> =
+            keys.iter().filter(|k| !self.values.contains_key(&(bucket.to_string(), (*k).clone()))).cloned().collect();
+        if !missing.is_empty() {
+            let found = self.inner.get_many(bucket, &missing)?;
+            for (key, value) in missing.into_iter().zip(found) {
+                self.values.insert((bucket.to_string(), key), value);
+            }
+        }
+        Ok(keys.iter().map(|k| self.values[&(bucket.to_string(), k.clone())].clone()).collect())
+    }
+
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+        for (key, value) in items {
+            let at = (bucket.to_string(), key);
+            self.values.insert(at.clone(), Some(value.clone()));
+            self.dirty.insert(at, value);
+        }
+        Ok(())
+    }
+
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+        let at = (container.to_string(), object.to_string());
+        if let Some(blob) = self.blobs.get(&at) {
+            return Ok(blob.clone());
+        }
+        let blob = self.inner.read_blob(container, object)?;
+        self.blobs.insert(at, blob.clone());
+        Ok(blob)
+    }
+}
+
+/// What one delivery (a message or a batch) produced.
+#[derive(Debug, Default)]
+pub struct Handled {
+    /// To publish, in order: outputs and dead letters of every message.
+    pub outbound: Vec<Outbound>,
+    /// (subject, reason) of each message that became a dead letter, for the log.
+    pub rejected: Vec<(String, StageError)>,
+}
+
+/// Handles one delivery with `run` (a stage's [`run`] or [`Fused::run`]): a single message, or a
+/// [`crate::proto::MessageBatch`] on [`subjects::BATCH`] whose messages are handled one after the
+/// other. State is written back once at the end; an unavailable service fails the whole delivery
+/// before anything was written, so the provider can redo it.
+pub fn handle<V: Services>(
+    svc: V,
+    name: &str,
+    run: fn(&mut Cached<V>, &str, &[u8], u64) -> Outcome,
+    subject: &str,
+    body: &[u8],
+) -> Result<Handled, StageError> {
+    let batch = if subject == subjects::BATCH {
+        match crate::proto::MessageBatch::decode(body) {
+            Ok(batch) => batch.messages,
+            Err(e) => {
+                let reason = StageError::new(format!("not a protobuf MessageBatch: {e}"));
+                let letter = dead_letter(name, &reason, subject, body, crate::time::now_us());
+                return Ok(Handled { outbound: vec![letter], rejected: vec![(subject.to_string(), reason)] });
+            }
+        }
+    } else {
+        vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec() }]
+    };
+    let mut svc = Cached::new(svc);
+    let mut handled = Handled::default();
+    for msg in &batch {
+        match run(&mut svc, &msg.subject, &msg.body, crate::time::now_us()) {
+            Outcome::Processed(out) => handled.outbound.extend(out),
+            Outcome::DeadLettered { letter, reason } => {
+                handled.outbound.push(letter);
+                handled.rejected.push((msg.subject.clone(), reason));
+            }
+            Outcome::Retry(reason) => return Err(reason),
+        }
+    }
+    svc.flush()?;
+    Ok(handled)
+}
+
 /// One stage of the chain [`Fused`] runs: its name and its [`run`].
 pub type Step<V> = (&'static str, fn(&mut V, &str, &[u8], u64) -> Outcome);
 
@@ -362,6 +482,85 @@ mod tests {
         fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
             Ok(self.blobs.get(&format!("{container}/{object}")).cloned())
         }
+    }
+
+    /// Counts the calls that reach the store.
+    #[derive(Default)]
+    struct Counting {
+        store: InMemory,
+        gets: usize,
+        sets: usize,
+        blob_reads: usize,
+    }
+
+    impl Services for &mut Counting {
+        fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+            self.store.config()
+        }
+        fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+            self.gets += 1;
+            self.store.get_many(bucket, keys)
+        }
+        fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+            self.sets += 1;
+            self.store.set_many(bucket, items)
+        }
+        fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+            self.blob_reads += 1;
+            self.store.read_blob(container, object)
+        }
+    }
+
+    /// Five CPMs of one RSU as a provider batch, the same objects moving on.
+    fn cpm_batch() -> crate::proto::MessageBatch {
+        let mut cpm = etsi_its::cpm::fixtures::sample();
+        let messages = (0..5)
+            .map(|_| {
+                cpm.reference_time_its_ms += 100;
+                for o in &mut cpm.objects {
+                    o.x_cm += 50;
+                }
+                crate::proto::BatchedMessage {
+                    subject: "cits.cpm.r1".into(),
+                    body: etsi_its::cpm::encode(&cpm.to_cpm()).unwrap(),
+                }
+            })
+            .collect();
+        crate::proto::MessageBatch { messages }
+    }
+
+    #[test]
+    fn a_batch_gives_what_its_messages_give_one_by_one_with_one_write_back() {
+        let batch = cpm_batch();
+        let mut batched = Counting::default();
+        let out = handle(&mut batched, "pipeline", Fused::run, subjects::BATCH, &batch.encode_to_vec()).unwrap();
+        let mut single = Counting::default();
+        let mut singles = Vec::new();
+        for m in &batch.messages {
+            singles.extend(handle(&mut single, "pipeline", Fused::run, &m.subject, &m.body).unwrap().outbound);
+        }
+        let done = |out: &[Outbound]| -> Vec<(FrameDone, Vec<String>)> {
+            out.iter().filter(|o| o.subject == "cits.done.r1").map(stages_of).collect()
+        };
+        assert_eq!(done(&out.outbound).len(), 5);
+        assert_eq!(done(&out.outbound), done(&singles));
+        assert_eq!(batched.store.kv, single.store.kv, "same state in the store");
+        // One read and one write per bucket (trajectories, paths, warnings), one tile read.
+        assert_eq!((batched.gets, batched.sets), (3, 3));
+        assert_eq!(batched.blob_reads, 1);
+        assert!(single.sets >= 15, "{}", single.sets);
+    }
+
+    #[test]
+    fn an_unavailable_store_fails_the_whole_batch_before_any_write() {
+        let batch = cpm_batch();
+        let mut down = Counting { store: InMemory { down: true, ..Default::default() }, ..Default::default() };
+        let err = handle(&mut down, "pipeline", Fused::run, subjects::BATCH, &batch.encode_to_vec()).unwrap_err();
+        assert!(err.unavailable);
+        assert_eq!(down.sets, 0);
+        // A broken envelope is a dead letter, not a retry.
+        let out = handle(&mut down, "pipeline", Fused::run, subjects::BATCH, &[0xff, 0xff]).unwrap();
+        assert_eq!(out.outbound[0].subject, "cits.dlq.pipeline");
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub fn done(rsu: &str) -> String {
     format!("cits.done.{rsu}")
 }
 
+/// Invocation subject of a [`crate::proto::MessageBatch`]: several queued messages delivered to a
+/// component at once by our messaging provider (never published on NATS).
+pub const BATCH: &str = "cits.batch";
+
 /// Dead letters of a stage: `cits.dlq.<stage>`.
 pub fn dead_letter(stage: &str) -> String {
     format!("cits.dlq.{stage}")

@@ -55,6 +55,9 @@ pub struct HandlerConfig {
     /// Stage whose dead-letter subject (`cits.dlq.<stage>`) receives undeliverable messages;
     /// without it they are logged and dropped.
     pub dead_letter_stage: Option<String>,
+    /// Most messages one invocation carries: what queued up for a worker while the component was
+    /// busy goes in one [`cits::proto::MessageBatch`] (1 = one message per invocation).
+    pub batch_max: usize,
 }
 
 impl Default for HandlerConfig {
@@ -67,6 +70,7 @@ impl Default for HandlerConfig {
             retry_backoff: Duration::from_millis(50),
             invocation_timeout: Duration::from_secs(10),
             dead_letter_stage: None,
+            batch_max: 1,
         }
     }
 }
@@ -114,6 +118,9 @@ impl HandlerConfig {
         }
         if let Some(ms) = positive("invocation_timeout_ms")? {
             cfg.invocation_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = positive("batch_max")? {
+            cfg.batch_max = n as usize;
         }
         cfg.dead_letter_stage = lookup(values, "dead_letter_stage").map(|s| s.trim().to_string());
         Ok(cfg)

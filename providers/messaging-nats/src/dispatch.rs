@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use prost::Message as _;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{error, warn};
@@ -80,29 +81,55 @@ impl Drop for Dispatcher {
 }
 
 async fn worker<T: Target>(mut rx: mpsc::Receiver<Delivery>, target: Arc<T>, cfg: HandlerConfig) {
-    while let Some(msg) = rx.recv().await {
+    while let Some(first) = rx.recv().await {
+        // What queued up while the component was busy goes along, in arrival order: under load
+        // one invocation (and one state read and write in the component) serves several messages;
+        // when idle a message goes alone, without waiting for company.
+        let mut queued = vec![first];
+        while queued.len() < cfg.batch_max {
+            match rx.try_recv() {
+                Ok(next) => queued.push(next),
+                Err(_) => break,
+            }
+        }
+        let delivery = if queued.len() == 1 { queued.pop().expect("one message") } else { batch(&queued) };
         let mut attempt = 1;
         loop {
             // Our own deadline: a lost invocation must not hold its subject forever.
-            let result = tokio::time::timeout(cfg.invocation_timeout, target.deliver(&msg))
+            let result = tokio::time::timeout(cfg.invocation_timeout, target.deliver(&delivery))
                 .await
                 .unwrap_or_else(|_| Err(format!("no result within {} ms", cfg.invocation_timeout.as_millis())));
             match result {
                 Ok(()) => break,
                 Err(reason) if attempt >= cfg.max_attempts => {
                     let reason = format!("not delivered after {attempt} attempts: {reason}");
-                    error!(subject = %msg.subject, %reason, "dead letter");
-                    target.dead_letter(msg, reason).await;
+                    error!(subject = %delivery.subject, %reason, "dead letter");
+                    // Each message of a batch becomes its own dead letter, as it arrived.
+                    let messages = if queued.is_empty() { vec![delivery] } else { queued };
+                    for msg in messages {
+                        target.dead_letter(msg, reason.clone()).await;
+                    }
                     break;
                 }
                 Err(reason) => {
-                    warn!(subject = %msg.subject, attempt, %reason, "delivery failed, retrying");
+                    warn!(subject = %delivery.subject, attempt, %reason, "delivery failed, retrying");
                     tokio::time::sleep(cfg.retry_backoff * 2u32.pow(attempt - 1)).await;
                     attempt += 1;
                 }
             }
         }
     }
+}
+
+/// Several messages as one delivery on [`cits::subjects::BATCH`].
+fn batch(messages: &[Delivery]) -> Delivery {
+    let batch = cits::proto::MessageBatch {
+        messages: messages
+            .iter()
+            .map(|m| cits::proto::BatchedMessage { subject: m.subject.clone(), body: m.payload.to_vec() })
+            .collect(),
+    };
+    Delivery { subject: cits::subjects::BATCH.to_string(), reply_to: None, payload: Bytes::from(batch.encode_to_vec()) }
 }
 
 #[cfg(test)]
@@ -141,7 +168,7 @@ mod tests {
             if msg.payload.starts_with(b"lost") && n == 1 {
                 std::future::pending::<()>().await;
             }
-            if msg.payload.starts_with(b"poison") {
+            if payloads(msg).iter().any(|p| p.starts_with(b"poison")) {
                 return Err("component trapped".into());
             }
             if msg.payload.starts_with(b"flaky") && n <= self.fail_first {
@@ -153,6 +180,16 @@ mod tests {
 
         async fn dead_letter(&self, msg: Delivery, reason: String) {
             self.dead.lock().unwrap().push((msg, reason));
+        }
+    }
+
+    /// The messages a delivery carries (a batch's, or itself).
+    fn payloads(d: &Delivery) -> Vec<Bytes> {
+        if d.subject == cits::subjects::BATCH {
+            let batch = cits::proto::MessageBatch::decode(d.payload.as_ref()).unwrap();
+            batch.messages.into_iter().map(|m| Bytes::from(m.body)).collect()
+        } else {
+            vec![d.payload.clone()]
         }
     }
 
@@ -211,6 +248,34 @@ mod tests {
         assert_eq!(rec.delivered.lock().unwrap().len(), 80);
         // Unordered delivery of one subject does overlap: the opposite of the ordered case.
         assert!(rec.overlaps.load(AtomicOrdering::SeqCst) > 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn what_queued_up_goes_in_one_batch_in_arrival_order() {
+        let rec = Arc::new(Recorder::default());
+        let d = Dispatcher::start(&HandlerConfig { batch_max: 8, ..cfg(1, Ordering::Subject) }, Arc::clone(&rec));
+        for i in 0..40 {
+            d.submit(msg("cits.cpm.a", format!("m{i:02}"))).await;
+        }
+        d.submit(msg("cits.cpm.a", "poison".into())).await;
+        for _ in 0..2000 {
+            let n: usize = rec.delivered.lock().unwrap().iter().map(|d| payloads(d).len()).sum();
+            if n + rec.dead.lock().unwrap().len() >= 41 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let delivered = rec.delivered.lock().unwrap();
+        let flat: Vec<Bytes> = delivered.iter().flat_map(payloads).collect();
+        let expected: Vec<Bytes> = (0..40).map(|i| Bytes::from(format!("m{i:02}"))).collect();
+        assert_eq!(flat, expected);
+        assert!(delivered.len() < 40, "nothing was batched");
+        assert!(delivered.iter().all(|d| payloads(d).len() <= 8), "a batch above batch_max");
+        // The batch the poison message was in failed as a whole; each of its messages is its own
+        // dead letter, with its own subject and payload.
+        let dead = rec.dead.lock().unwrap();
+        assert!(dead.iter().any(|(m, _)| m.payload == Bytes::from("poison") && m.subject == "cits.cpm.a"));
+        assert!(dead.iter().all(|(m, _)| m.subject == "cits.cpm.a"));
     }
 
     #[tokio::test]

@@ -357,15 +357,18 @@ fn summarize(
     })
 }
 
-/// Deploy → first DENM: replays a short recording as fast as possible, again every second, until
-/// a DENM comes out; returns ms since `since_us` (when deployment started).
+/// Deploy → first DENM: replays a short recording as fast as possible, again every second (from a
+/// clean state: the recording's tracks must not meet their own earlier copies), until a DENM comes
+/// out; returns ms since `since_us` (when deployment started).
 pub async fn first_denm(
     nats: &str,
     mqtt: (&str, u16),
+    redis_url: &str,
     records: &[Record],
     since_us: u64,
     timeout: Duration,
 ) -> anyhow::Result<f64> {
+    let mut store = redis::Client::open(redis_url)?.get_connection().context("Redis")?;
     let client = async_nats::connect(nats).await?;
     let rsu = "startup";
     let mut denms = client.subscribe(cits::subjects::denm(rsu)).await?;
@@ -380,6 +383,7 @@ pub async fn first_denm(
     };
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
+        redis::cmd("FLUSHDB").query::<()>(&mut store).context("Redis FLUSHDB")?;
         replay(records, &opts).await?;
         tokio::select! {
             Some(_) = denms.next() => return Ok((cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0),

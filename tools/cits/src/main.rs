@@ -188,6 +188,8 @@ enum BenchCommand {
         nats: String,
         #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
         mqtt: String,
+        #[arg(long, default_value = "redis://127.0.0.1:6379/")]
+        redis: String,
         #[arg(long, default_value_t = 180)]
         timeout_s: u64,
         #[arg(long)]
@@ -454,11 +456,12 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 r["cpu_ms_per_object_update"].as_f64().unwrap_or(f64::NAN),
             );
         }
-        BenchCommand::FirstDenm { system, since_us, file, nats, mqtt, timeout_s, out } => {
+        BenchCommand::FirstDenm { system, since_us, file, nats, mqtt, redis, timeout_s, out } => {
             let (host, port) = split_host_port(&mqtt)?;
             let records = recording::read_file(&file)?;
             let elapsed =
-                bench::first_denm(&nats, (&host, port), &records, since_us, Duration::from_secs(timeout_s)).await?;
+                bench::first_denm(&nats, (&host, port), &redis, &records, since_us, Duration::from_secs(timeout_s))
+                    .await?;
             eprintln!("{system}: wash app deploy → first DENM {elapsed:.0} ms");
             std::fs::create_dir_all(&out)?;
             let v = serde_json::json!({"system": system, "deploy_to_first_denm_ms": elapsed});
