@@ -2,7 +2,9 @@
 //! is replayed over MQTT as RSU `rsu1`, and the DENMs are read back over MQTT as the RSU would.
 //! They must warn of every planted conflict before it happens, be exactly the DENMs the same
 //! stage crates produce natively in process (so the Wasm pipeline neither loses, reorders nor
-//! duplicates anything), and decode with pycrate, an independent ASN.1 implementation.
+//! duplicates anything), and decode with pycrate, an independent ASN.1 implementation. Both
+//! deployments: seven actors, and all seven stages fused in one actor (replayed faster, so the
+//! messaging provider batches what queues up).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -17,7 +19,16 @@ const RSU: &str = "rsu1";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
-    let lattice = Lattice::start("pipeline");
+    warned_over_mqtt_as_natively(Lattice::start("pipeline"), 2.0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fused_actor_warns_like_the_seven_actors_under_batching() {
+    warned_over_mqtt_as_natively(Lattice::start_with("pipeline-fused", Some("wadm/cits-pipeline-fused.yaml")), 16.0)
+        .await;
+}
+
+async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
     let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(lattice.repo.join("data/short.truth.json")).unwrap()).unwrap();
@@ -30,7 +41,7 @@ async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
         mqtt_host: "127.0.0.1".into(),
         mqtt_port: lattice.mqtt_port,
         rsus: vec![RSU.into()],
-        speed: 2.0,
+        speed,
         qos: 1,
         progress: false,
     };

@@ -29,21 +29,28 @@ pub struct Lattice {
     pub mqtt_port: u16,
     pub redis_port: u16,
     http_port: u16,
+    manifest: Option<PathBuf>,
 }
 
 impl Lattice {
     /// Starts everything, deploys `wadm/cits-pipeline.yaml` and waits until a probe CPM flows.
     pub fn start(name: &str) -> Self {
+        Self::start_with(name, None)
+    }
+
+    /// Like [`Lattice::start`] with another manifest of the repository (e.g. `wadm/cits-pipeline-fused.yaml`).
+    pub fn start_with(name: &str, manifest: Option<&str>) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
         let lattice = Self {
-            repo,
             state,
             nats_port: free_port(),
             mqtt_port: free_port(),
             redis_port: free_port(),
             http_port: free_port(),
+            manifest: manifest.map(|m| repo.join(m)),
+            repo,
         };
         for step in ["up", "deploy", "probe"] {
             let status = lattice.script(step).status().expect("tools/lattice.sh runs");
@@ -67,6 +74,9 @@ impl Lattice {
             .env("MQTT_PORT", self.mqtt_port.to_string())
             .env("REDIS_PORT", self.redis_port.to_string())
             .env("NATS_HTTP_PORT", self.http_port.to_string());
+        if let Some(manifest) = &self.manifest {
+            cmd.env("CITS_MANIFEST", manifest);
+        }
         cmd
     }
 

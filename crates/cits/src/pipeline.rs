@@ -33,7 +33,16 @@ pub trait Services {
     fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError>;
     /// A whole read-only object, None when the container has no such object.
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError>;
+
+    /// Where prepared map tiles outlive one message (for the rest of a batch), if anywhere.
+    fn kept(&mut self) -> Option<&mut Kept> {
+        None
+    }
 }
+
+/// Values prepared once and reused by the later messages of a delivery (one per type).
+#[derive(Default)]
+pub struct Kept(HashMap<std::any::TypeId, Box<dyn std::any::Any>>);
 
 /// One message as a stage sees it.
 pub struct Inbound<'a> {
@@ -80,18 +89,30 @@ fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
 }
 
 /// Street geometry from the blobstore: the map tile under a position, read and prepared (`build`)
-/// at most once per message, and reused for every position within `reach_m` of its lanelets'
+/// at most once per delivery, and reused for every position within `reach_m` of its lanelets'
 /// edge (see [`TileCache`]); a tile the map has no blob for is prepared from an empty graph.
 pub struct MapTiles<T> {
     cache: TileCache<T>,
 }
 
-impl<T> MapTiles<T> {
+impl<T: 'static> MapTiles<T> {
     /// Blobstore container of the map (written by `cits map`).
     pub const CONTAINER: &'static str = "cits-map";
 
-    pub fn new(build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
-        Self { cache: TileCache::new(build, reach_m) }
+    /// The tiles an earlier message of this delivery prepared, or none yet.
+    pub fn restore<V: Services>(svc: &mut V, build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
+        let kept = svc.kept().and_then(|k| k.0.remove(&std::any::TypeId::of::<Self>()));
+        match kept.and_then(|b| b.downcast::<Self>().ok()) {
+            Some(tiles) => *tiles,
+            None => Self { cache: TileCache::new(build, reach_m) },
+        }
+    }
+
+    /// Leaves the prepared tiles to the next message of the delivery.
+    pub fn keep<V: Services>(self, svc: &mut V) {
+        if let Some(kept) = svc.kept() {
+            kept.0.insert(std::any::TypeId::of::<Self>(), Box::new(self));
+        }
     }
 
     pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
@@ -170,12 +191,13 @@ impl Stage for MapMatcher {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
-        let mut tiles = MapTiles::new(LaneIndex::new, MATCH_REACH_M);
+        let mut tiles = MapTiles::restore(svc, LaneIndex::new, MATCH_REACH_M);
         let mut matched = Vec::with_capacity(frame.trajectories.len());
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };
             matched.push(tiles.at(svc, last.latitude, last.longitude)?.match_trajectory(t));
         }
+        tiles.keep(svc);
         let out = MatchedTrajectoryFrame {
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
@@ -198,12 +220,13 @@ impl Stage for Predictor {
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: MatchedTrajectoryFrame = decode_input(msg.body, "MatchedTrajectoryFrame")?;
         let cfg = PredictorConfig::from_config(entries(&svc.config()?))?;
-        let mut maps = MapTiles::new(LaneMap::new, ROUTE_REACH_M);
+        let mut maps = MapTiles::restore(svc, LaneMap::new, ROUTE_REACH_M);
         let mut paths = Vec::new();
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };
             paths.extend(predict(maps.at(svc, last.latitude, last.longitude)?, t, &cfg));
         }
+        maps.keep(svc);
         // Sent even without paths: the detector's state and the DENM sender's terminations
         // advance with every frame.
         let out = PredictedPathFrame {
@@ -284,8 +307,8 @@ impl Stage for DenmSender {
     }
 }
 
-/// The platform services for one invocation: config and blobs read once, key-value state read
-/// through a cache and written back once, at [`Cached::flush`]. So a batch of messages costs one
+/// The platform services for one invocation: config and blobs read (and map tiles prepared) once,
+/// key-value state read through a cache and written back once, at [`Cached::flush`]. So a batch of messages costs one
 /// read and one write per bucket instead of one per message, and a stage sees its own writes of
 /// earlier messages of the batch.
 pub struct Cached<V> {
@@ -294,11 +317,19 @@ pub struct Cached<V> {
     values: HashMap<(String, String), Option<Vec<u8>>>,
     dirty: BTreeMap<(String, String), Vec<u8>>,
     blobs: HashMap<(String, String), Option<Vec<u8>>>,
+    kept: Kept,
 }
 
 impl<V: Services> Cached<V> {
     pub fn new(inner: V) -> Self {
-        Self { inner, config: None, values: HashMap::new(), dirty: BTreeMap::new(), blobs: HashMap::new() }
+        Self {
+            inner,
+            config: None,
+            values: HashMap::new(),
+            dirty: BTreeMap::new(),
+            blobs: HashMap::new(),
+            kept: Kept::default(),
+        }
     }
 
     /// Writes the state changed since the last flush, one `set_many` per bucket.
@@ -351,6 +382,10 @@ impl<V: Services> Services for Cached<V> {
         let blob = self.inner.read_blob(container, object)?;
         self.blobs.insert(at, blob.clone());
         Ok(blob)
+    }
+
+    fn kept(&mut self) -> Option<&mut Kept> {
+        Some(&mut self.kept)
     }
 }
 
@@ -549,6 +584,33 @@ mod tests {
         assert_eq!((batched.gets, batched.sets), (3, 3));
         assert_eq!(batched.blob_reads, 1);
         assert!(single.sets >= 15, "{}", single.sets);
+    }
+
+    #[test]
+    fn prepared_tiles_are_kept_for_the_rest_of_the_delivery() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static BUILDS: AtomicUsize = AtomicUsize::new(0);
+        fn build(_: &LaneGraph) -> usize {
+            BUILDS.fetch_add(1, Ordering::SeqCst)
+        }
+        let message = |svc: &mut Cached<InMemory>| {
+            let mut tiles = MapTiles::restore(svc, build, MATCH_REACH_M);
+            tiles.at(svc, 47.8101, 13.0518).unwrap();
+            tiles.keep(svc);
+        };
+        let mut delivery = Cached::new(InMemory::default());
+        for _ in 0..3 {
+            message(&mut delivery);
+        }
+        assert_eq!(BUILDS.load(Ordering::SeqCst), 1);
+        // A service with no place to keep them prepares them for each message.
+        let mut plain = InMemory::default();
+        for _ in 0..2 {
+            let mut tiles = MapTiles::restore(&mut plain, build, MATCH_REACH_M);
+            tiles.at(&mut plain, 47.8101, 13.0518).unwrap();
+            tiles.keep(&mut plain);
+        }
+        assert_eq!(BUILDS.load(Ordering::SeqCst), 3);
     }
 
     #[test]

@@ -274,7 +274,7 @@ mod tests {
         // The batch the poison message was in failed as a whole; each of its messages is its own
         // dead letter, with its own subject and payload.
         let dead = rec.dead.lock().unwrap();
-        assert!(dead.iter().any(|(m, _)| m.payload == Bytes::from("poison") && m.subject == "cits.cpm.a"));
+        assert!(dead.iter().any(|(m, _)| m.payload == "poison" && m.subject == "cits.cpm.a"));
         assert!(dead.iter().all(|(m, _)| m.subject == "cits.cpm.a"));
     }
 
