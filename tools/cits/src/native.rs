@@ -104,7 +104,7 @@ impl Services for Native {
         }
         let mut cmd = redis::cmd("MGET");
         for key in keys {
-            cmd.arg(format!("{bucket}:{key}"));
+            cmd.arg(pipeline::flat_key(bucket, key));
         }
         cmd.query(&mut self.redis).map_err(|e| unavailable("Redis MGET", e))
     }
@@ -115,7 +115,7 @@ impl Services for Native {
         }
         let mut cmd = redis::cmd("MSET");
         for (key, value) in items {
-            cmd.arg(format!("{bucket}:{key}")).arg(value);
+            cmd.arg(pipeline::flat_key(bucket, &key)).arg(value);
         }
         cmd.query(&mut self.redis).map_err(|e| unavailable("Redis MSET", e))
     }
