@@ -4,7 +4,7 @@
 //! stage crates produce natively in process (so the Wasm pipeline neither loses, reorders nor
 //! duplicates anything), and decode with pycrate, an independent ASN.1 implementation. Both
 //! deployments: seven actors, and all seven stages fused in one actor (replayed faster, so the
-//! messaging provider batches what queues up).
+//! messaging provider batches what queues up) — and the benchmark's native baseline (`cits stage`).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -26,6 +26,12 @@ async fn planted_conflicts_are_warned_over_mqtt_before_they_happen() {
 async fn fused_actor_warns_like_the_seven_actors_under_batching() {
     warned_over_mqtt_as_natively(Lattice::start_with("pipeline-fused", Some("wadm/cits-pipeline-fused.yaml")), 16.0)
         .await;
+}
+
+/// The benchmark's baseline: the stage crates as native processes on the same subjects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_stage_processes_warn_like_the_actors() {
+    warned_over_mqtt_as_natively(Lattice::start_native("pipeline-native"), 4.0).await;
 }
 
 async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {

@@ -40,6 +40,16 @@ impl Lattice {
 
     /// Like [`Lattice::start`] with another manifest of the repository (e.g. `wadm/cits-pipeline-fused.yaml`).
     pub fn start_with(name: &str, manifest: Option<&str>) -> Self {
+        Self::start_steps(name, manifest, &["up", "deploy", "probe"])
+    }
+
+    /// The native baseline instead of the actors: the stages as `cits stage` processes on the
+    /// same NATS, Redis and map (nothing deployed on the host).
+    pub fn start_native(name: &str) -> Self {
+        Self::start_steps(name, None, &["up", "native-up", "probe"])
+    }
+
+    fn start_steps(name: &str, manifest: Option<&str>, steps: &[&str]) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
@@ -52,7 +62,7 @@ impl Lattice {
             manifest: manifest.map(|m| repo.join(m)),
             repo,
         };
-        for step in ["up", "deploy", "probe"] {
+        for step in steps {
             let status = lattice.script(step).status().expect("tools/lattice.sh runs");
             if !status.success() {
                 let log = std::fs::read_to_string(lattice.state.join("logs/host.log")).unwrap_or_default();
