@@ -46,6 +46,28 @@ pub trait Services {
     }
 }
 
+/// A borrowed platform is one too (so a long-lived service can back one delivery's [`Cached`]).
+impl<S: Services + ?Sized> Services for &mut S {
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+        (**self).config()
+    }
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+        (**self).get_many(bucket, keys)
+    }
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+        (**self).set_many(bucket, items)
+    }
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+        (**self).read_blob(container, object)
+    }
+    fn kept(&mut self) -> Option<&mut Kept> {
+        (**self).kept()
+    }
+    fn prefetch(&mut self, keys: &[(&str, String)]) -> Result<(), StageError> {
+        (**self).prefetch(keys)
+    }
+}
+
 /// Key `key` of bucket `bucket` as our key-value provider stores it (`bucket:key`), which is the
 /// same key of the unnamed bucket: so state of several buckets is read or written in one call.
 pub fn flat_key(bucket: &str, key: &str) -> String {
@@ -325,8 +347,8 @@ impl Stage for DenmSender {
 
 /// The platform services for one invocation: config and blobs read (and map tiles prepared) once,
 /// key-value state read through a cache (ahead of the stages with [`Services::prefetch`]) and
-/// written back once, at [`Cached::flush`]. So a batch of messages costs one
-/// read and one write per bucket instead of one per message, and a stage sees its own writes of
+/// written back once, at [`Cached::flush`]. So a batch of messages costs one state read per
+/// message with keys not seen yet and one write in all, and a stage sees its own writes of
 /// earlier messages of the batch.
 pub struct Cached<V> {
     inner: V,
@@ -366,14 +388,8 @@ impl<V: Services> Services for Cached<V> {
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
-        let missing: Vec<String> =
-            keys.iter().filter(|k| !self.values.contains_key(&(bucket.to_string(), (*k).clone()))).cloned().collect();
-        if !missing.is_empty() {
-            let found = self.inner.get_many(bucket, &missing)?;
-            for (key, value) in missing.into_iter().zip(found) {
-                self.values.insert((bucket.to_string(), key), value);
-            }
-        }
+        let wanted: Vec<(&str, String)> = keys.iter().map(|k| (bucket, k.clone())).collect();
+        self.prefetch(&wanted)?;
         Ok(keys.iter().map(|k| self.values[&(bucket.to_string(), k.clone())].clone()).collect())
     }
 
@@ -569,7 +585,7 @@ mod tests {
         blob_reads: usize,
     }
 
-    impl Services for &mut Counting {
+    impl Services for Counting {
         fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
             self.store.config()
         }

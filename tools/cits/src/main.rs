@@ -145,6 +145,17 @@ enum Command {
     },
 }
 
+/// Where a benchmark reaches the pipeline: NATS, the MQTT listener, Redis (flushed per run).
+#[derive(clap::Args)]
+struct BenchEndpoints {
+    #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+    nats: String,
+    #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
+    mqtt: String,
+    #[arg(long, default_value = "redis://127.0.0.1:6379/")]
+    redis: String,
+}
+
 #[derive(Subcommand)]
 enum BenchCommand {
     /// Replay a recording at one speed factor from a clean state and measure what comes out of
@@ -159,12 +170,8 @@ enum BenchCommand {
         file: PathBuf,
         #[arg(long, default_value = demo::RSU_ID)]
         rsu: String,
-        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
-        nats: String,
-        #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
-        mqtt: String,
-        #[arg(long, default_value = "redis://127.0.0.1:6379/")]
-        redis: String,
+        #[command(flatten)]
+        endpoints: BenchEndpoints,
         /// Processes whose CPU time counts, as label=pid[,pid...] (descendants included);
         /// repeatable. Labels `nats` and `redis` count as shared infrastructure.
         #[arg(long)]
@@ -184,12 +191,8 @@ enum BenchCommand {
         since_us: u64,
         #[arg(long, default_value = "data/demo.rec.b64")]
         file: PathBuf,
-        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
-        nats: String,
-        #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
-        mqtt: String,
-        #[arg(long, default_value = "redis://127.0.0.1:6379/")]
-        redis: String,
+        #[command(flatten)]
+        endpoints: BenchEndpoints,
         #[arg(long, default_value_t = 180)]
         timeout_s: u64,
         #[arg(long)]
@@ -425,7 +428,16 @@ async fn subscribe_denms(mqtt: &str) -> anyhow::Result<tokio::sync::mpsc::Receiv
 async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
     use cits_tools::bench;
     match cmd {
-        BenchCommand::Run { system, factor, file, rsu, nats, mqtt, redis, cpu, idle_s, out } => {
+        BenchCommand::Run {
+            system,
+            factor,
+            file,
+            rsu,
+            endpoints: BenchEndpoints { nats, mqtt, redis },
+            cpu,
+            idle_s,
+            out,
+        } => {
             let (mqtt_host, mqtt_port) = split_host_port(&mqtt)?;
             std::fs::create_dir_all(&out)?;
             let opts = bench::RunOptions {
@@ -456,7 +468,14 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 r["cpu_ms_per_object_update"].as_f64().unwrap_or(f64::NAN),
             );
         }
-        BenchCommand::FirstDenm { system, since_us, file, nats, mqtt, redis, timeout_s, out } => {
+        BenchCommand::FirstDenm {
+            system,
+            since_us,
+            file,
+            endpoints: BenchEndpoints { nats, mqtt, redis },
+            timeout_s,
+            out,
+        } => {
             let (host, port) = split_host_port(&mqtt)?;
             let records = recording::read_file(&file)?;
             let elapsed =

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits::pipeline::{self, Outcome, Services};
+use cits::pipeline::{self, Cached, Outcome, Services};
 use cits::stage::StageError;
 use futures::StreamExt as _;
 
@@ -133,19 +133,20 @@ impl Services for Native {
 pub const STAGES: [&str; 8] =
     ["decoder", "collector", "assembler", "map_matcher", "predictor", "collision_detector", "denm_sender", "pipeline"];
 
-type Run = fn(&mut Native, &str, &[u8], u64) -> Outcome;
+/// A stage run on one delivery's cache in front of the process's long-lived services.
+type Run<'a> = fn(&mut Cached<&'a mut Native>, &str, &[u8], u64) -> Outcome;
 
-fn runner(stage: &str) -> anyhow::Result<Run> {
+fn runner<'a>(stage: &str) -> anyhow::Result<Run<'a>> {
     use pipeline::*;
     Ok(match stage {
-        Decoder::NAME => run::<Decoder, Native>,
-        Collector::NAME => run::<Collector, Native>,
-        Assembler::NAME => run::<Assembler, Native>,
-        MapMatcher::NAME => run::<MapMatcher, Native>,
-        Predictor::NAME => run::<Predictor, Native>,
-        CollisionDetector::NAME => run::<CollisionDetector, Native>,
-        DenmSender::NAME => run::<DenmSender, Native>,
-        "pipeline" => Fused::run::<Native>,
+        Decoder::NAME => run::<Decoder, _>,
+        Collector::NAME => run::<Collector, _>,
+        Assembler::NAME => run::<Assembler, _>,
+        MapMatcher::NAME => run::<MapMatcher, _>,
+        Predictor::NAME => run::<Predictor, _>,
+        CollisionDetector::NAME => run::<CollisionDetector, _>,
+        DenmSender::NAME => run::<DenmSender, _>,
+        "pipeline" => Fused::run::<Cached<&'a mut Native>>,
         other => bail!("no stage `{other}`; one of {}", STAGES.join(", ")),
     })
 }
@@ -165,7 +166,7 @@ const MAX_ATTEMPTS: u32 = 3;
 /// (so one RSU's frames are in order, as with our provider), bad input dead-lettered, an
 /// unavailable service retried and then dead-lettered.
 pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
-    let run = runner(&opts.stage)?;
+    runner(&opts.stage)?;
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
     let mut svc = Native::connect(settings.config, &opts.redis_url, opts.blobstore_root.clone())?;
     let client =
@@ -180,14 +181,18 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
         let outbound = loop {
-            let received_at_us = cits::time::now_us();
-            match tokio::task::block_in_place(|| run(&mut svc, &msg.subject, &msg.payload, received_at_us)) {
-                Outcome::Processed(out) => break out,
-                Outcome::DeadLettered { letter, reason } => {
-                    eprintln!("{}: dead letter from {}: {reason}", opts.stage, msg.subject);
-                    break vec![letter];
+            let run = runner(&opts.stage)?;
+            let handled = tokio::task::block_in_place(|| {
+                pipeline::handle(&mut svc, &opts.stage, run, &msg.subject, &msg.payload)
+            });
+            match handled {
+                Ok(handled) => {
+                    for (subject, reason) in &handled.rejected {
+                        eprintln!("{}: dead letter from {subject}: {reason}", opts.stage);
+                    }
+                    break handled.outbound;
                 }
-                Outcome::Retry(reason) if attempt < MAX_ATTEMPTS => {
+                Err(reason) if attempt < MAX_ATTEMPTS => {
                     eprintln!("{}: {} not processed, retrying: {reason}", opts.stage, msg.subject);
                     attempt += 1;
                     tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
@@ -197,7 +202,7 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
                         svc = fresh;
                     }
                 }
-                Outcome::Retry(reason) => {
+                Err(reason) => {
                     let now = cits::time::now_us();
                     break vec![cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now)];
                 }
