@@ -81,24 +81,21 @@ impl Services for Wasi {
             .map_err(|e| StageError::unavailable(format!("key-value set-many in `{bucket}` failed: {e:?}")))
     }
 
+    /// Two calls to the provider on the usual path (container, data); the existence check only
+    /// after a failure.
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        read_blob(container, object)
-    }
-}
-
-/// Two calls to the provider on the usual path (container, data); the existence check only after a
-/// failure.
-fn read_blob(container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-    use bindings::wasi::blobstore::{blobstore, types::IncomingValue};
-    let err = |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
-    let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
-    match c.get_data(&object.to_string(), 0, u64::MAX) {
-        Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),
-        Err(e) => match c.has_object(&object.to_string()) {
-            Ok(false) => Ok(None),
-            Ok(true) => Err(err("read", e)),
-            Err(lookup) => Err(err("lookup", lookup)),
-        },
+        use bindings::wasi::blobstore::{blobstore, types::IncomingValue};
+        let err =
+            |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
+        let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
+        match c.get_data(&object.to_string(), 0, u64::MAX) {
+            Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),
+            Err(e) => match c.has_object(&object.to_string()) {
+                Ok(false) => Ok(None),
+                Ok(true) => Err(err("read", e)),
+                Err(lookup) => Err(err("lookup", lookup)),
+            },
+        }
     }
 }
 
