@@ -74,7 +74,7 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
         ..RedisConfig::default()
     })
     .unwrap();
-    let stored = redis.get("trajectories", "1001/1/7").await.unwrap().expect("trajectory stored");
+    let stored = redis.get("trajectories", &format!("{RSU}/1001/1/7")).await.unwrap().expect("trajectory stored");
     assert_eq!(Trajectory::decode(stored.as_ref()).unwrap(), *t);
 
     // The same id 10 s later is another road user: a new generation with one point.
@@ -130,6 +130,7 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
                         ..Default::default()
                     })
                     .collect(),
+                frame_id: format!("burst-{r}-{k}"),
                 trace: Vec::new(),
             };
             nats.publish(format!("cits.locations.rsu-burst-{r}"), frame.encode_to_vec().into()).await.unwrap();
@@ -151,7 +152,7 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
     }
     for r in 0..RSUS {
         for o in 1..=OBJECTS {
-            let key = format!("{}/1/{o}", 2000 + r);
+            let key = format!("rsu-burst-{r}/{}/1/{o}", 2000 + r);
             let stored = redis.get("trajectories", &key).await.unwrap().expect("trajectory stored");
             let t = Trajectory::decode(stored.as_ref()).unwrap();
             let expected: Vec<u64> = (0..FRAMES).map(|k| 20_000 + k * 100).collect();

@@ -134,3 +134,23 @@ async fn a_store_can_be_created_while_redis_is_down() {
     redis.restart();
     kv.set("s", "k", b"up").await.unwrap();
 }
+
+#[tokio::test]
+async fn buckets_with_a_ttl_expire_and_are_renewed_by_every_write() {
+    let redis = RedisServer::start();
+    let ttls = [("paths".to_string(), Duration::from_secs(1))].into_iter().collect();
+    let kv = RedisStore::new(RedisConfig { url: redis.url(), ttls, ..RedisConfig::default() }).unwrap();
+    // The stages write several buckets at once through the unnamed bucket (`bucket:key`).
+    let items = vec![
+        ("paths:x/rsu1".to_string(), Bytes::from_static(b"p")),
+        ("sequences:rsu1".to_string(), Bytes::from_static(b"7")),
+    ];
+    kv.set_many("", &items).await.unwrap();
+    kv.set("paths", "x/rsu2", b"q").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    kv.set_many("", &items[..1]).await.unwrap(); // renews paths:x/rsu1 only
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let keys: Vec<String> = ["paths:x/rsu1", "paths:x/rsu2", "sequences:rsu1"].map(String::from).to_vec();
+    let got: Vec<bool> = kv.get_many("", &keys).await.unwrap().iter().map(Option::is_some).collect();
+    assert_eq!(got, vec![true, false, true], "renewed key kept, stale key expired, no-TTL bucket kept");
+}

@@ -2,7 +2,7 @@
 # Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), Redis, wadm and the
 # wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
-#   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | native-up | native-down | status
+#   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up | native-down | status
 #
 # Used by `make run` / `make stop` and by the integration tests (with their own ports and state
 # dir). Binaries come from `make setup`; the Makefile exports their paths.
@@ -17,6 +17,15 @@ NATS_HTTP_PORT="${NATS_HTTP_PORT:-8222}"
 LATTICE="${WASMCLOUD_LATTICE:-default}"
 MANIFEST="${CITS_MANIFEST:-$REPO/wadm/cits-pipeline.yaml}"
 APP="${CITS_APP:-cits-pipeline}"
+# wasmCloud hosts in the lattice (labels host=host-1 … host-N); wadm spreads the stages over them.
+HOSTS="${HOSTS:-1}"
+# The host cancels an invocation after this; the manifests' handler links say the same
+# (host_execution_limit_ms), so the messaging provider never retries one that may still run.
+HOST_EXECUTION_LIMIT_MS="${HOST_EXECUTION_LIMIT_MS:-2000}"
+# JetStream fsync: NATS's default (every 2 min) loses nothing a killed process had acknowledged
+# (the page cache survives), but an OS crash or power loss can lose up to that interval;
+# NATS_SYNC=always fsyncs every write (see README, Reliability).
+NATS_SYNC="${NATS_SYNC:-2m}"
 
 : "${NATS_SERVER:?set NATS_SERVER (make setup prints the paths; use make targets)}"
 : "${REDIS_SERVER:=redis-server}"
@@ -36,16 +45,22 @@ log() { printf '[lattice] %s\n' "$*" >&2; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-wait_port() { # port name seconds
-    local i
-    for ((i = 0; i < $3 * 10; i++)); do
-        port_open "$1" && return 0
-        sleep 0.1
+# Waits until `check` succeeds, failing early if the process `name` exits.
+wait_ready() { # name seconds check...
+    local name=$1 seconds=$2 i
+    shift 2
+    for ((i = 0; i < seconds * 20; i++)); do
+        "$@" >/dev/null 2>&1 && return 0
+        running "$name" || { log "$name exited; log: $LOGS/$name.log"; tail -n 30 "$LOGS/$name.log" >&2; return 1; }
+        sleep 0.05
     done
-    log "$2 did not open port $1 within $3 s; log: $LOGS/$2.log"
-    tail -n 30 "$LOGS/$2.log" >&2 || true
+    log "$name not ready within $seconds s ($*); log: $LOGS/$name.log"
+    tail -n 30 "$LOGS/$name.log" >&2 || true
     return 1
 }
+
+nats_ready() { curl -sf "http://127.0.0.1:$NATS_HTTP_PORT/healthz?js-enabled-only=true" && port_open "$MQTT_PORT"; }
+redis_ready() { "${REDIS_CLI:-redis-cli}" -p "$REDIS_PORT" ping | grep -q PONG; }
 
 running() { [[ -f "$PIDS/$1.pid" ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
 
@@ -62,6 +77,7 @@ start() { # name cmd...
     log "$name started (pid $!)"
 }
 
+# Stops a service by PID, then its process group.
 stop() { # name [grace seconds]
     local name=$1 grace=${2:-10} pid i
     [[ -f "$PIDS/$name.pid" ]] || return 0
@@ -78,11 +94,14 @@ stop() { # name [grace seconds]
         fi
         log "$name stopped (pid $pid)"
     fi
+    # setsid made the service a process-group leader: what it left behind (a host's providers)
+    # goes too.
+    kill -KILL -- "-$pid" 2>/dev/null || true
     rm -f "$PIDS/$name.pid"
 }
 
 up() {
-    mkdir -p "$PIDS" "$LOGS" "$STATE/jetstream" "$STATE/redis" "$STATE/host-tmp" "$STATE/wash/contexts"
+    mkdir -p "$PIDS" "$LOGS" "$STATE/jetstream" "$STATE/redis" "$STATE/wash/contexts"
     cat >"$STATE/nats.conf" <<EOF
 server_name: cits-$NATS_PORT
 listen: 127.0.0.1:$NATS_PORT
@@ -90,6 +109,7 @@ http: 127.0.0.1:$NATS_HTTP_PORT
 max_payload: 8MB
 jetstream {
   store_dir: "$STATE/jetstream"
+  sync_interval: $NATS_SYNC
 }
 # RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {
@@ -97,42 +117,46 @@ mqtt {
 }
 EOF
     start nats "$NATS_SERVER" -c "$STATE/nats.conf"
-    wait_port "$NATS_PORT" nats 20
-    wait_port "$MQTT_PORT" nats 20
+    wait_ready nats 20 nats_ready
 
-    # Dead letters of every stage are kept (and counted) in JetStream.
-    "$CITS_TOOL" dlq --nats "127.0.0.1:$NATS_PORT" >/dev/null
+    # The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters).
+    "$CITS_TOOL" streams --nats "127.0.0.1:$NATS_PORT" >"$LOGS/streams.log"
 
     # Street geometry for map matcher and predictor: blobstore-fs container cits-map.
     "$CITS_TOOL" map --osm "$REPO/data/map/weiser-gabelsberger.osm" --blobstore-root "$STATE/blobstore"
 
+    # AOF, fsync once a second: a killed or restarted Redis loses nothing it acknowledged (each
+    # write reaches the file before the reply); an OS crash can lose the last second.
     start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
-        --save '' --appendonly no --protected-mode yes
-    wait_port "$REDIS_PORT" redis 20
+        --save '' --appendonly yes --appendfsync everysec --protected-mode yes
+    wait_ready redis 20 redis_ready
 
     start wadm env WADM_NATS_SERVER="127.0.0.1:$NATS_PORT" RUST_LOG="${WADM_LOG:-info}" "$WADM_BIN"
 
+    local i
+    for ((i = 1; i <= HOSTS; i++)); do
+        host_up "$i"
+    done
+    wait_ready host-1 60 hosts_joined "$HOSTS"
+    log "lattice up: NATS :$NATS_PORT (MQTT :$MQTT_PORT), Redis :$REDIS_PORT, wadm, $HOSTS host(s) (state $STATE)"
+}
+
+# Starts wasmCloud host number $1 (labels site=cits-local, host=host-$1).
+host_up() {
+    local n=$1
+    mkdir -p "$STATE/host-tmp/$n"
     # The host caches fetched artefacts and unpacked providers under TMPDIR: keep them in STATE.
-    start host env TMPDIR="$STATE/host-tmp" \
+    start "host-$n" env TMPDIR="$STATE/host-tmp/$n" \
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
         WASMCLOUD_LOG_LEVEL="${WASMCLOUD_LOG_LEVEL:-info}" \
-        WASMCLOUD_MAX_EXECUTION_TIME_MS="${WASMCLOUD_MAX_EXECUTION_TIME_MS:-10000}" \
-        WASMCLOUD_LABEL_site=cits-local \
+        WASMCLOUD_MAX_EXECUTION_TIME_MS="$HOST_EXECUTION_LIMIT_MS" \
+        WASMCLOUD_LABEL_site=cits-local WASMCLOUD_LABEL_host="host-$n" \
         "$WASMCLOUD_HOST_BIN"
+}
 
-    local i
-    for ((i = 0; i < 300; i++)); do
-        if "$WASH" get hosts -o json 2>/dev/null | grep -q '"id"'; then
-            log "lattice up: NATS :$NATS_PORT (MQTT :$MQTT_PORT), Redis :$REDIS_PORT, host + wadm (state $STATE)"
-            return 0
-        fi
-        running host || { log "host exited"; tail -n 40 "$LOGS/host.log" >&2; return 1; }
-        sleep 0.2
-    done
-    log "host did not join the lattice within 60 s"
-    tail -n 40 "$LOGS/host.log" >&2
-    return 1
+hosts_joined() { # count
+    [[ $("$WASH" get hosts -o json 2>/dev/null | grep -o '"id": *"N[A-Z0-9]*"' | sort -u | wc -l) -ge $1 ]]
 }
 
 # Renders the manifest for this lattice's ports and deploys it with wash.
@@ -212,16 +236,17 @@ probe() {
         done
         sleep 1
     done
-    log "pipeline is not flowing; see $LOGS/host.log"
+    log "pipeline is not flowing; see $LOGS/host-*.log"
     return 1
 }
 
-# Stops the host (with its providers) and wadm, leaving NATS and Redis up (the native baseline of
-# `make bench` runs on them alone).
+# Stops the hosts (with their providers) and wadm, leaving NATS and Redis up (the native baseline
+# of `make bench` runs on them alone).
 host_down() {
-    stop host 15
-    # Providers are the host's children; if the host died hard they may be left behind.
-    pkill -TERM -f "^$STATE/host-tmp/" 2>/dev/null || true
+    local f
+    for f in "$PIDS"/host-*.pid; do
+        [[ -e "$f" ]] && stop "$(basename "$f" .pid)" 15
+    done
     stop wadm
 }
 
@@ -253,7 +278,7 @@ down() {
 
 status() {
     local s
-    for s in nats redis wadm host; do
+    for s in nats redis wadm $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
         if running "$s"; then echo "$s: running (pid $(cat "$PIDS/$s.pid"))"; else echo "$s: stopped"; fi
     done
 }
@@ -265,11 +290,12 @@ undeploy) undeploy ;;
 probe) probe ;;
 down) down ;;
 host-down) host_down ;;
+host-up) host_up "${2:?host number}" ;;
 native-up) native_up ;;
 native-down) native_down ;;
 status) status ;;
 *)
-    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|native-up|native-down|status" >&2
+    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status" >&2
     exit 2
     ;;
 esac

@@ -30,6 +30,8 @@ pub struct Lattice {
     pub redis_port: u16,
     http_port: u16,
     manifest: Option<PathBuf>,
+    /// wasmCloud hosts in the lattice.
+    pub hosts: u8,
 }
 
 impl Lattice {
@@ -43,6 +45,11 @@ impl Lattice {
         Self::start_steps(name, manifest, &["up", "deploy", "probe"])
     }
 
+    /// Like [`Lattice::start_with`] on `hosts` wasmCloud hosts (every stage and provider on each).
+    pub fn start_hosts(name: &str, manifest: Option<&str>, hosts: u8) -> Self {
+        Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts)
+    }
+
     /// The native baseline instead of the actors: the stages as `cits stage` processes on the
     /// same NATS, Redis and map (nothing deployed on the host).
     pub fn start_native(name: &str) -> Self {
@@ -50,6 +57,10 @@ impl Lattice {
     }
 
     fn start_steps(name: &str, manifest: Option<&str>, steps: &[&str]) -> Self {
+        Self::start_full(name, manifest, steps, 1)
+    }
+
+    fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
@@ -61,11 +72,12 @@ impl Lattice {
             http_port: free_port(),
             manifest: manifest.map(|m| repo.join(m)),
             repo,
+            hosts,
         };
         for step in steps {
             let status = lattice.script(step).status().expect("tools/lattice.sh runs");
             if !status.success() {
-                let log = std::fs::read_to_string(lattice.state.join("logs/host.log")).unwrap_or_default();
+                let log = std::fs::read_to_string(lattice.state.join("logs/host-1.log")).unwrap_or_default();
                 let tail: Vec<&str> = log.lines().rev().take(60).collect();
                 panic!(
                     "lattice.sh {step} failed; host log tail:\n{}",
@@ -83,7 +95,8 @@ impl Lattice {
             .env("NATS_PORT", self.nats_port.to_string())
             .env("MQTT_PORT", self.mqtt_port.to_string())
             .env("REDIS_PORT", self.redis_port.to_string())
-            .env("NATS_HTTP_PORT", self.http_port.to_string());
+            .env("NATS_HTTP_PORT", self.http_port.to_string())
+            .env("HOSTS", self.hosts.to_string());
         if let Some(manifest) = &self.manifest {
             cmd.env("CITS_MANIFEST", manifest);
         }
@@ -132,6 +145,83 @@ impl Lattice {
             }
         });
         Mqtt { client, sent: sent_rx }
+    }
+}
+
+impl Lattice {
+    /// Runs a `tools/lattice.sh` step against this lattice.
+    pub fn step(&self, args: &[&str]) -> anyhow::Result<()> {
+        let status = self.script(args[0]).args(&args[1..]).status().context("tools/lattice.sh runs")?;
+        if !status.success() {
+            bail!("lattice.sh {args:?} failed");
+        }
+        Ok(())
+    }
+
+    /// PID of service `name` (`nats`, `redis`, `host-1`, …) from its PID file.
+    pub fn pid(&self, name: &str) -> anyhow::Result<i32> {
+        let file = self.state.join("pids").join(format!("{name}.pid"));
+        Ok(std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?.trim().parse()?)
+    }
+
+    /// PIDs of the processes host `n` started whose command line contains `what` (its providers).
+    pub fn host_children(&self, n: u8, what: &str) -> anyhow::Result<Vec<i32>> {
+        let group = self.pid(&format!("host-{n}"))?;
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc")?.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+            let (Ok(stat), Ok(cmdline)) =
+                (std::fs::read_to_string(entry.path().join("stat")), std::fs::read(entry.path().join("cmdline")))
+            else {
+                continue;
+            };
+            // Field 5 of /proc/<pid>/stat is the process group (after the parenthesised name).
+            let pgrp = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(2)).and_then(|g| g.parse().ok());
+            if pid != group && pgrp == Some(group) && String::from_utf8_lossy(&cmdline).contains(what) {
+                found.push(pid);
+            }
+        }
+        Ok(found)
+    }
+
+    /// `kill -9` of a process.
+    pub fn kill9(pid: i32) {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+
+    /// A machine failure: host `n` and everything it started, killed at once.
+    pub fn crash_host(&self, n: u8) -> anyhow::Result<()> {
+        let pid = self.pid(&format!("host-{n}"))?;
+        Command::new("kill").args(["-KILL", "--", &format!("-{pid}")]).status()?;
+        Ok(())
+    }
+
+    /// Every message a JetStream stream holds, in stream order.
+    pub async fn stream_messages(&self, stream: &str) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
+        use async_nats::jetstream::consumer::pull;
+        let js = async_nats::jetstream::new(self.nats().await);
+        let mut stream = js.get_stream(stream).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let total = stream.info().await.map_err(|e| anyhow::anyhow!("{e}"))?.state.messages as usize;
+        let consumer = stream
+            .create_consumer(pull::Config {
+                ack_policy: async_nats::jetstream::consumer::AckPolicy::None,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut messages = consumer.messages().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut all = Vec::with_capacity(total);
+        while all.len() < total {
+            match tokio::time::timeout(Duration::from_secs(10), messages.next()).await {
+                Ok(Some(Ok(m))) => all.push(m),
+                other => bail!(
+                    "reading stream: {} of {total} messages, then {:?}",
+                    all.len(),
+                    other.map(|o| o.map(|r| r.err()))
+                ),
+            }
+        }
+        Ok(all)
     }
 }
 

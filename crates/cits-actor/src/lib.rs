@@ -24,30 +24,60 @@ use bindings::wasmcloud::messaging::consumer;
 use bindings::wasmcloud::messaging::types::BrokerMessage;
 use cits::pipeline::{Cached, Outcome};
 
+/// What an invocation's error starts with when a service (key-value, blobstore, JetStream) was
+/// unavailable: our messaging provider retries such an invocation without limit (the input is
+/// good), while other failures count towards its dead-letter limit.
+pub const UNAVAILABLE: &str = "unavailable:";
+
 /// Runs one invocation (a message, or a batch of them from our provider) through `run` (a stage
-/// or the fused chain). Bad input becomes a dead letter and the invocation still succeeds, so the
-/// stream never blocks on it; an unavailable service or a failed publish fails the invocation, so
-/// the provider retries it (and dead-letters it only if that keeps failing).
+/// or the fused chain), in the order of [`cits::pipeline::handle`]: compute, publish everything in
+/// one call to the provider (which returns once JetStream stored all of it), commit the state.
+/// Bad input becomes a dead letter and the invocation still succeeds, so the stream never blocks
+/// on it; an unavailable service or a failed publish fails the invocation, so the provider
+/// delivers it again.
 pub fn handle(
     name: &str,
+    stateful: bool,
     run: fn(&mut Cached<Wasi>, &str, &[u8], u64) -> Outcome,
     msg: BrokerMessage,
 ) -> Result<(), String> {
-    let handled = match cits::pipeline::handle(Wasi, name, run, &msg.subject, &msg.body) {
+    let handled = match cits::pipeline::handle(Wasi, name, stateful, run, &msg.subject, &msg.body, &mut publish) {
         Ok(handled) => handled,
         Err(err) => {
             log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
-            return Err(format!("{name}: {err}"));
+            let kind = if err.unavailable { UNAVAILABLE } else { "failed:" };
+            return Err(format!("{kind} {name}: {err}"));
         }
     };
     for (subject, reason) in &handled.rejected {
         log(Level::Warn, name, &format!("dead letter from {subject}: {reason}"));
     }
-    for out in handled.outbound {
-        consumer::publish(&BrokerMessage { subject: out.subject, body: out.body, reply_to: None })
-            .map_err(|e| format!("{name}: publish failed: {e}"))?;
+    if handled.already_applied > 0 {
+        log(Level::Info, name, &format!("{} redelivered message(s) already applied", handled.already_applied));
     }
     Ok(())
+}
+
+/// All outputs of an invocation in one [`cits::proto::MessageBatch`] on [`cits::subjects::PUBLISH`],
+/// each with its message id.
+fn publish(outbound: &[(String, Outbound)]) -> Result<(), StageError> {
+    let batch = cits::proto::MessageBatch {
+        messages: outbound
+            .iter()
+            .map(|(id, out)| cits::proto::BatchedMessage {
+                subject: out.subject.clone(),
+                body: out.body.clone(),
+                msg_id: id.clone(),
+            })
+            .collect(),
+    };
+    use prost::Message as _;
+    consumer::publish(&BrokerMessage {
+        subject: cits::subjects::PUBLISH.to_string(),
+        body: batch.encode_to_vec().into(),
+        reply_to: None,
+    })
+    .map_err(|e| StageError::unavailable(format!("publish failed: {e}")))
 }
 
 /// The platform services as WIT imports of the component; an actor imports only the ones its
@@ -109,22 +139,27 @@ fn open(bucket: &str) -> Result<bindings::wasi::keyvalue::store::Bucket, StageEr
 #[macro_export]
 macro_rules! export_stage {
     (fused) => {
-        $crate::export_stage!(@export "pipeline", ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>);
+        $crate::export_stage!(
+            @export "pipeline",
+            true,
+            ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>
+        );
     };
     ($stage:ty) => {
         $crate::export_stage!(
             @export <$stage as $crate::Stage>::NAME,
+            <$stage as $crate::Stage>::STATEFUL,
             ::cits::pipeline::run::<$stage, ::cits::pipeline::Cached<$crate::Wasi>>
         );
     };
-    (@export $name:expr, $run:expr) => {
+    (@export $name:expr, $stateful:expr, $run:expr) => {
         struct __CitsComponent;
 
         impl $crate::bindings::exports::wasmcloud::messaging::handler::Guest for __CitsComponent {
             fn handle_message(
                 msg: $crate::bindings::wasmcloud::messaging::types::BrokerMessage,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                $crate::handle($name, $run, msg)
+                $crate::handle($name, $stateful, $run, msg)
             }
         }
 

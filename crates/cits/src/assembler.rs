@@ -59,8 +59,10 @@ pub fn state_key(station_id: u32, sensor_id: u32, object_id: u32) -> String {
     format!("{station_id}/{sensor_id}/{object_id}")
 }
 
-pub fn key_of(l: &LocationsContainer) -> String {
-    state_key(l.station_id, l.sensor_id, l.object_id)
+/// The state key of a located object as seen by `rsu`: the RSU first, so one RSU's state never
+/// meets another's (station ids are the RSU's own claim) and can be listed or dropped per RSU.
+pub fn key_of(rsu: &str, l: &LocationsContainer) -> String {
+    format!("{rsu}/{}", state_key(l.station_id, l.sensor_id, l.object_id))
 }
 
 /// A state value to write back: (key, binary protobuf trajectory).
@@ -99,6 +101,7 @@ pub fn assemble(
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
             trajectories,
+            frame_id: frame.frame_id.clone(),
             trace: frame.trace.clone(),
         },
     ))
@@ -238,7 +241,7 @@ mod tests {
             locations: vec![loc(1, 1000, 1.0), loc(2, 1000, 2.0), loc(1, 1060, 1.5)],
             ..Default::default()
         };
-        let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
+        let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
         let stored_1 = run(vec![loc(1, 875, 0.5)], &AssemblerConfig::default()).encode_to_vec();
         let (writes, out) =
             assemble(&frame, &keys, &[Some(stored_1.clone()), None, Some(stored_1)], &AssemblerConfig::default())
@@ -248,7 +251,8 @@ mod tests {
         assert_eq!(times(by_object(1)), vec![875, 1000, 1060]);
         assert_eq!(times(by_object(2)), vec![1000]);
         assert_eq!(out.rsu_id, "rsu1");
-        let written = Trajectory::decode(writes.iter().find(|(k, _)| k == "1001/1/1").unwrap().1.as_slice()).unwrap();
+        let written =
+            Trajectory::decode(writes.iter().find(|(k, _)| k == "rsu1/1001/1/1").unwrap().1.as_slice()).unwrap();
         assert_eq!(written, *by_object(1));
     }
 

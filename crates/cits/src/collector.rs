@@ -42,6 +42,7 @@ pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Res
         station_id: cpm.station_id,
         reference_time_us: cpm.reference_time_us,
         locations,
+        frame_id: wrapper.frame_id.clone(),
         trace: wrapper.trace.clone(),
     })
 }
@@ -102,6 +103,7 @@ mod tests {
                 objects,
                 ..Default::default()
             })),
+            frame_id: "f1".into(),
             trace: vec![crate::proto::StageTrace { stage: "decoder".into(), received_at_us: 1, sent_at_us: 2 }],
         }
     }

@@ -33,6 +33,7 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
             payload_bytes: payload.len() as u32,
         }),
         message: Some(cits_message_wrapper::Message::Cpm(to_proto(&simple))),
+        frame_id: crate::stage::frame_id(subject, payload),
         trace: Vec::new(),
     })
 }

@@ -10,6 +10,7 @@ use etsi_its::its_container_v1::RelevanceDistance;
 
 use crate::geo::{wgs84_to_offset, Wgs84};
 use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};
+use crate::stage::StageError;
 use crate::time::unix_us_to_its_ms;
 
 pub const STAGE: &str = "denm_sender";
@@ -92,6 +93,20 @@ pub fn encode(d: &SimpleDenm) -> Result<Vec<u8>, crate::stage::StageError> {
 /// Key-value key of an RSU's active warnings.
 pub fn state_key(rsu: &str) -> String {
     rsu.to_string()
+}
+
+/// The stored next ActionID sequence number (decimal text), 0 when none is stored yet.
+pub fn decode_sequence(stored: Option<&[u8]>) -> Result<u32, StageError> {
+    let Some(bytes) = stored else { return Ok(0) };
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|n| *n < 65_536)
+        .ok_or_else(|| StageError::unavailable(format!("stored DENM sequence {bytes:?} is not a number below 65536")))
+}
+
+pub fn encode_sequence(next: u32) -> Vec<u8> {
+    next.to_string().into_bytes()
 }
 
 /// The key of a risk: its object pair (the detector orders the pair).

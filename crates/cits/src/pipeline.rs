@@ -94,6 +94,9 @@ pub struct Inbound<'a> {
 pub trait Stage {
     /// Stage name: trace entries, dead-letter subject `cits.dlq.<NAME>`, log context.
     const NAME: &'static str;
+    /// Whether the stage keeps key-value state, and so must recognise an input it already
+    /// applied (see [`handle`]); stateless stages simply compute the same outputs again.
+    const STATEFUL: bool = false;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
 }
@@ -168,6 +171,10 @@ pub mod buckets {
     pub const TRAJECTORIES: &str = "trajectories";
     pub const PATHS: &str = "paths";
     pub const WARNINGS: &str = "warnings";
+    /// The DENM sender's next ActionID sequence number per RSU (never expires).
+    pub const SEQUENCES: &str = "sequences";
+    /// The input each stateful stage applied last, per input subject (see [`super::handle`]).
+    pub const APPLIED: &str = "applied";
 }
 
 pub struct Decoder;
@@ -205,12 +212,13 @@ impl Stage for Collector {
 pub struct Assembler;
 
 impl Stage for Assembler {
+    const STATEFUL: bool = true;
     const NAME: &'static str = crate::assembler::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: LocationsFrame = decode_input(msg.body, "LocationsFrame")?;
         let cfg = AssemblerConfig::from_config(entries(&svc.config()?))?;
-        let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
+        let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
         let stored = svc.get_many(buckets::TRAJECTORIES, &keys)?;
         let (writes, out) = assemble(&frame, &keys, &stored, &cfg)?;
         svc.set_many(buckets::TRAJECTORIES, writes)?;
@@ -240,6 +248,7 @@ impl Stage for MapMatcher {
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
             trajectories: matched,
+            frame_id: frame.frame_id,
             trace: frame.trace,
         };
         Ok(vec![Outbound {
@@ -271,6 +280,7 @@ impl Stage for Predictor {
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
             paths,
+            frame_id: frame.frame_id,
             trace: frame.trace,
         };
         Ok(vec![Outbound {
@@ -285,6 +295,7 @@ impl Stage for Predictor {
 pub struct CollisionDetector;
 
 impl Stage for CollisionDetector {
+    const STATEFUL: bool = true;
     const NAME: &'static str = crate::collision::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -301,7 +312,13 @@ impl Stage for CollisionDetector {
         update_paths(&mut states[own], frame.paths, now, &cfg);
         let risks = detect(&current_paths(&states, now, &cfg), now, &cfg);
         svc.set_many(buckets::PATHS, vec![(keys[own].clone(), states[own].encode_to_vec())])?;
-        let out = CollisionRiskFrame { rsu_id: frame.rsu_id, reference_time_us: now, risks, trace: frame.trace };
+        let out = CollisionRiskFrame {
+            rsu_id: frame.rsu_id,
+            reference_time_us: now,
+            risks,
+            frame_id: frame.frame_id,
+            trace: frame.trace,
+        };
         Ok(vec![Outbound {
             subject: subjects::risks(&out.rsu_id),
             body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
@@ -314,31 +331,38 @@ impl Stage for CollisionDetector {
 pub struct DenmSender;
 
 impl Stage for DenmSender {
+    const STATEFUL: bool = true;
     const NAME: &'static str = crate::denm_sender::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: CollisionRiskFrame = decode_input(msg.body, "CollisionRiskFrame")?;
         let cfg = SenderConfig::from_config(&frame.rsu_id, entries(&svc.config()?))?;
         let key = crate::denm_sender::state_key(&frame.rsu_id);
+        svc.prefetch(&[(buckets::WARNINGS, key.clone()), (buckets::SEQUENCES, key.clone())])?;
         let stored = svc.get_many(buckets::WARNINGS, std::slice::from_ref(&key))?;
-        // Lost state only means warnings restart with new ActionIDs.
+        // Lost warnings only restart with new ActionIDs: the sequence is kept apart, without
+        // expiry, so an ActionID is never given twice (warnings expire, the sequence does not).
         let mut state: ActiveWarnings = decode_state_or_empty(stored[0].as_deref());
+        let sequence = svc.get_many(buckets::SEQUENCES, std::slice::from_ref(&key))?;
+        state.next_sequence = crate::denm_sender::decode_sequence(sequence[0].as_deref())?;
         let now = frame.reference_time_us;
         let denms = step(&mut state, &frame, now, &cfg);
-        svc.set_many(buckets::WARNINGS, vec![(key, state.encode_to_vec())])?;
+        svc.set_many(buckets::WARNINGS, vec![(key.clone(), state.encode_to_vec())])?;
+        svc.set_many(buckets::SEQUENCES, vec![(key, crate::denm_sender::encode_sequence(state.next_sequence))])?;
         let mut out = Vec::with_capacity(denms.len() + 1);
         for d in &denms {
-            out.push(Outbound { subject: subjects::denm(&frame.rsu_id), body: encode(d)? });
+            out.push(Outbound { subject: subjects::denm_outbox(&frame.rsu_id), body: encode(d)? });
         }
         let done = FrameDone {
             rsu_id: frame.rsu_id,
             reference_time_us: now,
             risks: frame.risks.len() as u32,
             denms: denms.len() as u32,
+            frame_id: frame.frame_id,
             trace: frame.trace,
         };
         out.push(Outbound {
-            subject: subjects::done(&done.rsu_id),
+            subject: subjects::done_outbox(&done.rsu_id),
             body: done.stamp_and_encode(Self::NAME, msg.received_at_us),
         });
         Ok(out)
@@ -352,6 +376,8 @@ impl Stage for DenmSender {
 /// earlier messages of the batch.
 pub struct Cached<V> {
     inner: V,
+    /// Keys to read along with the next read that goes to the store.
+    wanted: Vec<(String, String)>,
     config: Option<Vec<(String, String)>>,
     values: HashMap<(String, String), Option<Vec<u8>>>,
     dirty: BTreeMap<(String, String), Vec<u8>>,
@@ -363,12 +389,33 @@ impl<V: Services> Cached<V> {
     pub fn new(inner: V) -> Self {
         Self {
             inner,
+            wanted: Vec::new(),
             config: None,
             values: HashMap::new(),
             dirty: BTreeMap::new(),
             blobs: HashMap::new(),
             kept: Kept::default(),
         }
+    }
+
+    /// Forgets state read and written (not config, blobs and prepared tiles): the delivery starts over.
+    pub fn discard(&mut self) {
+        self.values.clear();
+        self.dirty.clear();
+        self.wanted.clear();
+    }
+
+    /// Reads `key` of `bucket` with the next read that goes to the store anyway (no call of its own).
+    pub fn want(&mut self, bucket: &str, key: String) {
+        let at = (bucket.to_string(), key);
+        if !self.values.contains_key(&at) {
+            self.wanted.push(at);
+        }
+    }
+
+    /// The value of a key if it has been read (or written) in this delivery: `None` when not read.
+    pub fn known(&self, bucket: &str, key: &str) -> Option<Option<&[u8]>> {
+        self.values.get(&(bucket.to_string(), key.to_string())).map(|v| v.as_deref())
     }
 
     /// Writes the state changed since the last flush, in one `set_many` (see [`flat_key`]).
@@ -417,10 +464,15 @@ impl<V: Services> Services for Cached<V> {
     }
 
     fn prefetch(&mut self, keys: &[(&str, String)]) -> Result<(), StageError> {
-        let missing: Vec<(String, String)> =
+        let mut missing: Vec<(String, String)> =
             keys.iter().map(|(b, k)| (b.to_string(), k.clone())).filter(|at| !self.values.contains_key(at)).collect();
         if missing.is_empty() {
             return Ok(());
+        }
+        for at in std::mem::take(&mut self.wanted) {
+            if !self.values.contains_key(&at) && !missing.contains(&at) {
+                missing.push(at);
+            }
         }
         let flat: Vec<String> = missing.iter().map(|(b, k)| flat_key(b, k)).collect();
         let found = self.inner.get_many("", &flat)?;
@@ -432,22 +484,43 @@ impl<V: Services> Services for Cached<V> {
 /// What one delivery (a message or a batch) produced.
 #[derive(Debug, Default)]
 pub struct Handled {
-    /// To publish, in order: outputs and dead letters of every message.
-    pub outbound: Vec<Outbound>,
+    /// To publish, in order: outputs and dead letters of every message, each with its message id
+    /// (`<input frame>:<stage>:<n>`, the same when the input is delivered again).
+    pub outbound: Vec<(String, Outbound)>,
     /// (subject, reason) of each message that became a dead letter, for the log.
     pub rejected: Vec<(String, StageError)>,
+    /// Messages skipped because their effects were already committed (a redelivery).
+    pub already_applied: usize,
 }
+
+/// How a platform publishes one delivery's outputs: returns once all of them are stored (the
+/// messaging provider awaits JetStream's acks), or fails so the delivery is retried.
+pub type Publish<'a> = &'a mut dyn FnMut(&[(String, Outbound)]) -> Result<(), StageError>;
 
 /// Handles one delivery with `run` (a stage's [`run`] or [`Fused::run`]): a single message, or a
 /// [`crate::proto::MessageBatch`] on [`subjects::BATCH`] whose messages are handled one after the
-/// other. State is written back once at the end; an unavailable service fails the whole delivery
-/// before anything was written, so the provider can redo it.
+/// other. The order of effects makes a redelivered message harmless:
+///
+/// 1. compute every message's outputs on state read through a [`Cached`] view (nothing written);
+/// 2. `publish` them, each with a message id derived from its input, so JetStream drops the
+///    copies a redelivery publishes again;
+/// 3. commit the state in one write, together with an "applied" marker per input subject
+///    holding the ids of the last inputs applied ([`crate::stage::frame_id`] of subject and bytes);
+/// 4. return, after which the provider acknowledges the input.
+///
+/// A crash before 3 leaves the state as it was: the redelivered input is computed again and its
+/// outputs are duplicates that JetStream drops. A crash between 3 and 4 leaves the marker: a
+/// stateful stage that finds its input's id there skips it (its outputs were published before
+/// the commit); so does an identical message resent by the RSU. An unavailable service fails the
+/// delivery before anything was written.
 pub fn handle<V: Services>(
     svc: V,
     name: &str,
+    stateful: bool,
     run: fn(&mut Cached<V>, &str, &[u8], u64) -> Outcome,
     subject: &str,
     body: &[u8],
+    publish: Publish<'_>,
 ) -> Result<Handled, StageError> {
     let batch = if subject == subjects::BATCH {
         match crate::proto::MessageBatch::decode(body) {
@@ -455,26 +528,88 @@ pub fn handle<V: Services>(
             Err(e) => {
                 let reason = StageError::new(format!("not a protobuf MessageBatch: {e}"));
                 let letter = dead_letter(name, &reason, subject, body, crate::time::now_us());
-                return Ok(Handled { outbound: vec![letter], rejected: vec![(subject.to_string(), reason)] });
+                let id = format!("{}:{name}:dlq", crate::stage::frame_id(subject, body));
+                let handled = Handled {
+                    outbound: vec![(id, letter)],
+                    rejected: vec![(subject.to_string(), reason)],
+                    ..Default::default()
+                };
+                publish(&handled.outbound)?;
+                return Ok(handled);
             }
         }
     } else {
-        vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec() }]
+        vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec(), msg_id: String::new() }]
     };
-    let mut svc = Cached::new(svc);
-    let mut handled = Handled::default();
-    for msg in &batch {
-        match run(&mut svc, &msg.subject, &msg.body, crate::time::now_us()) {
-            Outcome::Processed(out) => handled.outbound.extend(out),
-            Outcome::DeadLettered { letter, reason } => {
-                handled.outbound.push(letter);
-                handled.rejected.push((msg.subject.clone(), reason));
+    let ids: Vec<String> = batch.iter().map(|m| crate::stage::frame_id(&m.subject, &m.body)).collect();
+    let marker = |m: &crate::proto::BatchedMessage| format!("{name}/{}", m.subject);
+    // Inputs found applied: the computation starts over without them (rare: only after a crash
+    // between commit and acknowledgement), so no state they changed is applied twice.
+    let mut skip = vec![false; batch.len()];
+    let mut cached = Cached::new(svc);
+    'attempt: loop {
+        cached.discard();
+        if stateful {
+            // Read with the stage's own first read: no extra round trip.
+            for m in &batch {
+                cached.want(buckets::APPLIED, marker(m));
             }
-            Outcome::Retry(reason) => return Err(reason),
         }
+        let mut handled = Handled { already_applied: skip.iter().filter(|s| **s).count(), ..Default::default() };
+        for (i, msg) in batch.iter().enumerate() {
+            if skip[i] {
+                continue;
+            }
+            let outcome = run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
+            if stateful {
+                let applied = Applied::parse(cached.known(buckets::APPLIED, &marker(msg)).flatten());
+                if applied.contains(&ids[i]) {
+                    skip[i] = true;
+                    continue 'attempt;
+                }
+                cached.set_many(buckets::APPLIED, vec![(marker(msg), applied.with(&ids[i]))])?;
+            }
+            let outputs = match outcome {
+                Outcome::Processed(out) => out,
+                Outcome::DeadLettered { letter, reason } => {
+                    handled.rejected.push((msg.subject.clone(), reason));
+                    vec![letter]
+                }
+                Outcome::Retry(reason) => return Err(reason),
+            };
+            for (n, out) in outputs.into_iter().enumerate() {
+                handled.outbound.push((format!("{}:{name}:{n}", ids[i]), out));
+            }
+        }
+        if !handled.outbound.is_empty() {
+            publish(&handled.outbound)?;
+        }
+        cached.flush()?;
+        return Ok(handled);
     }
-    svc.flush()?;
-    Ok(handled)
+}
+
+/// The ids of the last inputs a stateful stage applied from one subject (newest last): enough to
+/// recognise any message of a redelivered batch, whose messages are the newest of their subject.
+struct Applied(Vec<String>);
+
+impl Applied {
+    const KEEP: usize = 64;
+
+    fn parse(stored: Option<&[u8]>) -> Self {
+        let text = stored.and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
+        Self(text.split(',').filter(|s| !s.is_empty()).map(String::from).collect())
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.0.iter().any(|a| a == id)
+    }
+
+    fn with(mut self, id: &str) -> Vec<u8> {
+        self.0.push(id.to_string());
+        let from = self.0.len().saturating_sub(Self::KEEP);
+        self.0[from..].join(",").into_bytes()
+    }
 }
 
 /// One stage of the chain [`Fused`] runs: its name and its [`run`].
@@ -498,10 +633,12 @@ pub fn chain<V: Services>() -> [Step<V>; 7] {
 fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
     let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
     let config = svc.config()?;
-    let mut keys: Vec<(&str, String)> = frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(l))).collect();
+    let mut keys: Vec<(&str, String)> =
+        frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect();
     let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
     keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
     keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
+    keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
     svc.prefetch(&keys)
 }
 
@@ -553,6 +690,7 @@ mod tests {
         kv: HashMap<String, Vec<u8>>,
         blobs: HashMap<String, Vec<u8>>,
         down: bool,
+        fail_next_set: bool,
     }
 
     impl Services for InMemory {
@@ -566,6 +704,9 @@ mod tests {
             Ok(keys.iter().map(|k| self.kv.get(&flat_key(bucket, k)).cloned()).collect())
         }
         fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+            if std::mem::take(&mut self.fail_next_set) {
+                return Err(StageError::unavailable("kv went away"));
+            }
             for (k, v) in items {
                 self.kv.insert(flat_key(bucket, &k), v);
             }
@@ -615,25 +756,42 @@ mod tests {
                 crate::proto::BatchedMessage {
                     subject: "cits.cpm.r1".into(),
                     body: etsi_its::cpm::encode(&cpm.to_cpm()).unwrap(),
+                    msg_id: String::new(),
                 }
             })
             .collect();
         crate::proto::MessageBatch { messages }
     }
 
+    /// One delivery through the fused chain; what it published is appended to `published`.
+    fn deliver<V: Services>(
+        svc: V,
+        subject: &str,
+        body: &[u8],
+        published: &mut Vec<(String, Outbound)>,
+    ) -> Result<Handled, StageError> {
+        handle(svc, "pipeline", true, Fused::run, subject, body, &mut |out: &[(String, Outbound)]| {
+            published.extend_from_slice(out);
+            Ok(())
+        })
+    }
+
+    fn done(out: &[(String, Outbound)]) -> Vec<(FrameDone, Vec<String>)> {
+        out.iter().map(|(_, o)| o).filter(|o| o.subject == "cits.outbox.done.r1").map(stages_of).collect()
+    }
+
     #[test]
     fn a_batch_gives_what_its_messages_give_one_by_one_with_one_write_back() {
         let batch = cpm_batch();
         let mut batched = Counting::default();
-        let out = handle(&mut batched, "pipeline", Fused::run, subjects::BATCH, &batch.encode_to_vec()).unwrap();
+        let out = deliver(&mut batched, subjects::BATCH, &batch.encode_to_vec(), &mut Vec::new()).unwrap();
         let mut single = Counting::default();
         let mut singles = Vec::new();
         for m in &batch.messages {
-            singles.extend(handle(&mut single, "pipeline", Fused::run, &m.subject, &m.body).unwrap().outbound);
+            deliver(&mut single, &m.subject, &m.body, &mut singles).unwrap();
         }
-        let done = |out: &[Outbound]| -> Vec<(FrameDone, Vec<String>)> {
-            out.iter().filter(|o| o.subject == "cits.done.r1").map(stages_of).collect()
-        };
+        let ids = |out: &[(String, Outbound)]| -> Vec<String> { out.iter().map(|(id, _)| id.clone()).collect() };
+        assert_eq!(ids(&out.outbound), ids(&singles), "message ids depend on the input only");
         assert_eq!(done(&out.outbound).len(), 5);
         assert_eq!(done(&out.outbound), done(&singles));
         assert_eq!(batched.store.kv, single.store.kv, "same state in the store");
@@ -674,12 +832,89 @@ mod tests {
     fn an_unavailable_store_fails_the_whole_batch_before_any_write() {
         let batch = cpm_batch();
         let mut down = Counting { store: InMemory { down: true, ..Default::default() }, ..Default::default() };
-        let err = handle(&mut down, "pipeline", Fused::run, subjects::BATCH, &batch.encode_to_vec()).unwrap_err();
+        let mut published = Vec::new();
+        let err = deliver(&mut down, subjects::BATCH, &batch.encode_to_vec(), &mut published).unwrap_err();
         assert!(err.unavailable);
         assert_eq!(down.sets, 0);
+        assert!(published.is_empty(), "nothing published for a delivery that will be retried");
         // A broken envelope is a dead letter, not a retry.
-        let out = handle(&mut down, "pipeline", Fused::run, subjects::BATCH, &[0xff, 0xff]).unwrap();
-        assert_eq!(out.outbound[0].subject, "cits.dlq.pipeline");
+        let out = deliver(&mut down, subjects::BATCH, &[0xff, 0xff], &mut published).unwrap();
+        assert_eq!(out.outbound[0].1.subject, "cits.dlq.pipeline");
+        assert_eq!(published.len(), 1);
+    }
+
+    #[test]
+    fn a_failed_publish_commits_no_state() {
+        let batch = cpm_batch();
+        let mut store = Counting::default();
+        let m = &batch.messages[0];
+        let err =
+            handle(&mut store, "pipeline", true, Fused::run, &m.subject, &m.body, &mut |_: &[(String, Outbound)]| {
+                Err(StageError::unavailable("JetStream unavailable"))
+            })
+            .unwrap_err();
+        assert!(err.unavailable);
+        assert_eq!(store.sets, 0, "state is committed only after the outputs are stored");
+    }
+
+    #[test]
+    fn a_redelivery_after_the_commit_is_skipped_and_publishes_nothing() {
+        let batch = cpm_batch();
+        let mut store = InMemory::default();
+        let mut first = Vec::new();
+        for m in &batch.messages {
+            deliver(&mut store, &m.subject, &m.body, &mut first).unwrap();
+        }
+        let committed = store.kv.clone();
+        // The provider died before acknowledging the last message: it comes again.
+        let last = batch.messages.last().unwrap();
+        let mut again = Vec::new();
+        let handled = deliver(&mut store, &last.subject, &last.body, &mut again).unwrap();
+        assert_eq!(handled.already_applied, 1);
+        assert!(again.is_empty(), "its outputs were published before the commit");
+        assert_eq!(store.kv, committed, "no state applied twice");
+        // A batch whose first messages were applied goes on with the rest, as if delivered anew.
+        let mut fresh = InMemory::default();
+        let mut reference = Vec::new();
+        deliver(&mut fresh, subjects::BATCH, &batch.encode_to_vec(), &mut reference).unwrap();
+        let mut partial = InMemory::default();
+        let mut published = Vec::new();
+        for m in &batch.messages[..2] {
+            deliver(&mut partial, &m.subject, &m.body, &mut published).unwrap();
+        }
+        let handled = deliver(&mut partial, subjects::BATCH, &batch.encode_to_vec(), &mut published).unwrap();
+        assert_eq!(handled.already_applied, 2);
+        assert_eq!(partial.kv, fresh.kv);
+        assert_eq!(done(&published), done(&reference));
+    }
+
+    #[test]
+    fn a_redelivery_before_the_commit_publishes_the_same_ids_and_applies_state_once() {
+        let batch = cpm_batch();
+        let mut reference = InMemory::default();
+        let mut expected = Vec::new();
+        for m in &batch.messages {
+            deliver(&mut reference, &m.subject, &m.body, &mut expected).unwrap();
+        }
+        // The last message's outputs are published, then the store fails before the commit.
+        let mut store = InMemory::default();
+        let mut published = Vec::new();
+        let (last, first) = batch.messages.split_last().unwrap();
+        for m in first {
+            deliver(&mut store, &m.subject, &m.body, &mut published).unwrap();
+        }
+        store.fail_next_set = true;
+        assert!(deliver(&mut store, &last.subject, &last.body, &mut published).is_err());
+        deliver(&mut store, &last.subject, &last.body, &mut published).unwrap();
+        assert_eq!(store.kv, reference.kv, "state as if delivered once");
+        // JetStream keeps the first of each message id: what it stores equals one clean run.
+        let mut seen = std::collections::HashSet::new();
+        let stored: Vec<(String, Outbound)> = published.into_iter().filter(|(id, _)| seen.insert(id.clone())).collect();
+        assert_eq!(
+            stored.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            expected.iter().map(|(id, _)| id).collect::<Vec<_>>()
+        );
+        assert_eq!(done(&stored), done(&expected));
     }
 
     #[test]
@@ -735,7 +970,7 @@ mod tests {
         staged.push(input);
 
         assert_eq!(fused.len(), staged.len());
-        assert_eq!(fused.last().unwrap().subject, "cits.done.r1");
+        assert_eq!(fused.last().unwrap().subject, "cits.outbox.done.r1");
         let (fused_done, fused_stages) = stages_of(fused.last().unwrap());
         let (staged_done, staged_stages) = stages_of(staged.last().unwrap());
         assert_eq!(fused_done, staged_done);

@@ -54,6 +54,23 @@ pub fn dead_letter(stage: &str, error: &StageError, source_subject: &str, payloa
     Outbound { subject: crate::subjects::dead_letter(stage), body: letter.encode_to_vec() }
 }
 
+/// The id of the frame a CPM starts: a hash of its subject (the RSU) and its bytes. A resent CPM
+/// (MQTT QoS 1 duplicate, JetStream redelivery) has the same id, so its outputs are recognised as
+/// duplicates; distinct CPMs of one RSU differ at least in their reference time.
+pub fn frame_id(subject: &str, payload: &[u8]) -> String {
+    format!("{:016x}", fnv1a(&[subject.as_bytes(), &[0], payload]))
+}
+
+/// 64-bit FNV-1a: stable across builds and platforms (std's hasher promises neither).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in parts.iter().flat_map(|p| p.iter()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 /// Appends this stage's trace entry. `sent_at_us` is taken right before encoding, the last
 /// moment the stage can stamp its output.
 pub fn push_trace(trace: &mut Vec<StageTrace>, stage: &str, received_at_us: u64, sent_at_us: u64) {
@@ -96,6 +113,19 @@ mod tests {
         assert_eq!(letter.payload, vec![1, 2, 3]);
         assert_eq!(letter.source_subject, "cits.cpm.r1");
         assert_eq!(letter.failed_at_us, 42);
+    }
+
+    #[test]
+    fn frame_ids_name_subject_and_bytes() {
+        let id = frame_id("cits.cpm.r1", &[1, 2, 3]);
+        assert_eq!(id.len(), 16);
+        assert_eq!(id, frame_id("cits.cpm.r1", &[1, 2, 3]));
+        assert_ne!(id, frame_id("cits.cpm.r2", &[1, 2, 3]));
+        assert_ne!(id, frame_id("cits.cpm.r1", &[1, 2, 4]));
+        // The subject ends where the bytes begin.
+        assert_ne!(frame_id("a", b"bc"), frame_id("ab", b"c"));
+        // Known value: FNV-1a 64 of the empty input is its offset basis, of "\0" its first step.
+        assert_eq!(frame_id("", &[]), format!("{:016x}", 0xaf63_bd4c_8601_b7dfu64));
     }
 
     #[test]

@@ -55,9 +55,25 @@ pub fn done(rsu: &str) -> String {
     format!("cits.done.{rsu}")
 }
 
+/// Where the DENM sender publishes a DENM: `cits.outbox.denm.<rsu>`. JetStream stores it once
+/// (duplicates of a redelivered frame are dropped by message id) and only then republishes it on
+/// [`denm`], so RSUs get each DENM once.
+pub fn denm_outbox(rsu: &str) -> String {
+    format!("cits.outbox.denm.{rsu}")
+}
+
+/// Where the DENM sender publishes a `FrameDone`, republished once on [`done`] (as [`denm_outbox`]).
+pub fn done_outbox(rsu: &str) -> String {
+    format!("cits.outbox.done.{rsu}")
+}
+
 /// Invocation subject of a [`crate::proto::MessageBatch`]: several queued messages delivered to a
 /// component at once by our messaging provider (never published on NATS).
 pub const BATCH: &str = "cits.batch";
+
+/// Publish subject of a [`crate::proto::MessageBatch`]: everything one invocation publishes, with
+/// message ids, handed to our messaging provider in one call (never published on NATS as such).
+pub const PUBLISH: &str = "cits.publish";
 
 /// Dead letters of a stage: `cits.dlq.<stage>`.
 pub fn dead_letter(stage: &str) -> String {

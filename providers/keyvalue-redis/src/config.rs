@@ -14,6 +14,9 @@ pub struct RedisConfig {
     pub pool_size: usize,
     pub response_timeout: Duration,
     pub connection_timeout: Duration,
+    /// Expiry of the keys of a bucket (`ttl.<bucket>`), renewed by every write: state whose
+    /// window has long passed goes by itself, so memory stays bounded.
+    pub ttls: std::collections::BTreeMap<String, Duration>,
 }
 
 impl Default for RedisConfig {
@@ -23,6 +26,7 @@ impl Default for RedisConfig {
             pool_size: DEFAULT_POOL_SIZE,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
             connection_timeout: DEFAULT_CONNECTION_TIMEOUT,
+            ttls: Default::default(),
         }
     }
 }
@@ -57,6 +61,16 @@ impl RedisConfig {
                 }
                 "response_timeout_ms" => cfg.response_timeout = millis()?,
                 "connection_timeout_ms" => cfg.connection_timeout = millis()?,
+                k if k.starts_with("ttl.") && k.len() > 4 => {
+                    let bucket = key.trim()[4..].to_string();
+                    let ttl = value
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|s| *s > 0)
+                        .map(Duration::from_secs)
+                        .ok_or_else(|| format!("`{key}` must be a positive number of seconds, got `{value}`"))?;
+                    cfg.ttls.insert(bucket, ttl);
+                }
                 _ => {}
             }
         }
@@ -82,6 +96,9 @@ mod tests {
         assert_eq!(cfg.url, "redis://10.0.0.1:7000/2");
         assert_eq!(cfg.pool_size, 8);
         assert_eq!(cfg.response_timeout, DEFAULT_RESPONSE_TIMEOUT);
+        assert!(cfg.ttls.is_empty());
+        let cfg = RedisConfig::from_map(&map(&[("ttl.trajectories", "60")]), &cfg).unwrap();
+        assert_eq!(cfg.ttls["trajectories"], Duration::from_secs(60));
     }
 
     #[test]
@@ -92,6 +109,8 @@ mod tests {
             ("pool_size", "many"),
             ("response_timeout_ms", "-1"),
             ("connection_timeout_ms", "0"),
+            ("ttl.paths", "0"),
+            ("ttl.paths", "1h"),
         ] {
             let err = RedisConfig::from_map(&map(&[(k, v)]), &RedisConfig::default()).unwrap_err();
             assert!(err.contains(k), "{err}");

@@ -94,7 +94,19 @@ impl RedisStore {
     }
 
     pub async fn set(&self, bucket: &str, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        self.query(redis::cmd("SET").arg(redis_key(bucket, key)).arg(value)).await
+        self.query(&self.set_cmd(redis_key(bucket, key), value)).await
+    }
+
+    /// `SET key value`, with `PX` when the key's bucket has a TTL (`ttl.<bucket>`). A key of the
+    /// unnamed bucket written as `bucket:key` gets that bucket's TTL too.
+    fn set_cmd(&self, redis_key: String, value: &[u8]) -> redis::Cmd {
+        let ttl = redis_key.split_once(':').and_then(|(bucket, _)| self.config.ttls.get(bucket));
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(redis_key).arg(value);
+        if let Some(ttl) = ttl {
+            cmd.arg("PX").arg(ttl.as_millis() as u64);
+        }
+        cmd
     }
 
     pub async fn delete(&self, bucket: &str, key: &str) -> Result<(), StoreError> {
@@ -138,16 +150,26 @@ impl RedisStore {
         Ok(keys.iter().zip(values).map(|(k, v)| v.map(|v| (k.clone(), Bytes::from(v)))).collect())
     }
 
-    /// All pairs in one MSET round trip (atomic in Redis).
+    /// All pairs in one round trip, atomically: MSET, or MULTI … EXEC of SETs with expiry when
+    /// a TTL applies (a stage's state and its "applied" marker are committed together or not at all).
     pub async fn set_many(&self, bucket: &str, items: &[(String, Bytes)]) -> Result<(), StoreError> {
         if items.is_empty() {
             return Ok(());
         }
-        let mut cmd = redis::cmd("MSET");
-        for (key, value) in items {
-            cmd.arg(redis_key(bucket, key)).arg(value.as_ref());
+        if self.config.ttls.is_empty() {
+            let mut cmd = redis::cmd("MSET");
+            for (key, value) in items {
+                cmd.arg(redis_key(bucket, key)).arg(value.as_ref());
+            }
+            return self.query(&cmd).await;
         }
-        self.query(&cmd).await
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for (key, value) in items {
+            pipe.add_command(self.set_cmd(redis_key(bucket, key), value)).ignore();
+        }
+        let mut conn = self.connection().await?;
+        Ok(pipe.query_async(&mut conn).await?)
     }
 
     pub async fn delete_many(&self, bucket: &str, keys: &[String]) -> Result<(), StoreError> {

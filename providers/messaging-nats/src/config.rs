@@ -30,71 +30,73 @@ impl ConnectionConfig {
     }
 }
 
-/// In which order a link's messages reach the component.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ordering {
-    /// Messages of one subject one after the other, in arrival order; subjects in parallel.
-    Subject,
-    /// Any order: spread over the workers as they come.
-    None,
-}
+/// Added to the host's execution limit before an attempt counts as over: the host cancels an
+/// invocation at its limit, so after limit + grace the attempt is no longer running anywhere.
+pub const ATTEMPT_GRACE: Duration = Duration::from_millis(500);
+
+/// Longest wait between two attempts of one message.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// How a provider → component link delivers (source config of a handler link).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandlerConfig {
-    /// (subject, queue group).
-    pub subscriptions: Vec<(String, Option<String>)>,
-    pub ordering: Ordering,
-    /// Invocations in flight at once for this link (keep ≤ the component's `instances`).
+    /// Stage-input subjects (`cits.<kind>.*`), each kept in its partitioned JetStream stream.
+    pub subscriptions: Vec<String>,
+    /// Durable consumer name prefix (`<durable>-<partition>`); links that share it share the
+    /// position in the stream (the seven-actor and the fused deployment's CPM input).
+    pub durable: Option<String>,
+    /// Invocations in flight at once for this link, on this provider copy (keep ≤ the
+    /// component's `instances`); at most one per partition.
     pub concurrency: usize,
-    /// Invocations of one message before it becomes a dead letter.
+    /// Failed attempts (error or no result) of one message before it is dead-lettered. An
+    /// attempt that failed because a service was unavailable does not count: it waits.
     pub max_attempts: u32,
-    /// Wait before the first retry, doubled for each further one.
+    /// Wait before the first retry, doubled for each further one, at most [`MAX_BACKOFF`].
     pub retry_backoff: Duration,
-    pub invocation_timeout: Duration,
-    /// Stage whose dead-letter subject (`cits.dlq.<stage>`) receives undeliverable messages;
-    /// without it they are logged and dropped.
-    pub dead_letter_stage: Option<String>,
-    /// Most messages one invocation carries: what queued up for a worker while the component was
-    /// busy goes in one [`cits::proto::MessageBatch`] (1 = one message per invocation).
-    pub batch_max: usize,
+    /// The host's execution limit for one invocation (`WASMCLOUD_MAX_EXECUTION_TIME_MS`).
+    pub host_execution_limit: Duration,
+    /// Redelivery of an unacknowledged message after its provider copy died.
+    pub ack_wait: Duration,
+    /// Stage whose dead-letter subject (`cits.dlq.<stage>`) receives undeliverable messages.
+    pub dead_letter_stage: String,
 }
 
 impl Default for HandlerConfig {
     fn default() -> Self {
         Self {
             subscriptions: Vec::new(),
-            ordering: Ordering::Subject,
+            durable: None,
             concurrency: 4,
             max_attempts: 3,
             retry_backoff: Duration::from_millis(50),
-            invocation_timeout: Duration::from_secs(10),
-            dead_letter_stage: None,
-            batch_max: 1,
+            host_execution_limit: Duration::from_secs(10),
+            ack_wait: Duration::from_secs(30),
+            dead_letter_stage: String::new(),
         }
     }
 }
 
 impl HandlerConfig {
+    /// When an attempt is surely over: the host's limit plus [`ATTEMPT_GRACE`]. A retry never
+    /// starts before, so two attempts of one message (one RSU) never run at once.
+    pub fn attempt_deadline(&self) -> Duration {
+        self.host_execution_limit + ATTEMPT_GRACE
+    }
+
     /// Reads the handler keys; unknown keys are ignored (the same map carries `cluster_uris`),
     /// invalid values of known keys are errors so a typo never falls back to a default.
     pub fn from_map(values: &HashMap<String, String>) -> Result<Self, String> {
         let mut cfg = HandlerConfig::default();
         if let Some(subs) = lookup(values, "subscriptions") {
-            cfg.subscriptions = list(subs)
-                .into_iter()
-                .map(|s| match s.split_once('|') {
-                    Some((subject, queue)) => (subject.trim().to_string(), Some(queue.trim().to_string())),
-                    None => (s, None),
-                })
-                .collect();
+            cfg.subscriptions = list(subs);
         }
-        if let Some(v) = lookup(values, "ordering") {
-            cfg.ordering = match v.trim() {
-                "subject" => Ordering::Subject,
-                "none" => Ordering::None,
-                other => return Err(format!("`ordering` must be `subject` or `none`, got `{other}`")),
-            };
+        for gone in ["ordering", "batch_max", "invocation_timeout_ms"] {
+            if lookup(values, gone).is_some() {
+                return Err(format!(
+                    "`{gone}` is no longer a setting: delivery is ordered per RSU partition, one message at a time, \
+                     and an attempt lasts the host's limit (`host_execution_limit_ms`)"
+                ));
+            }
         }
         let positive = |key: &str| -> Result<Option<u64>, String> {
             lookup(values, key)
@@ -116,13 +118,33 @@ impl HandlerConfig {
         if let Some(ms) = positive("retry_backoff_ms")? {
             cfg.retry_backoff = Duration::from_millis(ms);
         }
-        if let Some(ms) = positive("invocation_timeout_ms")? {
-            cfg.invocation_timeout = Duration::from_millis(ms);
+        if let Some(ms) = positive("host_execution_limit_ms")? {
+            cfg.host_execution_limit = Duration::from_millis(ms);
         }
-        if let Some(n) = positive("batch_max")? {
-            cfg.batch_max = n as usize;
+        cfg.ack_wait = match positive("ack_wait_ms")? {
+            Some(ms) => Duration::from_millis(ms),
+            // Progress is acknowledged before each attempt and each back-off.
+            None => cfg.attempt_deadline().max(MAX_BACKOFF) + Duration::from_secs(5),
+        };
+        if cfg.ack_wait <= cfg.attempt_deadline().max(MAX_BACKOFF) {
+            return Err(format!(
+                "`ack_wait_ms` ({} ms) must exceed an attempt ({} ms) and the longest back-off ({} ms): \
+                 a message would be redelivered while it is still being handled",
+                cfg.ack_wait.as_millis(),
+                cfg.attempt_deadline().as_millis(),
+                MAX_BACKOFF.as_millis()
+            ));
         }
-        cfg.dead_letter_stage = lookup(values, "dead_letter_stage").map(|s| s.trim().to_string());
+        cfg.durable = lookup(values, "durable").map(|s| s.trim().to_string());
+        cfg.dead_letter_stage = lookup(values, "dead_letter_stage")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .ok_or("`dead_letter_stage` is required: a message that cannot be delivered must go somewhere")?;
+        for s in &cfg.subscriptions {
+            if cits_jetstream::stage_input(s).is_none() {
+                return Err(format!("`{s}` is not a stage input kept in JetStream (see crates/cits-jetstream)"));
+            }
+        }
         Ok(cfg)
     }
 }
@@ -147,23 +169,36 @@ mod tests {
     #[test]
     fn handler_keys_are_read_with_defaults_for_the_rest() {
         let cfg = HandlerConfig::from_map(&map(&[
-            ("subscriptions", "cits.cpm.*, cits.x|workers"),
+            ("subscriptions", "cits.cpm.*"),
             ("CONCURRENCY", "8"),
             ("dead_letter_stage", "decoder"),
+            ("host_execution_limit_ms", "2000"),
         ]))
         .unwrap();
-        assert_eq!(cfg.subscriptions, vec![("cits.cpm.*".into(), None), ("cits.x".into(), Some("workers".into()))]);
+        assert_eq!(cfg.subscriptions, vec!["cits.cpm.*".to_string()]);
         assert_eq!(cfg.concurrency, 8);
-        assert_eq!(cfg.ordering, Ordering::Subject);
         assert_eq!(cfg.max_attempts, 3);
-        assert_eq!(cfg.dead_letter_stage.as_deref(), Some("decoder"));
+        assert_eq!(cfg.dead_letter_stage, "decoder");
+        assert_eq!(cfg.attempt_deadline(), Duration::from_millis(2500));
+        assert!(cfg.ack_wait > cfg.attempt_deadline().max(MAX_BACKOFF));
     }
 
     #[test]
     fn invalid_values_are_errors_not_defaults() {
-        assert!(HandlerConfig::from_map(&map(&[("concurrency", "0")])).is_err());
-        assert!(HandlerConfig::from_map(&map(&[("max_attempts", "three")])).is_err());
-        assert!(HandlerConfig::from_map(&map(&[("ordering", "random")])).is_err());
+        let with = |pairs: &[(&str, &str)]| {
+            let mut all = vec![("dead_letter_stage", "decoder"), ("subscriptions", "cits.cpm.*")];
+            all.extend_from_slice(pairs);
+            HandlerConfig::from_map(&map(&all))
+        };
+        assert!(with(&[]).is_ok());
+        assert!(with(&[("concurrency", "0")]).is_err());
+        assert!(with(&[("max_attempts", "three")]).is_err());
+        assert!(with(&[("batch_max", "16")]).is_err(), "a removed key is not silently ignored");
+        assert!(with(&[("subscriptions", "cits.denm.*")]).is_err(), "not a stage input");
+        assert!(with(&[("ack_wait_ms", "3000"), ("host_execution_limit_ms", "2000")])
+            .unwrap_err()
+            .contains("redelivered"));
+        assert!(HandlerConfig::from_map(&map(&[("subscriptions", "cits.cpm.*")])).is_err(), "no dead-letter stage");
         assert!(ConnectionConfig::from_map(&map(&[("cluster_uris", " , ")]), &ConnectionConfig::default()).is_err());
     }
 

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod dispatch;
+pub mod durable;
 mod provider;
 
 pub use provider::{run, NatsMessagingProvider};

@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use bytes::Bytes;
-use futures::StreamExt as _;
+use prost::Message as _;
 use tokio::sync::{Mutex, RwLock};
-use tokio::task::JoinHandle;
-use tracing::{error, info, warn};
+use tracing::{info, warn};
 use wasmcloud_provider_sdk::provider::WrpcClient;
 use wasmcloud_provider_sdk::{
     get_connection, initialize_observability, run_provider, serve_provider_exports, Context, LinkConfig,
@@ -18,7 +17,8 @@ use wasmcloud_provider_sdk::{
 };
 
 use crate::config::{ConnectionConfig, HandlerConfig};
-use crate::dispatch::{Delivery, Dispatcher, Target};
+use crate::dispatch::{Delivery, Target};
+use crate::durable::Consumers;
 
 mod bindings {
     wit_bindgen_wrpc::generate!({
@@ -33,20 +33,6 @@ mod bindings {
 
 use bindings::wasmcloud::messaging::types::BrokerMessage;
 
-/// A handler link at work: its subscriptions' reader tasks and the dispatcher they feed.
-struct HandlerLink {
-    readers: Vec<JoinHandle<()>>,
-    _dispatcher: Arc<Dispatcher>,
-}
-
-impl Drop for HandlerLink {
-    fn drop(&mut self) {
-        for r in &self.readers {
-            r.abort();
-        }
-    }
-}
-
 /// One NATS connection per distinct server list, shared by all links that use it.
 #[derive(Clone, Default)]
 pub struct NatsMessagingProvider {
@@ -54,8 +40,8 @@ pub struct NatsMessagingProvider {
     clients: Arc<Mutex<HashMap<Vec<String>, async_nats::Client>>>,
     /// Components linked to us (consumer), by component id: the connection they publish on.
     consumers: Arc<RwLock<HashMap<String, async_nats::Client>>>,
-    /// Handler links, by (component id, link name).
-    handlers: Arc<RwLock<HashMap<(String, String), HandlerLink>>>,
+    /// Handler links at work (their JetStream pull loops), by (component id, link name).
+    handlers: Arc<RwLock<HashMap<(String, String), Consumers>>>,
 }
 
 /// Starts the provider under a wasmCloud host (reads host data from stdin).
@@ -107,45 +93,49 @@ impl NatsMessagingProvider {
 struct Component {
     id: String,
     wrpc: WrpcClient,
-    nats: async_nats::Client,
-    dead_letter_stage: Option<String>,
+    js: async_nats::jetstream::Context,
+    dead_letter_stage: String,
 }
 
 impl Target for Component {
     async fn deliver(&self, msg: &Delivery) -> Result<(), String> {
-        let broker_msg =
-            BrokerMessage { subject: msg.subject.clone(), reply_to: msg.reply_to.clone(), body: msg.payload.clone() };
+        let broker_msg = BrokerMessage { subject: msg.subject.clone(), reply_to: None, body: msg.payload.clone() };
         match bindings::wasmcloud::messaging::handler::handle_message(&self.wrpc, None, &broker_msg).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(format!("{} returned an error: {e}", self.id)),
+            // Keeps the component's own classification (`unavailable:` waits, anything else counts).
+            Ok(Err(e)) => Err(e),
             Err(e) => Err(format!("invoking {} failed: {e:#}", self.id)),
         }
     }
 
-    async fn dead_letter(&self, msg: Delivery, reason: String) {
-        let Some(stage) = &self.dead_letter_stage else {
-            error!(component = %self.id, subject = %msg.subject, %reason, "message dropped (no dead_letter_stage)");
-            return;
-        };
-        let letter = cits::stage::dead_letter(
-            stage,
-            &cits::stage::StageError::new(reason),
-            &msg.subject,
-            &msg.payload,
-            cits::time::now_us(),
-        );
-        if let Err(e) = self.nats.publish(letter.subject, letter.body.into()).await {
-            error!(component = %self.id, %e, "dead letter could not be published");
-        }
+    async fn dead_letter(&self, msg: &Delivery, reason: &str) -> Result<(), String> {
+        let stage = &self.dead_letter_stage;
+        let error = cits::stage::StageError::new(reason);
+        let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
+        let id = format!("{}:{stage}:dlq", cits::stage::frame_id(&msg.subject, &msg.payload));
+        cits_jetstream::publish_all(&self.js, vec![(id, letter.subject, letter.body)])
+            .await
+            .map_err(|e| format!("{e:#}"))
     }
 }
 
 impl bindings::exports::wasmcloud::messaging::consumer::Handler<Option<Context>> for NatsMessagingProvider {
+    /// A [`cits::subjects::PUBLISH`] batch goes to JetStream with message ids and returns once
+    /// all of it is stored; anything else is a plain NATS publish.
     async fn publish(&self, cx: Option<Context>, msg: BrokerMessage) -> anyhow::Result<Result<(), String>> {
         let client = match self.client_for(&cx).await {
             Ok(c) => c,
             Err(e) => return Ok(Err(format!("{e:#}"))),
         };
+        if msg.subject == cits::subjects::PUBLISH {
+            let batch = match cits::proto::MessageBatch::decode(msg.body) {
+                Ok(b) => b,
+                Err(e) => return Ok(Err(format!("not a protobuf MessageBatch: {e}"))),
+            };
+            let messages = batch.messages.into_iter().map(|m| (m.msg_id, m.subject, m.body)).collect();
+            let js = async_nats::jetstream::new(client);
+            return Ok(cits_jetstream::publish_all(&js, messages).await.map_err(|e| format!("{e:#}")));
+        }
         let res = match msg.reply_to {
             Some(reply) => client.publish_with_reply(msg.subject, reply, msg.body).await,
             None => client.publish(msg.subject, msg.body).await,
@@ -199,43 +189,29 @@ impl Provider for NatsMessagingProvider {
         let cfg = HandlerConfig::from_map(link.config)
             .map_err(|e| anyhow::anyhow!("invalid handler link config for {}: {e}", link.target_id))?;
         let nats = self.link_connection(&link).await.with_context(|| format!("link to {}", link.target_id))?;
-        let wrpc = get_connection().get_wrpc_client_custom(link.target_id, Some(cfg.invocation_timeout)).await?;
+        let js = async_nats::jetstream::new(nats);
+        // Idempotent: the streams exist before any consumer is opened on them.
+        cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+        // The wRPC client's own timeout is the attempt deadline (see dispatch::attempt).
+        let wrpc = get_connection().get_wrpc_client_custom(link.target_id, Some(cfg.attempt_deadline())).await?;
         let target = Arc::new(Component {
             id: link.target_id.to_string(),
             wrpc,
-            nats: nats.clone(),
+            js: js.clone(),
             dead_letter_stage: cfg.dead_letter_stage.clone(),
         });
-        let dispatcher = Arc::new(Dispatcher::start(&cfg, target));
-        let mut readers = Vec::new();
-        for (subject, queue) in &cfg.subscriptions {
-            let mut sub = match queue {
-                Some(q) => nats.queue_subscribe(subject.clone(), q.clone()).await,
-                None => nats.subscribe(subject.clone()).await,
-            }
-            .with_context(|| format!("cannot subscribe to {subject}"))?;
-            let dispatcher = Arc::clone(&dispatcher);
-            readers.push(tokio::spawn(async move {
-                while let Some(m) = sub.next().await {
-                    let delivery = Delivery {
-                        subject: m.subject.to_string(),
-                        reply_to: m.reply.map(|r| r.to_string()),
-                        payload: m.payload,
-                    };
-                    dispatcher.submit(delivery).await;
-                }
-            }));
-        }
+        let default_durable = format!("{}-{}", link.target_id, link.link_name);
+        let consumers = crate::durable::start(js, &cfg, &default_durable, target);
         info!(
             component = link.target_id,
             link = link.link_name,
             subscriptions = ?cfg.subscriptions,
-            ordering = ?cfg.ordering,
+            durable = cfg.durable.as_deref().unwrap_or(&default_durable),
             concurrency = cfg.concurrency,
-            "handler linked"
+            "handler linked: pulling every partition from JetStream"
         );
         let key = (link.target_id.to_string(), link.link_name.to_string());
-        self.handlers.write().await.insert(key, HandlerLink { readers, _dispatcher: dispatcher });
+        self.handlers.write().await.insert(key, consumers);
         Ok(())
     }
 

@@ -4,24 +4,16 @@
 use std::collections::BTreeMap;
 
 use anyhow::Context as _;
-use async_nats::jetstream::{self, stream};
+use async_nats::jetstream;
 
 pub const STREAM: &str = "CITS_DLQ";
 pub const SUBJECTS: &str = "cits.dlq.>";
 
-/// Creates the stream if needed and returns the number of dead letters per stage.
+/// Creates the pipeline's streams if needed and returns the number of dead letters per stage.
 pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTreeMap<String, u64>> {
     let js = jetstream::new(client.clone());
-    let stream = js
-        .get_or_create_stream(stream::Config {
-            name: STREAM.to_string(),
-            subjects: vec![SUBJECTS.to_string()],
-            max_age: std::time::Duration::from_secs(7 * 24 * 3600),
-            max_bytes: 1 << 30,
-            ..Default::default()
-        })
-        .await
-        .context("cannot create the dead-letter stream")?;
+    cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+    let stream = js.get_stream(STREAM).await.context("cannot open the dead-letter stream")?;
     let info = stream.info_with_subjects(SUBJECTS).await.context("cannot read the dead-letter stream")?;
     let mut counts = BTreeMap::new();
     futures::pin_mut!(info);

@@ -75,7 +75,7 @@ impl NativePipeline {
         let subject = format!("cits.cpm.{rsu}");
         let wrapper = cits::decoder::decode(&subject, cpm, 0)?;
         let frame = cits::collector::collect(&wrapper, &self.calibrations)?;
-        let keys: Vec<String> = frame.locations.iter().map(key_of).collect();
+        let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
         let stored: Vec<Option<Vec<u8>>> = keys.iter().map(|k| self.trajectories.get(k).cloned()).collect();
         let (writes, trajectories) = assemble(&frame, &keys, &stored, &self.assembler)?;
         self.trajectories.extend(writes);

@@ -72,6 +72,12 @@ enum Command {
         #[arg(long, default_value_t = 5000)]
         timeout_ms: u64,
     },
+    /// Create the pipeline's JetStream streams where missing (see crates/cits-jetstream) and
+    /// print what each holds.
+    Streams {
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+    },
     /// Keep dead letters in JetStream (stream CITS_DLQ on cits.dlq.>) and print how many each
     /// stage has produced.
     Dlq {
@@ -578,6 +584,15 @@ async fn main() -> anyhow::Result<()> {
             cits_tools::native::serve(opts).await?;
         }
         Command::Bench(cmd) => bench(cmd).await?,
+        Command::Streams { nats } => {
+            let js = async_nats::jetstream::new(connect(&nats).await?);
+            cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+            for spec in cits_jetstream::STREAMS {
+                let mut stream = js.get_stream(spec.name).await?;
+                let messages = stream.info().await?.state.messages;
+                println!("{:<18} {:<20} {messages:>8} messages", spec.name, spec.subjects);
+            }
+        }
         Command::Dlq { nats } => {
             let client = connect(&nats).await?;
             let counts = dlq::ensure_and_count(&client).await?;

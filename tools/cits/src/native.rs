@@ -136,17 +136,21 @@ pub const STAGES: [&str; 8] =
 /// A stage run on one delivery's cache in front of the process's long-lived services.
 type Run<'a> = fn(&mut Cached<&'a mut Native>, &str, &[u8], u64) -> Outcome;
 
-fn runner<'a>(stage: &str) -> anyhow::Result<Run<'a>> {
+/// The stage's run and whether it keeps state (see [`pipeline::Stage::STATEFUL`]).
+fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool)> {
     use pipeline::*;
+    fn of<'a, S: Stage>() -> (Run<'a>, bool) {
+        (run::<S, _>, S::STATEFUL)
+    }
     Ok(match stage {
-        Decoder::NAME => run::<Decoder, _>,
-        Collector::NAME => run::<Collector, _>,
-        Assembler::NAME => run::<Assembler, _>,
-        MapMatcher::NAME => run::<MapMatcher, _>,
-        Predictor::NAME => run::<Predictor, _>,
-        CollisionDetector::NAME => run::<CollisionDetector, _>,
-        DenmSender::NAME => run::<DenmSender, _>,
-        "pipeline" => Fused::run::<Cached<&'a mut Native>>,
+        Decoder::NAME => of::<Decoder>(),
+        Collector::NAME => of::<Collector>(),
+        Assembler::NAME => of::<Assembler>(),
+        MapMatcher::NAME => of::<MapMatcher>(),
+        Predictor::NAME => of::<Predictor>(),
+        CollisionDetector::NAME => of::<CollisionDetector>(),
+        DenmSender::NAME => of::<DenmSender>(),
+        "pipeline" => (Fused::run::<Cached<&'a mut Native>>, true),
         other => bail!("no stage `{other}`; one of {}", STAGES.join(", ")),
     })
 }
@@ -164,7 +168,9 @@ const MAX_ATTEMPTS: u32 = 3;
 
 /// Serves one stage until the NATS connection ends: messages one at a time, in arrival order
 /// (so one RSU's frames are in order, as with our provider), bad input dead-lettered, an
-/// unavailable service retried and then dead-lettered.
+/// unavailable service retried and then dead-lettered. Outputs go to JetStream with the same
+/// message ids as the actors' (the streams' republish turns outboxes into DENMs and FrameDones);
+/// input comes from core subscriptions: the baseline measures the stages, not durable delivery.
 pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     runner(&opts.stage)?;
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
@@ -178,19 +184,27 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     client.flush().await?;
     eprintln!("native {} on {}", opts.stage, settings.subscriptions.join(", "));
     let mut messages = futures::stream::select_all(subs);
+    let js = async_nats::jetstream::new(client.clone());
+    let runtime = tokio::runtime::Handle::current();
+    let mut publish = |out: &[(String, cits::stage::Outbound)]| {
+        let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
+        runtime
+            .block_on(cits_jetstream::publish_all(&js, messages))
+            .map_err(|e| StageError::unavailable(format!("publish failed: {e:#}")))
+    };
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
-        let outbound = loop {
-            let run = runner(&opts.stage)?;
+        loop {
+            let (run, stateful) = runner(&opts.stage)?;
             let handled = tokio::task::block_in_place(|| {
-                pipeline::handle(&mut svc, &opts.stage, run, &msg.subject, &msg.payload)
+                pipeline::handle(&mut svc, &opts.stage, stateful, run, &msg.subject, &msg.payload, &mut publish)
             });
             match handled {
                 Ok(handled) => {
                     for (subject, reason) in &handled.rejected {
                         eprintln!("{}: dead letter from {subject}: {reason}", opts.stage);
                     }
-                    break handled.outbound;
+                    break;
                 }
                 Err(reason) if attempt < MAX_ATTEMPTS => {
                     eprintln!("{}: {} not processed, retrying: {reason}", opts.stage, msg.subject);
@@ -204,12 +218,12 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
                 }
                 Err(reason) => {
                     let now = cits::time::now_us();
-                    break vec![cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now)];
+                    let letter = cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now);
+                    let id = format!("{}:{}:dlq", cits::stage::frame_id(&msg.subject, &msg.payload), opts.stage);
+                    tokio::task::block_in_place(|| publish(&[(id, letter)]))?;
+                    break;
                 }
             }
-        };
-        for out in outbound {
-            client.publish(out.subject, out.body.into()).await?;
         }
     }
     Ok(())

@@ -1,0 +1,247 @@
+//! Where the pipeline's messages are kept: one JetStream stream per subject family, declared in
+//! [`STREAMS`] (the one place), created idempotently by the messaging provider when it starts and
+//! by `cits streams` when the lattice comes up.
+//!
+//! - Stage inputs (`cits.cpm.*` … `cits.risks.*`) are **partitioned by RSU**: the stream stores
+//!   `cits.<kind>.<rsu>` as `cits.<kind>.<p>.<rsu>` with `p = partition(N, rsu)` (FNV-1a mod
+//!   [`PARTITIONS`], a NATS subject transform), and each stage consumes every partition with its
+//!   own durable pull consumer that has at most one unacknowledged message. So one RSU's frames
+//!   are handled in order and never two at once, by whichever provider copy (host) pulls them,
+//!   while other RSUs' partitions proceed in parallel.
+//! - Outputs for the outside world (`cits.outbox.denm.*`, `cits.outbox.done.*`) are stored once
+//!   per message id and then **republished** on `cits.denm.<rsu>` (MQTT `cits/denm/<rsu>`) and
+//!   `cits.done.<rsu>`: a DENM redelivered after a crash is dropped by JetStream's duplicate
+//!   window before any RSU sees it.
+//! - Dead letters (`cits.dlq.<stage>`) are kept for inspection.
+//!
+//! Every publish carries `Nats-Msg-Id`, see [`publish_all`].
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use async_nats::jetstream::{self, consumer, stream};
+use async_nats::HeaderMap;
+
+/// Partitions of every stage-input stream: how many RSUs a stage serves in parallel (RSUs that
+/// hash to the same partition share its order). Fixed when a stream is created.
+pub const PARTITIONS: u32 = 8;
+
+/// How a stream is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A stage input, partitioned by RSU (the subject's last token).
+    StageInput,
+    /// Stored, then republished on this subject pattern for core NATS and MQTT subscribers.
+    Outbox { republish: &'static str },
+    /// Kept for inspection.
+    Kept,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSpec {
+    pub name: &'static str,
+    /// The subjects it captures: `cits.<kind>.*` (stage inputs, outboxes) or `cits.dlq.>`.
+    pub subjects: &'static str,
+    pub role: Role,
+}
+
+/// Every stream of the pipeline.
+pub const STREAMS: &[StreamSpec] = &[
+    StreamSpec { name: "CITS_CPM", subjects: "cits.cpm.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_DECODED", subjects: "cits.decoded.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_LOCATIONS", subjects: "cits.locations.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_TRAJECTORIES", subjects: "cits.trajectories.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_MATCHED", subjects: "cits.matched.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_PREDICTED", subjects: "cits.predicted.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_RISKS", subjects: "cits.risks.*", role: Role::StageInput },
+    StreamSpec { name: "CITS_DENM", subjects: "cits.outbox.denm.*", role: Role::Outbox { republish: "cits.denm" } },
+    StreamSpec { name: "CITS_DONE", subjects: "cits.outbox.done.*", role: Role::Outbox { republish: "cits.done" } },
+    StreamSpec { name: "CITS_DLQ", subjects: "cits.dlq.>", role: Role::Kept },
+];
+
+/// Retention of every stream: messages go when older than `max_age` or when the stream exceeds
+/// `max_bytes` (oldest first); never because a consumer is missing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub max_age: Duration,
+    pub max_bytes: i64,
+    /// How long a message id is remembered to drop a duplicate publish.
+    pub duplicate_window: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_age: Duration::from_secs(24 * 3600), max_bytes: 1 << 30, duplicate_window: Duration::from_secs(120) }
+    }
+}
+
+impl StreamSpec {
+    /// The subject family without its wildcard: `cits.cpm`.
+    fn prefix(&self) -> &'static str {
+        self.subjects.trim_end_matches(".*").trim_end_matches(".>")
+    }
+
+    pub fn config(&self, limits: &Limits) -> stream::Config {
+        let (subject_transform, republish) = match self.role {
+            Role::StageInput => (
+                Some(stream::SubjectTransform {
+                    source: self.subjects.to_string(),
+                    destination: format!("{}.{{{{partition({PARTITIONS},1)}}}}.{{{{wildcard(1)}}}}", self.prefix()),
+                }),
+                None,
+            ),
+            Role::Outbox { republish } => (
+                None,
+                Some(stream::Republish {
+                    source: self.subjects.to_string(),
+                    destination: format!("{republish}.{{{{wildcard(1)}}}}"),
+                    headers_only: false,
+                }),
+            ),
+            Role::Kept => (None, None),
+        };
+        stream::Config {
+            name: self.name.to_string(),
+            subjects: vec![self.subjects.to_string()],
+            storage: stream::StorageType::File,
+            retention: stream::RetentionPolicy::Limits,
+            discard: stream::DiscardPolicy::Old,
+            max_age: limits.max_age,
+            max_bytes: limits.max_bytes,
+            duplicate_window: limits.duplicate_window,
+            subject_transform,
+            republish,
+            ..Default::default()
+        }
+    }
+
+    /// The filter of partition `p`: `cits.cpm.<p>.*`.
+    pub fn partition_filter(&self, p: u32) -> String {
+        format!("{}.{p}.*", self.prefix())
+    }
+}
+
+/// The stage-input stream that holds `subscription` (e.g. `cits.cpm.*`), if any.
+pub fn stage_input(subscription: &str) -> Option<&'static StreamSpec> {
+    STREAMS.iter().find(|s| s.role == Role::StageInput && s.subjects == subscription)
+}
+
+/// The subject a message was published on, from the subject a partitioned stream stored it under
+/// (`cits.cpm.3.rsu1` → `cits.cpm.rsu1`).
+pub fn published_subject(stored: &str) -> String {
+    let mut tokens: Vec<&str> = stored.split('.').collect();
+    if tokens.len() == 4 && tokens[2].parse::<u32>().is_ok() {
+        tokens.remove(2);
+    }
+    tokens.join(".")
+}
+
+/// Creates every stream that does not exist yet (an existing stream is left as it is).
+pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
+    for spec in STREAMS {
+        js.get_or_create_stream(spec.config(limits))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(|| format!("cannot create JetStream stream {}", spec.name))?;
+    }
+    Ok(())
+}
+
+/// How a stage consumes one partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsumerSpec {
+    /// Durable name prefix (the partition number is appended): consumers with the same name are
+    /// one position in the stream, whichever deployment or provider copy pulls from them.
+    pub durable: String,
+    /// Redelivery of an unacknowledged message (its puller died): longer than an invocation can
+    /// run, and kept from expiring while one runs by progress acknowledgements.
+    pub ack_wait: Duration,
+}
+
+impl ConsumerSpec {
+    pub fn name(&self, partition: u32) -> String {
+        format!("{}-{partition}", self.durable)
+    }
+
+    /// One unacknowledged message at a time: the partition's order and the "never two at once"
+    /// hold across every puller, redeliveries included. Deliveries are unlimited here: the
+    /// provider counts attempts and dead-letters (JetStream's MaxDeliver only raises an advisory).
+    pub fn config(&self, spec: &StreamSpec, partition: u32) -> consumer::pull::Config {
+        consumer::pull::Config {
+            durable_name: Some(self.name(partition)),
+            filter_subject: spec.partition_filter(partition),
+            ack_policy: consumer::AckPolicy::Explicit,
+            deliver_policy: consumer::DeliverPolicy::All,
+            ack_wait: self.ack_wait,
+            max_ack_pending: 1,
+            max_deliver: -1,
+            ..Default::default()
+        }
+    }
+}
+
+/// Publishes `(message id, subject, body)` to JetStream, all sent before any acknowledgement is
+/// awaited (one connection: the server stores them in this order), and returns once every one is
+/// stored — or was already stored under its id (a duplicate, dropped). Fails on the first that
+/// could not be stored: the caller publishes all of them again with the same ids.
+pub async fn publish_all(js: &jetstream::Context, messages: Vec<(String, String, Vec<u8>)>) -> anyhow::Result<()> {
+    let mut acks = Vec::with_capacity(messages.len());
+    for (id, subject, body) in messages {
+        let mut headers = HeaderMap::new();
+        headers.insert("Nats-Msg-Id", id.as_str());
+        let ack = js
+            .publish_with_headers(subject.clone(), headers, body.into())
+            .await
+            .map_err(|e| anyhow::anyhow!("publish to {subject} failed: {e}"))?;
+        acks.push((subject, ack));
+    }
+    for (subject, ack) in acks {
+        ack.await.map_err(|e| anyhow::anyhow!("{subject} not stored: {e}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_inputs_are_partitioned_by_their_last_token() {
+        let cpm = stage_input("cits.cpm.*").unwrap();
+        let cfg = cpm.config(&Limits::default());
+        let t = cfg.subject_transform.unwrap();
+        assert_eq!(t.source, "cits.cpm.*");
+        assert_eq!(t.destination, "cits.cpm.{{partition(8,1)}}.{{wildcard(1)}}");
+        assert_eq!(cpm.partition_filter(3), "cits.cpm.3.*");
+        assert_eq!(published_subject("cits.cpm.3.rsu1"), "cits.cpm.rsu1");
+        assert_eq!(published_subject("cits.cpm.rsu1"), "cits.cpm.rsu1");
+        assert!(stage_input("cits.denm.*").is_none());
+    }
+
+    #[test]
+    fn outboxes_republish_to_what_rsus_and_monitors_subscribe() {
+        let denm = STREAMS.iter().find(|s| s.name == "CITS_DENM").unwrap().config(&Limits::default());
+        let r = denm.republish.unwrap();
+        assert_eq!((r.source.as_str(), r.destination.as_str()), ("cits.outbox.denm.*", "cits.denm.{{wildcard(1)}}"));
+    }
+
+    #[test]
+    fn streams_never_overlap() {
+        for (i, a) in STREAMS.iter().enumerate() {
+            for b in &STREAMS[i + 1..] {
+                assert_ne!(a.prefix(), b.prefix(), "{} and {}", a.name, b.name);
+                assert!(!a.prefix().starts_with(&format!("{}.", b.prefix())));
+                assert!(!b.prefix().starts_with(&format!("{}.", a.prefix())));
+            }
+        }
+    }
+
+    #[test]
+    fn a_partition_consumer_has_one_message_in_flight() {
+        let spec = ConsumerSpec { durable: "decoder".into(), ack_wait: Duration::from_secs(10) };
+        let cfg = spec.config(stage_input("cits.cpm.*").unwrap(), 5);
+        assert_eq!(cfg.durable_name.as_deref(), Some("decoder-5"));
+        assert_eq!(cfg.filter_subject, "cits.cpm.5.*");
+        assert_eq!(cfg.max_ack_pending, 1);
+    }
+}
