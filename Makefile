@@ -3,6 +3,7 @@
 #   make run     set up, build, start the lattice, deploy, replay the demo CPMs, print locations
 #   make test    set up, build, run unit and end-to-end tests
 #   make bench   set up, build, benchmark 1x–16x: seven actors, fused actor, native baseline
+#   make chaos   set up, build, kill and restart parts of the lattice during replays; count every frame
 #   make stop    stop everything `make run` started
 #
 # Everything comes from package registries (crates.io, Go module proxy, Debian) and is built once
@@ -50,6 +51,8 @@ NATS_PORT  ?= 4222
 MQTT_PORT  ?= 1883
 REDIS_PORT ?= 6379
 SPEED      ?= 1
+# wasmCloud hosts in the lattice (make run HOSTS=2): every stage and provider runs on each.
+HOSTS      ?= 1
 # The default recording: ≈3,300 CPMs over ≈3.5 min from the simulator (see data/default.truth.json).
 RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
@@ -58,12 +61,12 @@ CITS_STATE ?= $(REPO)/.state
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN)
 LATTICE_ENV = $(BIN_ENV) \
-	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE)
+	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS)
 
-.PHONY: help setup build run stop test test-unit test-python test-e2e bench clean status inventory
+.PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory
 
 help:
-	@sed -n '3,8p' Makefile
+	@sed -n '3,9p' Makefile
 
 # ---- setup -----------------------------------------------------------------------------------
 setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
@@ -171,7 +174,7 @@ test: setup build
 	$(MAKE) test-unit test-python test-e2e
 
 test-unit:
-	cargo test --locked -p cits -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
+	cargo test --locked -p cits -p cits-jetstream -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON)
@@ -182,6 +185,12 @@ test-python: $(PYTHON)
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
 test-e2e:
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
+
+# Fault injection with the default recording: every fault kind repeated during a 4x replay; prints
+# the table of tests/chaos.rs (CHAOS_SEED repeats a run's fault times).
+chaos: setup build
+	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests --test chaos -- \
+	  --ignored --nocapture --test-threads=1
 
 clean:
 	rm -rf build actors/*/build .state

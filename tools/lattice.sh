@@ -116,8 +116,7 @@ mqtt {
   listen: 127.0.0.1:$MQTT_PORT
 }
 EOF
-    start nats "$NATS_SERVER" -c "$STATE/nats.conf"
-    wait_ready nats 20 nats_ready
+    nats_up
 
     # The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters).
     "$CITS_TOOL" streams --nats "127.0.0.1:$NATS_PORT" >"$LOGS/streams.log"
@@ -125,11 +124,7 @@ EOF
     # Street geometry for map matcher and predictor: blobstore-fs container cits-map.
     "$CITS_TOOL" map --osm "$REPO/data/map/weiser-gabelsberger.osm" --blobstore-root "$STATE/blobstore"
 
-    # AOF, fsync once a second: a killed or restarted Redis loses nothing it acknowledged (each
-    # write reaches the file before the reply); an OS crash can lose the last second.
-    start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
-        --save '' --appendonly yes --appendfsync everysec --protected-mode yes
-    wait_ready redis 20 redis_ready
+    redis_up
 
     start wadm env WADM_NATS_SERVER="127.0.0.1:$NATS_PORT" RUST_LOG="${WADM_LOG:-info}" "$WADM_BIN"
 
@@ -139,6 +134,27 @@ EOF
     done
     wait_ready host-1 60 hosts_joined "$HOSTS"
     log "lattice up: NATS :$NATS_PORT (MQTT :$MQTT_PORT), Redis :$REDIS_PORT, wadm, $HOSTS host(s) (state $STATE)"
+}
+
+nats_up() {
+    start nats "$NATS_SERVER" -c "$STATE/nats.conf"
+    wait_ready nats 20 nats_ready
+}
+
+# AOF, fsync once a second: a killed or restarted Redis loses nothing it acknowledged (each write
+# reaches the file before the reply); an OS crash can lose the last second.
+redis_up() {
+    start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
+        --save '' --appendonly yes --appendfsync everysec --protected-mode yes
+    wait_ready redis 20 redis_ready
+}
+
+# Fault injection: kill -9 a server and start it again on the same state.
+crash_restart() { # nats|redis
+    kill -KILL "$(cat "$PIDS/$1.pid")" 2>/dev/null || true
+    while running "$1"; do sleep 0.05; done
+    rm -f "$PIDS/$1.pid"
+    "$1_up"
 }
 
 # Starts wasmCloud host number $1 (labels site=cits-local, host=host-$1).
@@ -291,6 +307,7 @@ probe) probe ;;
 down) down ;;
 host-down) host_down ;;
 host-up) host_up "${2:?host number}" ;;
+crash-restart) crash_restart "${2:?nats or redis}" ;;
 native-up) native_up ;;
 native-down) native_down ;;
 status) status ;;

@@ -4,6 +4,8 @@
 //!
 //! Binaries come from `make setup`; run these tests with `make test-e2e`, which passes their paths.
 
+pub mod faults;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;

@@ -76,7 +76,7 @@ for system in $SYSTEMS; do
                 --redis "$REDIS" --timeout-s 120 --out "$OUT"
         fi
         "$LATTICE" probe
-        run_factors "$system" --cpu "host=$(pid_of host)"
+        run_factors "$system" --cpu "host=$(pid_of host-1)"
         ;;
     native)
         "$LATTICE" host-down

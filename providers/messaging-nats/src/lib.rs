@@ -1,10 +1,10 @@
 //! wasmcloud:messaging on NATS for pipeline stages.
 //!
-//! Unlike the published NATS provider (which spawns one task per message and drops a message when
-//! its invocation fails), this one delivers the messages of a subject **in order, one at a time**
-//! — so a stage's read-modify-write of per-object state is never raced by its own next message —
-//! bounds the invocations in flight, retries failed invocations and sends a message that still
-//! fails to the stage's dead-letter subject instead of losing it. See README.md for the config.
+//! Unlike the published NATS provider (core NATS, at most once; one task per message; a failed
+//! invocation drops the message), this one pulls stage inputs from JetStream streams partitioned
+//! by RSU, one message in flight per partition across every provider copy, acknowledges a message
+//! only after the component accepted it (its outputs stored, its state committed), retries without
+//! overlapping attempts and dead-letters what keeps failing. See README.md.
 
 pub mod config;
 pub mod dispatch;

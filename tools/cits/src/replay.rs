@@ -34,6 +34,9 @@ impl ReplaySummary {
     }
 }
 
+/// How long a QoS 1 replay keeps reconnecting after its connection was lost.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+
 fn qos(level: u8) -> anyhow::Result<QoS> {
     Ok(match level {
         0 => QoS::AtMostOnce,
@@ -52,6 +55,9 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
     let mut mqtt = MqttOptions::new(client_id, &opts.mqtt_host, opts.mqtt_port);
     mqtt.set_keep_alive(Duration::from_secs(30));
     mqtt.set_max_packet_size(1 << 20, 1 << 20);
+    // A persistent session: after a lost connection (a restarted server) the client reconnects
+    // and sends again every QoS 1 message not yet acknowledged, as an RSU must.
+    mqtt.set_clean_session(false);
     let (client, mut eventloop) = AsyncClient::new(mqtt, 1024);
 
     // Drive the connection; count what actually went out (or was acknowledged).
@@ -59,12 +65,29 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
     let io = tokio::spawn(async move {
         let mut done = 0u64;
         let mut connected = false;
+        let mut lost_since: Option<Instant> = None;
         while done < expected {
             match eventloop.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(_))) => connected = true,
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    connected = true;
+                    if lost_since.take().is_some() {
+                        eprintln!("replay: MQTT connection back");
+                    }
+                }
                 Ok(Event::Outgoing(Outgoing::Publish(_))) if qos == QoS::AtMostOnce => done += 1,
                 Ok(Event::Incoming(Packet::PubAck(_))) => done += 1,
                 Ok(_) => {}
+                // QoS 1: reconnect and resend what is unacknowledged, for up to a minute.
+                Err(e) if connected && qos == QoS::AtLeastOnce => {
+                    let since = *lost_since.get_or_insert_with(|| {
+                        eprintln!("replay: MQTT connection lost ({e}), reconnecting");
+                        Instant::now()
+                    });
+                    if since.elapsed() > RECONNECT_FOR {
+                        return Err(anyhow::Error::new(e).context("MQTT connection lost for a minute"));
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
                 Err(e) => {
                     let what = if connected { "MQTT connection lost" } else { "cannot connect to MQTT" };
                     return Err(anyhow::Error::new(e).context(what));

@@ -1,0 +1,174 @@
+//! Fault injection during a replay, and the accounting afterwards (tests/fault_injection.rs,
+//! tests/chaos.rs): which faults, what went in, what came out of JetStream.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+use cits_tools::replay::{replay, ReplayOptions};
+use prost::Message as _;
+
+use crate::Lattice;
+
+/// A hard failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// kill -9 of the messaging provider under host `n` (the host or wadm starts it again).
+    KillProvider(u8),
+    /// Host `n` and everything it started die at once; with `restart`, it comes back.
+    CrashHost { host: u8, restart: bool },
+    /// kill -9 of Redis, started again on its AOF.
+    RestartRedis,
+    /// kill -9 of nats-server, started again on its JetStream store.
+    RestartNats,
+}
+
+impl Fault {
+    pub fn inject(self, lattice: &Lattice) {
+        match self {
+            Fault::KillProvider(n) => {
+                let pids = lattice.host_children(n, "messaging-nats").unwrap();
+                assert!(!pids.is_empty(), "no messaging provider process under host {n}");
+                for pid in pids {
+                    Lattice::kill9(pid);
+                }
+            }
+            Fault::CrashHost { host, restart } => {
+                lattice.crash_host(host).unwrap();
+                if restart {
+                    std::thread::sleep(Duration::from_secs(1));
+                    lattice.step(&["host-up", &host.to_string()]).unwrap();
+                }
+            }
+            Fault::RestartRedis => lattice.step(&["crash-restart", "redis"]).unwrap(),
+            Fault::RestartNats => lattice.step(&["crash-restart", "nats"]).unwrap(),
+        }
+    }
+}
+
+/// What a run put in and got out.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub faults: usize,
+    pub cpms_in: usize,
+    pub frames_out: usize,
+    pub lost: usize,
+    pub duplicated: usize,
+    pub out_of_order: Vec<String>,
+    /// RSUs whose DENMs (from JetStream, what RSUs are sent) equal the in-process pipeline's.
+    pub denms_equal: bool,
+}
+
+impl Outcome {
+    pub fn clean(&self) -> bool {
+        self.lost == 0 && self.duplicated == 0 && self.out_of_order.is_empty() && self.denms_equal
+    }
+}
+
+/// Replays `recording` at `speed` as `rsus` over MQTT (QoS 1), injects `faults` at the given
+/// times after the start, waits until every frame came out (or `patience` passed) and accounts.
+pub async fn replay_with_faults(
+    lattice: &Lattice,
+    recording: &str,
+    speed: f64,
+    rsus: &[&str],
+    faults: &[(Duration, Fault)],
+    patience: Duration,
+) -> Outcome {
+    let records = cits_tools::recording::read_file(&lattice.repo.join(recording)).unwrap();
+    let options = ReplayOptions {
+        mqtt_host: "127.0.0.1".into(),
+        mqtt_port: lattice.mqtt_port,
+        rsus: rsus.iter().map(|r| r.to_string()).collect(),
+        speed,
+        qos: 1,
+        progress: false,
+    };
+    let replaying = {
+        let records = records.clone();
+        tokio::spawn(async move { replay(&records, &options).await })
+    };
+    let started = tokio::time::Instant::now();
+    for (at, fault) in faults {
+        tokio::time::sleep_until(started + *at).await;
+        eprintln!("fault at {:.1} s: {fault:?}", started.elapsed().as_secs_f64());
+        let lattice_ref = lattice;
+        tokio::task::block_in_place(|| fault.inject(lattice_ref));
+    }
+    let summary = replaying.await.unwrap().unwrap();
+    assert_eq!(summary.messages as usize, records.len() * rsus.len(), "every CPM acknowledged by the MQTT listener");
+
+    // What must come out: per RSU, one frame per CPM in sending order, and the in-process DENMs.
+    let expected: BTreeMap<String, Vec<String>> = rsus
+        .iter()
+        .map(|rsu| {
+            let subject = format!("cits.cpm.{rsu}");
+            (rsu.to_string(), records.iter().map(|r| cits::stage::frame_id(&subject, &r.cpm)).collect())
+        })
+        .collect();
+    let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
+    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
+    let native: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, &records)
+        .unwrap()
+        .iter()
+        .map(|d| cits::denm_sender::encode(&d.denm).unwrap())
+        .collect();
+
+    // Until the last frame of each RSU is out (redeliveries after the ack wait included), then a
+    // little longer so that a late duplicate would show.
+    let deadline = tokio::time::Instant::now() + patience;
+    loop {
+        let done = frames_done(lattice).await;
+        let complete =
+            rsus.iter().all(|rsu| done.get(*rsu).is_some_and(|f| f.contains(expected[*rsu].last().unwrap())));
+        if complete || tokio::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let done = frames_done(lattice).await;
+    let denms = lattice.stream_messages("CITS_DENM").await.unwrap();
+    let mut outcome = Outcome {
+        faults: faults.len(),
+        cpms_in: records.len() * rsus.len(),
+        frames_out: 0,
+        lost: 0,
+        duplicated: 0,
+        out_of_order: Vec::new(),
+        denms_equal: true,
+    };
+    for rsu in rsus {
+        let got = done.get(*rsu).cloned().unwrap_or_default();
+        let want = &expected[*rsu];
+        outcome.frames_out += got.len();
+        let got_set: HashSet<&String> = got.iter().collect();
+        outcome.lost += want.iter().filter(|id| !got_set.contains(id)).count();
+        let mut seen = HashSet::new();
+        outcome.duplicated += got.iter().filter(|id| !seen.insert(*id)).count();
+        let mut unique = HashSet::new();
+        let order: Vec<&String> = got.iter().filter(|id| unique.insert(*id)).collect();
+        let want_order: Vec<&String> = want.iter().filter(|id| got_set.contains(id)).collect();
+        if order != want_order {
+            outcome.out_of_order.push(rsu.to_string());
+        }
+        let subject = cits::subjects::denm_outbox(rsu);
+        let sent: Vec<Vec<u8>> =
+            denms.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
+        if sent != native {
+            eprintln!("{rsu}: {} DENMs sent, {} in process", sent.len(), native.len());
+            outcome.denms_equal = false;
+        }
+    }
+    outcome
+}
+
+/// Frame ids of the `FrameDone`s stored in JetStream, per RSU, in stream order.
+async fn frames_done(lattice: &Lattice) -> BTreeMap<String, Vec<String>> {
+    let mut by_rsu: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for m in lattice.stream_messages("CITS_DONE").await.unwrap() {
+        let done = cits::proto::FrameDone::decode(m.payload.as_ref()).unwrap();
+        by_rsu.entry(done.rsu_id).or_default().push(done.frame_id);
+    }
+    by_rsu
+}
