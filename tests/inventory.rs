@@ -1,35 +1,40 @@
-//! The deployed lattice as an operator sees it with wash: the host, the signed actors and the
-//! three providers, the application deployed, and the street map in the blobstore.
+//! The deployed lattice as an operator sees it with wash: two hosts, each running the signed
+//! actors and the three providers, the application deployed, and the street map in the blobstore.
 
 use cits_tests::Lattice;
 
 #[test]
-fn wash_shows_host_signed_actors_providers_and_app() {
-    let lattice = Lattice::start("inventory");
+fn wash_shows_hosts_signed_actors_providers_and_app() {
+    let lattice = Lattice::start_hosts("inventory", None, 2);
 
     let inventory: serde_json::Value =
         serde_json::from_str(&lattice.wash(&["get", "inventory", "-o", "json"]).unwrap()).unwrap();
     let text = inventory.to_string();
     let hosts = inventory["inventories"].as_array().expect("inventories list");
-    assert_eq!(hosts.len(), 1, "{text}");
-    let host = &hosts[0];
-    let components: Vec<&str> =
-        host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-    for c in [
-        "cits-decoder",
-        "cits-collector",
-        "cits-assembler",
-        "cits-map-matcher",
-        "cits-predictor",
-        "cits-collision-detector",
-        "cits-denm-sender",
-    ] {
-        assert!(components.contains(&c), "{c} missing from {components:?}");
-    }
-    let providers: Vec<&str> =
-        host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
-    for p in ["cits-messaging-nats", "cits-keyvalue-redis", "cits-blobstore-fs"] {
-        assert!(providers.contains(&p), "{p} missing from {providers:?}");
+    assert_eq!(hosts.len(), 2, "{text}");
+    let mut labels: Vec<&str> = hosts.iter().map(|h| h["labels"]["host"].as_str().unwrap_or("")).collect();
+    labels.sort();
+    assert_eq!(labels, ["host-1", "host-2"], "{text}");
+    // Every stage and provider on both hosts (the manifest's daemonscalers).
+    for host in hosts {
+        let components: Vec<&str> =
+            host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        for c in [
+            "cits-decoder",
+            "cits-collector",
+            "cits-assembler",
+            "cits-map-matcher",
+            "cits-predictor",
+            "cits-collision-detector",
+            "cits-denm-sender",
+        ] {
+            assert!(components.contains(&c), "{c} missing from {components:?}");
+        }
+        let providers: Vec<&str> =
+            host["providers"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+        for p in ["cits-messaging-nats", "cits-keyvalue-redis", "cits-blobstore-fs"] {
+            assert!(providers.contains(&p), "{p} missing from {providers:?}");
+        }
     }
 
     // Signed: wash reads the embedded claims (issuer and subject keys) back from the artefacts.

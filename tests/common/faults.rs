@@ -26,7 +26,7 @@ impl Fault {
     pub fn inject(self, lattice: &Lattice) {
         match self {
             Fault::KillProvider(n) => {
-                let pids = lattice.host_children(n, "messaging-nats").unwrap();
+                let pids = lattice.host_children(n, "messaging_nats").unwrap();
                 assert!(!pids.is_empty(), "no messaging provider process under host {n}");
                 for pid in pids {
                     Lattice::kill9(pid);

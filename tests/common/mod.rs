@@ -166,7 +166,8 @@ impl Lattice {
         Ok(std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?.trim().parse()?)
     }
 
-    /// PIDs of the processes host `n` started whose command line contains `what` (its providers).
+    /// PIDs of the processes host `n` started whose command line contains `what` (its providers run
+    /// from `<state>/host-tmp/<n>/wasmcloudcache/…/<archive path with _ for / and .>`).
     pub fn host_children(&self, n: u8, what: &str) -> anyhow::Result<Vec<i32>> {
         let group = self.pid(&format!("host-{n}"))?;
         let mut found = Vec::new();
