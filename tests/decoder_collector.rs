@@ -101,9 +101,15 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let garbage = b"\xde\xad\xbe\xef not a CPM".to_vec();
     let truncated = valid[..valid.len() / 2].to_vec();
     let oversized = vec![0x55u8; 20 * 1024];
-    for (bad, reason) in [(garbage, "invalid UPER CPM"), (truncated, "invalid UPER CPM"), (oversized, "oversized")] {
+    for (i, (bad, reason)) in [(garbage, "invalid UPER CPM"), (truncated, "invalid UPER CPM"), (oversized, "oversized")]
+        .into_iter()
+        .enumerate()
+    {
         rsu.publish(&topic, bad.clone()).await;
-        rsu.publish(&topic, valid.clone()).await;
+        // A CPM of its own each time: the same bytes again would be the same CPM resent, whose
+        // frame is recognised as a duplicate and not produced twice.
+        let valid = cpm(vec![object(21, 100 + 10 * i as i32, 100, Some(1), ObjectKind::Car)]);
+        rsu.publish(&topic, valid).await;
         let letter = next_within(&mut dlq, WAIT, "dead letter").await.unwrap();
         assert_eq!(letter.subject.as_str(), "cits.dlq.decoder");
         let letter = DeadLetter::decode(letter.payload.as_ref()).unwrap();

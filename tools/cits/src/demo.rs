@@ -127,7 +127,10 @@ pub fn probe_cpm() -> Vec<u8> {
         object(2, (-3.0, -25.0), (0.0, 4.5), ObjectKind::Bicycle),
         object(3, (-8.0, 9.0), (1.4, 0.0), ObjectKind::Pedestrian),
     ];
-    cpm_at_center(PROBE_STATION_ID, START_UNIX_MS, vec![], objects)
+    // Sent now: every probe is a CPM of its own (the same bytes again would be recognised as a
+    // resent CPM and dropped as a duplicate).
+    let now_ms = cits::time::now_us() / 1000;
+    cpm_at_center(PROBE_STATION_ID, now_ms, vec![], objects)
 }
 
 /// A UPER CPM from the RSU at the intersection centre, sent at `sent_ms` (Unix ms).
