@@ -91,8 +91,7 @@ pub async fn replay_with_faults(
     for (at, fault) in faults {
         tokio::time::sleep_until(started + *at).await;
         eprintln!("fault at {:.1} s: {fault:?}", started.elapsed().as_secs_f64());
-        let lattice_ref = lattice;
-        tokio::task::block_in_place(|| fault.inject(lattice_ref));
+        tokio::task::block_in_place(|| fault.inject(lattice));
     }
     let summary = replaying.await.unwrap().unwrap();
     assert_eq!(summary.messages as usize, records.len() * rsus.len(), "every CPM acknowledged by the MQTT listener");

@@ -45,6 +45,9 @@ pub struct StreamSpec {
     pub role: Role,
 }
 
+/// Dead letters of every stage (`cits.dlq.<stage>`), kept for inspection.
+pub const DEAD_LETTERS: StreamSpec = StreamSpec { name: "CITS_DLQ", subjects: "cits.dlq.>", role: Role::Kept };
+
 /// Every stream of the pipeline.
 pub const STREAMS: &[StreamSpec] = &[
     StreamSpec { name: "CITS_CPM", subjects: "cits.cpm.*", role: Role::StageInput },
@@ -56,7 +59,7 @@ pub const STREAMS: &[StreamSpec] = &[
     StreamSpec { name: "CITS_RISKS", subjects: "cits.risks.*", role: Role::StageInput },
     StreamSpec { name: "CITS_DENM", subjects: "cits.outbox.denm.*", role: Role::Outbox { republish: "cits.denm" } },
     StreamSpec { name: "CITS_DONE", subjects: "cits.outbox.done.*", role: Role::Outbox { republish: "cits.done" } },
-    StreamSpec { name: "CITS_DLQ", subjects: "cits.dlq.>", role: Role::Kept },
+    DEAD_LETTERS,
 ];
 
 /// Retention of every stream: messages go when older than `max_age` or when the stream exceeds

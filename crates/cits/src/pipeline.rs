@@ -528,7 +528,7 @@ pub fn handle<V: Services>(
             Err(e) => {
                 let reason = StageError::new(format!("not a protobuf MessageBatch: {e}"));
                 let letter = dead_letter(name, &reason, subject, body, crate::time::now_us());
-                let id = format!("{}:{name}:dlq", crate::stage::frame_id(subject, body));
+                let id = crate::stage::dead_letter_id(name, subject, body);
                 let handled = Handled {
                     outbound: vec![(id, letter)],
                     rejected: vec![(subject.to_string(), reason)],
@@ -776,6 +776,17 @@ mod tests {
         })
     }
 
+    /// Each message delivered on its own, in order.
+    fn deliver_each(
+        store: &mut InMemory,
+        messages: &[crate::proto::BatchedMessage],
+        published: &mut Vec<(String, Outbound)>,
+    ) {
+        for m in messages {
+            deliver(&mut *store, &m.subject, &m.body, published).unwrap();
+        }
+    }
+
     fn done(out: &[(String, Outbound)]) -> Vec<(FrameDone, Vec<String>)> {
         out.iter().map(|(_, o)| o).filter(|o| o.subject == "cits.outbox.done.r1").map(stages_of).collect()
     }
@@ -861,10 +872,7 @@ mod tests {
     fn a_redelivery_after_the_commit_is_skipped_and_publishes_nothing() {
         let batch = cpm_batch();
         let mut store = InMemory::default();
-        let mut first = Vec::new();
-        for m in &batch.messages {
-            deliver(&mut store, &m.subject, &m.body, &mut first).unwrap();
-        }
+        deliver_each(&mut store, &batch.messages, &mut Vec::new());
         let committed = store.kv.clone();
         // The provider died before acknowledging the last message: it comes again.
         let last = batch.messages.last().unwrap();
@@ -879,9 +887,7 @@ mod tests {
         deliver(&mut fresh, subjects::BATCH, &batch.encode_to_vec(), &mut reference).unwrap();
         let mut partial = InMemory::default();
         let mut published = Vec::new();
-        for m in &batch.messages[..2] {
-            deliver(&mut partial, &m.subject, &m.body, &mut published).unwrap();
-        }
+        deliver_each(&mut partial, &batch.messages[..2], &mut published);
         let handled = deliver(&mut partial, subjects::BATCH, &batch.encode_to_vec(), &mut published).unwrap();
         assert_eq!(handled.already_applied, 2);
         assert_eq!(partial.kv, fresh.kv);
@@ -893,16 +899,12 @@ mod tests {
         let batch = cpm_batch();
         let mut reference = InMemory::default();
         let mut expected = Vec::new();
-        for m in &batch.messages {
-            deliver(&mut reference, &m.subject, &m.body, &mut expected).unwrap();
-        }
+        deliver_each(&mut reference, &batch.messages, &mut expected);
         // The last message's outputs are published, then the store fails before the commit.
         let mut store = InMemory::default();
         let mut published = Vec::new();
         let (last, first) = batch.messages.split_last().unwrap();
-        for m in first {
-            deliver(&mut store, &m.subject, &m.body, &mut published).unwrap();
-        }
+        deliver_each(&mut store, first, &mut published);
         store.fail_next_set = true;
         assert!(deliver(&mut store, &last.subject, &last.body, &mut published).is_err());
         deliver(&mut store, &last.subject, &last.body, &mut published).unwrap();

@@ -61,6 +61,12 @@ pub fn frame_id(subject: &str, payload: &[u8]) -> String {
     format!("{:016x}", fnv1a(&[subject.as_bytes(), &[0], payload]))
 }
 
+/// The message id of the dead letter for `payload` on `subject` that `stage` gave up on: the
+/// same for a redelivered message, so JetStream keeps one dead letter per input.
+pub fn dead_letter_id(stage: &str, subject: &str, payload: &[u8]) -> String {
+    format!("{}:{stage}:dlq", frame_id(subject, payload))
+}
+
 /// 64-bit FNV-1a: stable across builds and platforms (std's hasher promises neither).
 fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

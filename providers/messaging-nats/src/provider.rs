@@ -112,7 +112,7 @@ impl Target for Component {
         let stage = &self.dead_letter_stage;
         let error = cits::stage::StageError::new(reason);
         let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
-        let id = format!("{}:{stage}:dlq", cits::stage::frame_id(&msg.subject, &msg.payload));
+        let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload);
         cits_jetstream::publish_all(&self.js, vec![(id, letter.subject, letter.body)])
             .await
             .map_err(|e| format!("{e:#}"))

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use anyhow::Context as _;
 use async_nats::jetstream;
 
-pub const STREAM: &str = "CITS_DLQ";
-pub const SUBJECTS: &str = "cits.dlq.>";
+pub const STREAM: &str = cits_jetstream::DEAD_LETTERS.name;
+pub const SUBJECTS: &str = cits_jetstream::DEAD_LETTERS.subjects;
 
 /// Creates the pipeline's streams if needed and returns the number of dead letters per stage.
 pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTreeMap<String, u64>> {

@@ -219,7 +219,7 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
                 Err(reason) => {
                     let now = cits::time::now_us();
                     let letter = cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now);
-                    let id = format!("{}:{}:dlq", cits::stage::frame_id(&msg.subject, &msg.payload), opts.stage);
+                    let id = cits::stage::dead_letter_id(&opts.stage, &msg.subject, &msg.payload);
                     tokio::task::block_in_place(|| publish(&[(id, letter)]))?;
                     break;
                 }
