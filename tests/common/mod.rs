@@ -160,6 +160,16 @@ impl Lattice {
         Ok(())
     }
 
+    /// Sends one probe CPM (`cits probe`) and tells whether its FrameDone came out in time.
+    pub fn probe(&self, timeout: Duration) -> bool {
+        Command::new(env_path("CITS_TOOL"))
+            .args(["probe", "--nats", &format!("127.0.0.1:{}", self.nats_port)])
+            .args(["--timeout-ms", &timeout.as_millis().to_string()])
+            .status()
+            .expect("cits probe runs")
+            .success()
+    }
+
     /// PID of service `name` (`nats`, `redis`, `host-1`, …) from its PID file.
     pub fn pid(&self, name: &str) -> anyhow::Result<i32> {
         let file = self.state.join("pids").join(format!("{name}.pid"));

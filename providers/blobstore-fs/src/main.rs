@@ -1,5 +1,18 @@
-//! wasi:blobstore on the local filesystem (street geometry blobs): the crates.io provider as a binary.
+//! wasi:blobstore on the local filesystem (street geometry blobs): the crates.io provider, run
+//! the way the published binary runs it plus our link catch-up (see `cits-provider`).
+use anyhow::Context as _;
+use wasmcloud_provider_blobstore_fs::FsProvider;
+use wasmcloud_provider_sdk::{get_connection, initialize_observability, run_provider, serve_provider_exports};
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    wasmcloud_provider_blobstore_fs::run().await
+    initialize_observability!("blobstore-fs-provider", std::env::var_os("PROVIDER_BLOBSTORE_FS_FLAMEGRAPH_PATH"));
+    let provider = FsProvider::default();
+    let shutdown = run_provider(provider.clone(), "blobstore-fs-provider").await.context("failed to run provider")?;
+    cits_provider::spawn_link_catch_up(provider.clone());
+    let connection = get_connection();
+    let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
+    serve_provider_exports(&wrpc, provider, shutdown, wrpc_interface_blobstore::bindings::serve)
+        .await
+        .context("failed to serve provider exports")
 }

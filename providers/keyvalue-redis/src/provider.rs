@@ -44,6 +44,7 @@ pub async fn run() -> anyhow::Result<()> {
     initialize_observability!("keyvalue-redis-provider", std::env::var_os("PROVIDER_KEYVALUE_REDIS_FLAMEGRAPH_PATH"));
     let provider = KvRedisProvider::default();
     let shutdown = run_provider(provider.clone(), "keyvalue-redis-provider").await.context("failed to run provider")?;
+    cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
     serve_provider_exports(&wrpc, provider, shutdown, bindings::serve).await.context("failed to serve provider exports")

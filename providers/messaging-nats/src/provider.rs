@@ -40,8 +40,8 @@ pub struct NatsMessagingProvider {
     clients: Arc<Mutex<HashMap<Vec<String>, async_nats::Client>>>,
     /// Components linked to us (consumer), by component id: the connection they publish on.
     consumers: Arc<RwLock<HashMap<String, async_nats::Client>>>,
-    /// Handler links at work (their JetStream pull loops), by (component id, link name).
-    handlers: Arc<RwLock<HashMap<(String, String), Consumers>>>,
+    /// Handler links at work (their config and JetStream pull loops), by (component id, link name).
+    handlers: Arc<RwLock<HashMap<(String, String), (HashMap<String, String>, Consumers)>>>,
 }
 
 /// Starts the provider under a wasmCloud host (reads host data from stdin).
@@ -49,6 +49,7 @@ pub async fn run() -> anyhow::Result<()> {
     initialize_observability!("messaging-nats-provider", std::env::var_os("PROVIDER_MESSAGING_NATS_FLAMEGRAPH_PATH"));
     let provider = NatsMessagingProvider::default();
     let shutdown = run_provider(provider.clone(), "messaging-nats-provider").await.context("failed to run provider")?;
+    cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
     serve_provider_exports(&wrpc, provider, shutdown, bindings::serve).await.context("failed to serve provider exports")
@@ -185,9 +186,22 @@ impl Provider for NatsMessagingProvider {
     }
 
     /// A component we deliver subscriptions to.
+    ///
+    /// Idempotent: the host and the link catch-up may both deliver one link; the same config
+    /// again keeps the running consumers (restarting them would strand an in-flight message
+    /// until its ack wait ran out).
     async fn receive_link_config_as_source(&self, link: LinkConfig<'_>) -> anyhow::Result<()> {
         let cfg = HandlerConfig::from_map(link.config)
             .map_err(|e| anyhow::anyhow!("invalid handler link config for {}: {e}", link.target_id))?;
+        let key = (link.target_id.to_string(), link.link_name.to_string());
+        // Held to the end: two deliveries of one link never start consumers side by side.
+        let mut handlers = self.handlers.write().await;
+        if let Some((running, _)) = handlers.get(&key) {
+            if running == link.config {
+                return Ok(());
+            }
+            info!(component = link.target_id, link = link.link_name, was = ?running, now = ?link.config, "handler link config changed: restarting its consumers");
+        }
         let nats = self.link_connection(&link).await.with_context(|| format!("link to {}", link.target_id))?;
         let js = async_nats::jetstream::new(nats);
         // Idempotent: the streams exist before any consumer is opened on them.
@@ -210,8 +224,7 @@ impl Provider for NatsMessagingProvider {
             concurrency = cfg.concurrency,
             "handler linked: pulling every partition from JetStream"
         );
-        let key = (link.target_id.to_string(), link.link_name.to_string());
-        self.handlers.write().await.insert(key, consumers);
+        handlers.insert(key, (link.config.clone(), consumers));
         Ok(())
     }
 
@@ -224,6 +237,8 @@ impl Provider for NatsMessagingProvider {
         let key = (info.get_target_id().to_string(), info.get_link_name().to_string());
         if self.handlers.write().await.remove(&key).is_none() {
             warn!(component = %key.0, link = %key.1, "deleted handler link was not known");
+        } else {
+            info!(component = %key.0, link = %key.1, "handler link deleted: its consumers stopped");
         }
         Ok(())
     }

@@ -361,6 +361,7 @@ fn summarize(
 /// clean state: the recording's tracks must not meet their own earlier copies), until a DENM comes
 /// out; returns ms since `since_us` (when deployment started).
 pub async fn first_denm(
+    system: &str,
     nats: &str,
     mqtt: (&str, u16),
     redis_url: &str,
@@ -370,7 +371,10 @@ pub async fn first_denm(
 ) -> anyhow::Result<f64> {
     let mut store = redis::Client::open(redis_url)?.get_connection().context("Redis")?;
     let client = async_nats::connect(nats).await?;
-    let rsu = "startup";
+    // An RSU of its own per system: a DENM identical to an earlier run's (same frame id) would
+    // be dropped by JetStream's duplicate window.
+    let rsu = format!("startup-{system}");
+    let rsu = rsu.as_str();
     let mut denms = client.subscribe(cits::subjects::denm(rsu)).await?;
     client.flush().await?;
     let opts = ReplayOptions {

@@ -484,9 +484,16 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
         } => {
             let (host, port) = split_host_port(&mqtt)?;
             let records = recording::read_file(&file)?;
-            let elapsed =
-                bench::first_denm(&nats, (&host, port), &redis, &records, since_us, Duration::from_secs(timeout_s))
-                    .await?;
+            let elapsed = bench::first_denm(
+                &system,
+                &nats,
+                (&host, port),
+                &redis,
+                &records,
+                since_us,
+                Duration::from_secs(timeout_s),
+            )
+            .await?;
             eprintln!("{system}: wash app deploy → first DENM {elapsed:.0} ms");
             std::fs::create_dir_all(&out)?;
             let v = serde_json::json!({"system": system, "deploy_to_first_denm_ms": elapsed});
