@@ -62,7 +62,11 @@ wait_ready() { # name seconds check...
 nats_ready() { curl -sf "http://127.0.0.1:$NATS_HTTP_PORT/healthz?js-enabled-only=true" && port_open "$MQTT_PORT"; }
 redis_ready() { "${REDIS_CLI:-redis-cli}" -p "$REDIS_PORT" ping | grep -q PONG; }
 
-running() { [[ -f "$PIDS/$1.pid" ]] && kill -0 "$(cat "$PIDS/$1.pid")" 2>/dev/null; }
+# A killed service stays a zombie until reaped (its parent, this script, is gone; PID 1 of a
+# container may never reap it): `kill -0` would call it alive, and a crashed host would never be
+# started again.
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]; }
+running() { [[ -f "$PIDS/$1.pid" ]] && alive "$(cat "$PIDS/$1.pid")"; }
 
 start() { # name cmd...
     local name=$1
@@ -82,13 +86,13 @@ stop() { # name [grace seconds]
     local name=$1 grace=${2:-10} pid i
     [[ -f "$PIDS/$name.pid" ]] || return 0
     pid=$(cat "$PIDS/$name.pid")
-    if kill -0 "$pid" 2>/dev/null; then
+    if alive "$pid"; then
         kill -TERM "$pid" 2>/dev/null || true
         for ((i = 0; i < grace * 10; i++)); do
-            kill -0 "$pid" 2>/dev/null || break
+            alive "$pid" || break
             sleep 0.1
         done
-        if kill -0 "$pid" 2>/dev/null; then
+        if alive "$pid"; then
             log "$name (pid $pid) ignored SIGTERM for ${grace}s, killing"
             kill -KILL "$pid" 2>/dev/null || true
         fi

@@ -54,6 +54,9 @@ pub struct Outcome {
     pub lost: usize,
     pub duplicated: usize,
     pub out_of_order: Vec<String>,
+    /// Where the lost frames were, per RSU: index ranges in its sending order (a tail not yet
+    /// out means a stalled partition, scattered ones dead letters or real loss).
+    pub lost_at: Vec<String>,
     /// RSUs whose DENMs (from JetStream, what RSUs are sent) equal the in-process pipeline's.
     pub denms_equal: bool,
 }
@@ -135,6 +138,7 @@ pub async fn replay_with_faults(
         lost: 0,
         duplicated: 0,
         out_of_order: Vec::new(),
+        lost_at: Vec::new(),
         denms_equal: true,
     };
     for rsu in rsus {
@@ -142,7 +146,11 @@ pub async fn replay_with_faults(
         let want = &expected[*rsu];
         outcome.frames_out += got.len();
         let got_set: HashSet<&String> = got.iter().collect();
-        outcome.lost += want.iter().filter(|id| !got_set.contains(id)).count();
+        let missing: Vec<usize> = (0..want.len()).filter(|&i| !got_set.contains(&want[i])).collect();
+        outcome.lost += missing.len();
+        if !missing.is_empty() {
+            outcome.lost_at.push(format!("{rsu}: {} of {}", index_ranges(&missing), want.len()));
+        }
         let mut seen = HashSet::new();
         outcome.duplicated += got.iter().filter(|id| !seen.insert(*id)).count();
         let mut unique = HashSet::new();
@@ -170,4 +178,16 @@ async fn frames_done(lattice: &Lattice) -> BTreeMap<String, Vec<String>> {
         by_rsu.entry(done.rsu_id).or_default().push(done.frame_id);
     }
     by_rsu
+}
+
+/// `3, 17-20, 31` for sorted indices.
+fn index_ranges(indices: &[usize]) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for &i in indices {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == i => *end = i,
+            _ => ranges.push((i, i)),
+        }
+    }
+    ranges.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect::<Vec<_>>().join(", ")
 }

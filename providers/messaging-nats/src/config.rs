@@ -48,9 +48,12 @@ pub struct HandlerConfig {
     /// Invocations in flight at once for this link, on this provider copy (keep ≤ the
     /// component's `instances`); at most one per partition.
     pub concurrency: usize,
-    /// Failed attempts (error or no result) of one message before it is dead-lettered. An
-    /// attempt that failed because a service was unavailable does not count: it waits.
+    /// Attempts of one message the component refused (answered with an error) before it is
+    /// dead-lettered. A refusal because a service was unavailable does not count: it waits.
     pub max_attempts: u32,
+    /// Attempts without an answer (host or transport failed, trap, nothing by the deadline;
+    /// JetStream redeliveries included) before the message is dead-lettered.
+    pub max_unanswered: u32,
     /// Wait before the first retry, doubled for each further one, at most [`MAX_BACKOFF`].
     pub retry_backoff: Duration,
     /// The host's execution limit for one invocation (`WASMCLOUD_MAX_EXECUTION_TIME_MS`).
@@ -68,6 +71,7 @@ impl Default for HandlerConfig {
             durable: None,
             concurrency: 4,
             max_attempts: 3,
+            max_unanswered: 10,
             retry_backoff: Duration::from_millis(50),
             host_execution_limit: Duration::from_secs(10),
             ack_wait: Duration::from_secs(30),
@@ -114,6 +118,9 @@ impl HandlerConfig {
         }
         if let Some(n) = positive("max_attempts")? {
             cfg.max_attempts = n as u32;
+        }
+        if let Some(n) = positive("max_unanswered")? {
+            cfg.max_unanswered = n as u32;
         }
         if let Some(ms) = positive("retry_backoff_ms")? {
             cfg.retry_backoff = Duration::from_millis(ms);
@@ -173,11 +180,13 @@ mod tests {
             ("CONCURRENCY", "8"),
             ("dead_letter_stage", "decoder"),
             ("host_execution_limit_ms", "2000"),
+            ("max_unanswered", "20"),
         ]))
         .unwrap();
         assert_eq!(cfg.subscriptions, vec!["cits.cpm.*".to_string()]);
         assert_eq!(cfg.concurrency, 8);
         assert_eq!(cfg.max_attempts, 3);
+        assert_eq!(cfg.max_unanswered, 20);
         assert_eq!(cfg.dead_letter_stage, "decoder");
         assert_eq!(cfg.attempt_deadline(), Duration::from_millis(2500));
         assert!(cfg.ack_wait > cfg.attempt_deadline().max(MAX_BACKOFF));
@@ -193,6 +202,7 @@ mod tests {
         assert!(with(&[]).is_ok());
         assert!(with(&[("concurrency", "0")]).is_err());
         assert!(with(&[("max_attempts", "three")]).is_err());
+        assert!(with(&[("max_unanswered", "0")]).is_err());
         assert!(with(&[("batch_max", "16")]).is_err(), "a removed key is not silently ignored");
         assert!(with(&[("subscriptions", "cits.denm.*")]).is_err(), "not a stage input");
         assert!(with(&[("ack_wait_ms", "3000"), ("host_execution_limit_ms", "2000")])

@@ -14,6 +14,17 @@ use crate::config::{HandlerConfig, MAX_BACKOFF};
 /// towards the dead-letter limit.
 pub const UNAVAILABLE: &str = "unavailable:";
 
+/// Why an attempt did not succeed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// The component answered with this error.
+    Refused(String),
+    /// No answer from the component: the transport or its host failed (a host killed mid-call
+    /// ends the call with "incomplete results"), or the host reported that the invocation
+    /// itself failed (a trap).
+    NoAnswer(String),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     /// The subject the message was published on (not the partitioned subject it is stored under).
@@ -24,16 +35,20 @@ pub struct Delivery {
 /// Where deliveries go: the component, and the dead-letter path for what it never accepted.
 pub trait Target: Send + Sync + 'static {
     /// One invocation; its future may be dropped at the attempt deadline.
-    fn deliver(&self, msg: &Delivery) -> impl Future<Output = Result<(), String>> + Send;
+    fn deliver(&self, msg: &Delivery) -> impl Future<Output = Result<(), Failure>> + Send;
     /// Stores the dead letter (JetStream, acknowledged) or fails.
     fn dead_letter(&self, msg: &Delivery, reason: &str) -> impl Future<Output = Result<(), String>> + Send;
 }
 
-/// Delivers `msg` until the component accepts it (`Ok`) or it failed `max_attempts` times
-/// (`Err(reason)` for the dead letter). `earlier_failures` are attempts made before this provider
-/// got the message (JetStream redeliveries: the puller that had it died). `keep_alive` is called
-/// before each retry (a JetStream progress acknowledgement, so the message is not redelivered to
-/// another puller meanwhile).
+/// Delivers `msg` until the component accepts it (`Ok`) or gives up (`Err(reason)` for the dead
+/// letter): after `max_attempts` refusals by the component, or `max_unanswered` attempts without
+/// an answer. The two are counted apart because a host or provider dying takes every call it had
+/// in flight with it — that says nothing about the message, and a few crashes in a row must not
+/// dead-letter good frames — while a message that kills or traps its handler every time must
+/// still end in the dead letters. `earlier_deliveries` are JetStream redeliveries (the puller that
+/// had the message died): unanswered attempts. `keep_alive` is called before each retry (a
+/// JetStream progress acknowledgement, so the message is not redelivered to another puller
+/// meanwhile).
 ///
 /// An attempt is over when the component answered or when [`HandlerConfig::attempt_deadline`]
 /// passed — the host cancels an invocation at its execution limit, so after that no attempt of
@@ -42,7 +57,7 @@ pub async fn attempt<T, K, F>(
     target: &T,
     msg: &Delivery,
     cfg: &HandlerConfig,
-    earlier_failures: u32,
+    earlier_deliveries: u32,
     mut keep_alive: K,
 ) -> Result<(), String>
 where
@@ -50,7 +65,7 @@ where
     K: FnMut() -> F,
     F: Future<Output = ()>,
 {
-    attempt_with_deadline(target, msg, cfg, cfg.attempt_deadline(), earlier_failures, &mut keep_alive).await
+    attempt_with_deadline(target, msg, cfg, cfg.attempt_deadline(), earlier_deliveries, &mut keep_alive).await
 }
 
 async fn attempt_with_deadline<T, K, F>(
@@ -58,7 +73,7 @@ async fn attempt_with_deadline<T, K, F>(
     msg: &Delivery,
     cfg: &HandlerConfig,
     deadline: std::time::Duration,
-    earlier_failures: u32,
+    earlier_deliveries: u32,
     keep_alive: &mut K,
 ) -> Result<(), String>
 where
@@ -66,26 +81,33 @@ where
     K: FnMut() -> F,
     F: Future<Output = ()>,
 {
-    let mut failures = earlier_failures;
+    let (mut refused, mut unanswered) = (0u32, earlier_deliveries);
     let mut waits = 0u32;
     loop {
         let reason = match tokio::time::timeout(deadline, target.deliver(msg)).await {
             Ok(Ok(())) => return Ok(()),
-            Ok(Err(e)) if e.starts_with(UNAVAILABLE) => e,
-            Ok(Err(e)) => {
-                failures += 1;
+            Ok(Err(Failure::Refused(e))) if e.starts_with(UNAVAILABLE) => e,
+            Ok(Err(Failure::Refused(e))) => {
+                refused += 1;
+                e
+            }
+            Ok(Err(Failure::NoAnswer(e))) => {
+                unanswered += 1;
                 e
             }
             Err(_) => {
-                failures += 1;
+                unanswered += 1;
                 format!("no result within {} ms", deadline.as_millis())
             }
         };
-        if failures >= cfg.max_attempts {
-            return Err(format!("not delivered after {failures} failed attempts: {reason}"));
+        if refused >= cfg.max_attempts {
+            return Err(format!("refused {refused} times: {reason}"));
+        }
+        if unanswered >= cfg.max_unanswered {
+            return Err(format!("no answer in {unanswered} attempts: {reason}"));
         }
         let backoff = cfg.retry_backoff.saturating_mul(2u32.saturating_pow(waits)).min(MAX_BACKOFF);
-        warn!(subject = %msg.subject, failures, ?backoff, %reason, "delivery failed, retrying");
+        warn!(subject = %msg.subject, refused, unanswered, ?backoff, %reason, "delivery failed, retrying");
         keep_alive().await;
         tokio::time::sleep(backoff).await;
         keep_alive().await;
@@ -137,7 +159,7 @@ mod tests {
     }
 
     impl Target for Host {
-        async fn deliver(&self, msg: &Delivery) -> Result<(), String> {
+        async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
             let n = {
                 let mut a = self.attempts.lock().unwrap();
                 let n = a.entry(msg.payload.clone()).or_default();
@@ -161,7 +183,12 @@ mod tests {
             if takes >= limit {
                 std::future::pending::<()>().await;
             }
-            rx.await.unwrap_or_else(|_| Err("host gone".into()))
+            match rx.await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) if e.starts_with("host:") => Err(Failure::NoAnswer(e)),
+                Ok(Err(e)) => Err(Failure::Refused(e)),
+                Err(_) => Err(Failure::NoAnswer("host gone".into())),
+            }
         }
 
         async fn dead_letter(&self, _msg: &Delivery, reason: &str) -> Result<(), String> {
@@ -193,10 +220,10 @@ mod tests {
             async {}
         })
         .await;
-        assert!(result.unwrap_err().contains("after 3 failed attempts"));
-        assert_eq!(host.attempts("stuck"), 3);
+        assert!(result.unwrap_err().contains("no answer in 10 attempts"));
+        assert_eq!(host.attempts("stuck"), 10);
         assert_eq!(host.overlaps.load(Ordering::SeqCst), 0, "two attempts of one message ran at once");
-        assert_eq!(keep_alives.load(Ordering::SeqCst), 4, "progress acknowledged around each back-off");
+        assert_eq!(keep_alives.load(Ordering::SeqCst), 18, "progress acknowledged around each back-off");
     }
 
     #[tokio::test(start_paused = true)]
@@ -212,15 +239,30 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn failures_are_retried_and_counted_with_earlier_deliveries() {
-        let host = Host::new(Duration::from_secs(2)).script("flaky", vec![(1, Err("trap")), (1, Ok(()))]);
+    async fn refusals_are_retried_and_dead_lettered_after_max_attempts() {
+        let host = Host::new(Duration::from_secs(2)).script("flaky", vec![(1, Err("bad state")), (1, Ok(()))]);
         assert_eq!(attempt(&host, &msg("flaky"), &cfg(2000), 0, || async {}).await, Ok(()));
         assert_eq!(host.attempts("flaky"), 2);
-        // Redelivered twice already (its earlier pullers died): one more failure is the last.
-        let host = Host::new(Duration::from_secs(2)).script("poison", vec![(1, Err("trap"))]);
-        let err = attempt(&host, &msg("poison"), &cfg(2000), 2, || async {}).await.unwrap_err();
-        assert_eq!(host.attempts("poison"), 1);
-        assert!(err.contains("trap"), "{err}");
+        let host = Host::new(Duration::from_secs(2)).script("poison", vec![(1, Err("bad state"))]);
+        let err = attempt(&host, &msg("poison"), &cfg(2000), 0, || async {}).await.unwrap_err();
+        assert_eq!(host.attempts("poison"), 3);
+        assert!(err.contains("refused 3 times: bad state"), "{err}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn crashes_around_a_good_message_do_not_dead_letter_it() {
+        // Redelivered three times already (its pullers died), then its host dies twice more
+        // mid-call: still delivered, as a message that merely met crashes must be.
+        let steps = vec![(1, Err("host: incomplete results")), (1, Err("host: incomplete results")), (1, Ok(()))];
+        let host = Host::new(Duration::from_secs(2)).script("good", steps);
+        assert_eq!(attempt(&host, &msg("good"), &cfg(2000), 3, || async {}).await, Ok(()));
+        assert_eq!(host.attempts("good"), 3);
+        // A message that takes its handler down every time still ends as a dead letter,
+        // its redeliveries counted.
+        let host = Host::new(Duration::from_secs(2)).script("killer", vec![(1, Err("host: wasm trap"))]);
+        let err = attempt(&host, &msg("killer"), &cfg(2000), 7, || async {}).await.unwrap_err();
+        assert_eq!(host.attempts("killer"), 3);
+        assert!(err.contains("no answer in 10 attempts: host: wasm trap"), "{err}");
     }
 
     #[tokio::test(start_paused = true)]

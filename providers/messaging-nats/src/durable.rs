@@ -122,13 +122,13 @@ async fn open(
 async fn handle<T: Target>(msg: &jetstream::Message, cfg: &HandlerConfig, target: &T) {
     let delivery =
         Delivery { subject: cits_jetstream::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
-    let earlier = msg.info().map(|i| i.delivered.saturating_sub(1) as u32).unwrap_or(0);
+    let redeliveries = msg.info().map(|i| i.delivered.saturating_sub(1) as u32).unwrap_or(0);
     let keep_alive = || async {
         if let Err(e) = msg.ack_with(AckKind::Progress).await {
             warn!(subject = %delivery.subject, "progress not acknowledged: {e}");
         }
     };
-    match attempt(target, &delivery, cfg, earlier, keep_alive).await {
+    match attempt(target, &delivery, cfg, redeliveries, keep_alive).await {
         Ok(()) => {
             // Lost acknowledgements are harmless: the redelivered message is recognised.
             if let Err(e) = msg.ack().await {

@@ -17,7 +17,7 @@ use wasmcloud_provider_sdk::{
 };
 
 use crate::config::{ConnectionConfig, HandlerConfig};
-use crate::dispatch::{Delivery, Target};
+use crate::dispatch::{Delivery, Failure, Target};
 use crate::durable::Consumers;
 
 mod bindings {
@@ -99,13 +99,13 @@ struct Component {
 }
 
 impl Target for Component {
-    async fn deliver(&self, msg: &Delivery) -> Result<(), String> {
+    async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
         let broker_msg = BrokerMessage { subject: msg.subject.clone(), reply_to: None, body: msg.payload.clone() };
         match bindings::wasmcloud::messaging::handler::handle_message(&self.wrpc, None, &broker_msg).await {
             Ok(Ok(())) => Ok(()),
-            // Keeps the component's own classification (`unavailable:` waits, anything else counts).
-            Ok(Err(e)) => Err(e),
-            Err(e) => Err(format!("invoking {} failed: {e:#}", self.id)),
+            // The component's own answer (`unavailable:` waits, anything else counts).
+            Ok(Err(e)) => Err(Failure::Refused(e)),
+            Err(e) => Err(Failure::NoAnswer(format!("invoking {} failed: {e:#}", self.id))),
         }
     }
 
