@@ -158,8 +158,14 @@ impl<T: 'static> MapTiles<T> {
 
     pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
         self.cache.at(crate::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
-            match svc.read_blob(Self::CONTAINER, &tile_object(tile))? {
-                Some(bytes) => decode_input(&bytes, "LaneGraph map tile"),
+            let object = tile_object(tile);
+            match svc.read_blob(Self::CONTAINER, &object)? {
+                // The map is ours, not the frame's: a tile that does not decode was read short
+                // (seen when nats-server restarted mid-read) or the map is broken. Either way the
+                // frame is good and waits for a whole read.
+                Some(bytes) => <LaneGraph as prost::Message>::decode(bytes.as_slice()).map_err(|e| {
+                    StageError::unavailable(format!("map tile {object} does not decode (read cut short?): {e}"))
+                }),
                 None => Ok(LaneGraph::default()),
             }
         })
@@ -943,6 +949,35 @@ mod tests {
         frame_with_object.locations.push(Default::default());
         let outcome = run::<Assembler, _>(&mut svc, "cits.locations.r1", &frame_with_object.encode_to_vec(), 1);
         assert!(matches!(outcome, Outcome::Retry(_)), "{outcome:?}");
+    }
+
+    /// Blob reads cut short (as when nats-server restarted mid-read).
+    struct ShortReads(InMemory);
+
+    impl Services for ShortReads {
+        fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+            self.0.config()
+        }
+        fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+            self.0.get_many(bucket, keys)
+        }
+        fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+            self.0.set_many(bucket, items)
+        }
+        fn read_blob(&mut self, _container: &str, _object: &str) -> Result<Option<Vec<u8>>, StageError> {
+            // A length-delimited field whose announced length the bytes do not reach.
+            Ok(Some(vec![0x0a, 0x40, 0x01]))
+        }
+    }
+
+    #[test]
+    fn a_map_tile_read_short_is_a_retry_not_the_frames_dead_letter() {
+        let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let outcome = Fused::run(&mut ShortReads(InMemory::default()), "cits.cpm.r1", &cpm, 1);
+        match outcome {
+            Outcome::Retry(e) => assert!(e.unavailable && e.reason.contains("map tile"), "{e}"),
+            other => panic!("expected a retry, got {other:?}"),
+        }
     }
 
     /// The trace without its clock readings.
