@@ -24,10 +24,7 @@ use bindings::wasmcloud::messaging::consumer;
 use bindings::wasmcloud::messaging::types::BrokerMessage;
 use cits::pipeline::{Cached, Outcome};
 
-/// What an invocation's error starts with when a service (key-value, blobstore, JetStream) was
-/// unavailable: our messaging provider retries such an invocation without limit (the input is
-/// good), while other failures count towards its dead-letter limit.
-pub const UNAVAILABLE: &str = "unavailable:";
+pub use cits::stage::UNAVAILABLE;
 
 /// Runs one invocation (a message, or a batch of them from our provider) through `run` (a stage
 /// or the fused chain), in the order of [`cits::pipeline::handle`]: compute, publish everything in

@@ -87,10 +87,10 @@ async fn catch_up<P: Provider>(provider: &P, ctl: &CtlClient) -> anyhow::Result<
         if link.source_id() != me && link.target() != me {
             continue;
         }
-        let held = connection
-            .is_linked(link.source_id(), link.target(), link.wit_namespace(), link.wit_package(), link.name())
-            .await;
-        if held {
+        let held = || {
+            connection.is_linked(link.source_id(), link.target(), link.wit_namespace(), link.wit_package(), link.name())
+        };
+        if held().await {
             continue;
         }
         if link.source_config().iter().chain(link.target_config()).any(|n| n.starts_with(SECRET_PREFIX)) {
@@ -100,10 +100,8 @@ async fn catch_up<P: Provider>(provider: &P, ctl: &CtlClient) -> anyhow::Result<
         }
         let definition = resolve(ctl, &link).await?;
         receive_link_for_provider(provider, connection, definition).await?;
-        if connection
-            .is_linked(link.source_id(), link.target(), link.wit_namespace(), link.wit_package(), link.name())
-            .await
-        {
+        // Held now only if the provider accepted it (a refused link is tried again next time).
+        if held().await {
             info!(source = link.source_id(), target = link.target(), link = link.name(), "link caught up");
             applied += 1;
         }

@@ -163,9 +163,8 @@ impl<T: 'static> MapTiles<T> {
                 // The map is ours, not the frame's: a tile that does not decode was read short
                 // (seen when nats-server restarted mid-read) or the map is broken. Either way the
                 // frame is good and waits for a whole read.
-                Some(bytes) => <LaneGraph as prost::Message>::decode(bytes.as_slice()).map_err(|e| {
-                    StageError::unavailable(format!("map tile {object} does not decode (read cut short?): {e}"))
-                }),
+                Some(bytes) => decode_input::<LaneGraph>(&bytes, "LaneGraph map tile")
+                    .map_err(|e| StageError::unavailable(format!("map tile {object} (read cut short?): {e}"))),
                 None => Ok(LaneGraph::default()),
             }
         })

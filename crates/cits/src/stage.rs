@@ -27,6 +27,11 @@ impl StageError {
     }
 }
 
+/// What an invocation's error starts with when a service was unavailable: the contract between
+/// the actors (`cits-actor`), which put it there, and our messaging provider, which then retries
+/// without limit (the input is good) instead of counting towards the dead-letter limit.
+pub const UNAVAILABLE: &str = "unavailable:";
+
 impl std::fmt::Display for StageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.reason)

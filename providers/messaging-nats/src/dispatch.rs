@@ -9,10 +9,7 @@ use tracing::warn;
 
 use crate::config::{HandlerConfig, MAX_BACKOFF};
 
-/// What a component's error starts with when a service it needs was unavailable (the
-/// `cits-actor` crate's `UNAVAILABLE`): the message is good, so it waits instead of counting
-/// towards the dead-letter limit.
-pub const UNAVAILABLE: &str = "unavailable:";
+pub use cits::stage::UNAVAILABLE;
 
 /// Why an attempt did not succeed.
 #[derive(Debug, Clone, PartialEq)]
