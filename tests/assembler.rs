@@ -74,8 +74,8 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
         ..RedisConfig::default()
     })
     .unwrap();
-    let stored = redis.get("trajectories", &format!("{RSU}/1001/1/7")).await.unwrap().expect("trajectory stored");
-    assert_eq!(Trajectory::decode(stored.as_ref()).unwrap(), *t);
+    let stored = stored_trajectory(&redis, &format!("{RSU}/1001/1/7"), |s| s == t).await;
+    assert_eq!(stored, *t);
 
     // The same id 10 s later is another road user: a new generation with one point.
     rsu.publish(&topic, cpm(T0_ITS_MS + 11_030, 900)).await;
@@ -96,6 +96,21 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     assert_eq!((t.generation, measured_ms(&t)), (1, vec![11_000, 11_125]));
 
     concurrent_updates_lose_no_point(&lattice, &redis).await;
+}
+
+/// The trajectory stored under `key` once `settled` holds, or the last one read after 10 s. A stage
+/// publishes its outputs before it commits its state (a crash in between is repaired by the
+/// redelivery), so the state may trail the frame just received by a moment.
+async fn stored_trajectory(redis: &RedisStore, key: &str, settled: impl Fn(&Trajectory) -> bool) -> Trajectory {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let stored = redis.get("trajectories", key).await.unwrap().map(|b| Trajectory::decode(b.as_ref()).unwrap());
+        match stored {
+            Some(t) if settled(&t) || std::time::Instant::now() > deadline => return t,
+            None if std::time::Instant::now() > deadline => panic!("no trajectory stored under {key}"),
+            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
 }
 
 /// Four RSUs' frames, published as one interleaved burst, are assembled by concurrent assembler
@@ -153,9 +168,8 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
     for r in 0..RSUS {
         for o in 1..=OBJECTS {
             let key = format!("rsu-burst-{r}/{}/1/{o}", 2000 + r);
-            let stored = redis.get("trajectories", &key).await.unwrap().expect("trajectory stored");
-            let t = Trajectory::decode(stored.as_ref()).unwrap();
             let expected: Vec<u64> = (0..FRAMES).map(|k| 20_000 + k * 100).collect();
+            let t = stored_trajectory(redis, &key, |t| measured_ms(t) == expected).await;
             assert_eq!(measured_ms(&t), expected, "points of {key}");
         }
     }
