@@ -69,10 +69,17 @@ help:
 	@sed -n '3,9p' Makefile
 
 # ---- setup -----------------------------------------------------------------------------------
-setup: .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
+setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
 	@echo "setup complete: cache $(CITS_CACHE)"
 
-.PHONY: .setup-toolchains .setup-system platform pars wash-downloads
+.PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches
+# Dependencies patched at build time (Cargo.toml [patch.crates-io]); see each script for why.
+WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
+patches: $(WRPC_NATS_PATCHED)/.cits-patched
+$(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh
+	rm -rf $(WRPC_NATS_PATCHED)
+	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
+
 .setup-toolchains:
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
 	  && rustup target list --installed --toolchain $(RUST_TOOLCHAIN) | grep -q '^wasm32-wasip2$$' \
@@ -99,7 +106,7 @@ $(WASH_BIN):
 	  --root $(TOOLS)/wash-$(WASH_VERSION) --target-dir $(CITS_CACHE)/target-wash
 
 # Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
-platform:
+platform: patches
 	cargo build --locked --profile platform \
 	  -p cits-wasmcloud-host -p cits-wadm \
 	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
@@ -128,11 +135,11 @@ wash-downloads:
 build: actors $(CITS_BIN)
 
 # Each actor: cargo build for wasm32-wasip2, then signed by wash (keys in $(WASH_KEYS)).
-actors:
+actors: patches
 	@for a in $(ACTORS); do (cd actors/$$a && $(WASH_BIN) build --skip-fetch 2>&1 | grep -v '^$$' | grep -iv 'congratulations\|autocomplete\|feedback\|slack\|github.com\|BEFORE' ) || exit 1; done
 	@ls -l $(ACTOR_WASMS) | awk '{print "actor " $$NF ": " $$5 " bytes"}'
 
-$(CITS_BIN): FORCE
+$(CITS_BIN): FORCE patches
 	cargo build --locked --profile platform -p cits-tools
 
 .PHONY: FORCE actors
@@ -173,11 +180,11 @@ bench: setup build
 test: setup build
 	$(MAKE) test-unit test-python test-e2e
 
-test-unit:
+test-unit: patches
 	cargo test --locked -p cits -p cits-jetstream -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
-test-python: $(PYTHON)
+test-python: $(PYTHON) patches
 	cargo build --locked -q -p etsi-its --bin etsi-its-vectors
 	ETSI_ITS_VECTORS=$(CARGO_TARGET_DIR)/debug/etsi-its-vectors CITS_TOOL=$(CITS_BIN) PYTHONDONTWRITEBYTECODE=1 \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python

@@ -113,7 +113,8 @@ http: 127.0.0.1:$NATS_HTTP_PORT
 max_payload: 8MB
 jetstream {
   store_dir: "$STATE/jetstream"
-  sync_interval: $NATS_SYNC
+  # Quoted: unquoted, "2m" is read as the number 2,000,000 (seconds), with only a warning.
+  sync_interval: "$NATS_SYNC"
 }
 # RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {

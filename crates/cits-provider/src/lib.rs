@@ -1,5 +1,5 @@
 //! What our capability providers share: catching up on links the host announced before the
-//! provider listened.
+//! provider listened, and serving their exports ([`serve()`]).
 //!
 //! Why: wasmCloud host 1.9 gives a starting provider the links it knows when it spawns the
 //! process, and publishes any later link on core NATS to the provider's link-put subject. A link
@@ -10,6 +10,9 @@
 //! each provider compares that list with the links it holds and applies those it lacks: right
 //! after start, then at growing intervals up to [`MAX_INTERVAL`]. A link put that is lost for any
 //! other reason (a NATS reconnect) heals the same way.
+
+mod serve;
+pub use serve::serve;
 
 use std::collections::HashMap;
 use std::sync::Arc;

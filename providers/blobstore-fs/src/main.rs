@@ -1,8 +1,9 @@
 //! wasi:blobstore on the local filesystem (street geometry blobs): the crates.io provider, run
-//! the way the published binary runs it plus our link catch-up (see `cits-provider`).
+//! the way the published binary runs it plus our link catch-up and export serving (see
+//! `cits-provider`).
 use anyhow::Context as _;
 use wasmcloud_provider_blobstore_fs::FsProvider;
-use wasmcloud_provider_sdk::{get_connection, initialize_observability, run_provider, serve_provider_exports};
+use wasmcloud_provider_sdk::{get_connection, initialize_observability, run_provider};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -12,7 +13,7 @@ async fn main() -> anyhow::Result<()> {
     cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
-    serve_provider_exports(&wrpc, provider, shutdown, wrpc_interface_blobstore::bindings::serve)
-        .await
-        .context("failed to serve provider exports")
+    let invocations =
+        wrpc_interface_blobstore::bindings::serve(&wrpc, provider).await.context("failed to serve provider exports")?;
+    cits_provider::serve(invocations, shutdown).await
 }

@@ -8,8 +8,8 @@ use bytes::Bytes;
 use tokio::sync::RwLock;
 use tracing::{info, warn};
 use wasmcloud_provider_sdk::{
-    get_connection, initialize_observability, run_provider, serve_provider_exports, Context, LinkConfig,
-    LinkDeleteInfo, Provider, ProviderInitConfig,
+    get_connection, initialize_observability, run_provider, Context, LinkConfig, LinkDeleteInfo, Provider,
+    ProviderInitConfig,
 };
 
 use crate::config::RedisConfig;
@@ -47,7 +47,8 @@ pub async fn run() -> anyhow::Result<()> {
     cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
-    serve_provider_exports(&wrpc, provider, shutdown, bindings::serve).await.context("failed to serve provider exports")
+    let invocations = bindings::serve(&wrpc, provider).await.context("failed to serve provider exports")?;
+    cits_provider::serve(invocations, shutdown).await
 }
 
 impl KvRedisProvider {

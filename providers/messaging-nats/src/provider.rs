@@ -12,8 +12,8 @@ use tokio::sync::{Mutex, RwLock};
 use tracing::{info, warn};
 use wasmcloud_provider_sdk::provider::WrpcClient;
 use wasmcloud_provider_sdk::{
-    get_connection, initialize_observability, run_provider, serve_provider_exports, Context, LinkConfig,
-    LinkDeleteInfo, Provider, ProviderInitConfig,
+    get_connection, initialize_observability, run_provider, Context, LinkConfig, LinkDeleteInfo, Provider,
+    ProviderInitConfig,
 };
 
 use crate::config::{ConnectionConfig, HandlerConfig};
@@ -52,7 +52,8 @@ pub async fn run() -> anyhow::Result<()> {
     cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
-    serve_provider_exports(&wrpc, provider, shutdown, bindings::serve).await.context("failed to serve provider exports")
+    let invocations = bindings::serve(&wrpc, provider).await.context("failed to serve provider exports")?;
+    cits_provider::serve(invocations, shutdown).await
 }
 
 impl NatsMessagingProvider {
@@ -135,7 +136,12 @@ impl bindings::exports::wasmcloud::messaging::consumer::Handler<Option<Context>>
             };
             let messages = batch.messages.into_iter().map(|m| (m.msg_id, m.subject, m.body)).collect();
             let js = async_nats::jetstream::new(client);
-            return Ok(cits_jetstream::publish_all(&js, messages).await.map_err(|e| format!("{e:#}")));
+            let started = std::time::Instant::now();
+            let stored = cits_jetstream::publish_all(&js, messages).await.map_err(|e| format!("{e:#}"));
+            if started.elapsed() > Duration::from_millis(250) {
+                warn!(took_ms = started.elapsed().as_millis() as u64, ok = stored.is_ok(), "slow JetStream publish");
+            }
+            return Ok(stored);
         }
         let res = match msg.reply_to {
             Some(reply) => client.publish_with_reply(msg.subject, reply, msg.body).await,

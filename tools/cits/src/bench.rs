@@ -357,9 +357,10 @@ fn summarize(
     })
 }
 
-/// Deploy → first DENM: replays a short recording as fast as possible, again every second (from a
-/// clean state: the recording's tracks must not meet their own earlier copies), until a DENM comes
-/// out; returns ms since `since_us` (when deployment started).
+/// Deploy → first DENM: replays a short recording once, as fast as possible, right after the
+/// deployment started, and waits for the first DENM; returns ms since `since_us` (when deployment
+/// started). The CPMs wait in JetStream until the pipeline is up — replaying again would only
+/// queue a backlog that the runs measured next would share the machine with.
 pub async fn first_denm(
     system: &str,
     nats: &str,
@@ -382,20 +383,15 @@ pub async fn first_denm(
         mqtt_port: mqtt.1,
         rsus: vec![rsu.to_string()],
         speed: 0.0,
-        qos: 0,
+        qos: 1,
         progress: false,
     };
-    let deadline = tokio::time::Instant::now() + timeout;
-    loop {
-        redis::cmd("FLUSHDB").query::<()>(&mut store).context("Redis FLUSHDB")?;
-        replay(records, &opts).await?;
-        tokio::select! {
-            Some(_) = denms.next() => return Ok((cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0),
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
-        if tokio::time::Instant::now() > deadline {
-            bail!("no DENM within {} s of deployment", timeout.as_secs());
-        }
+    redis::cmd("FLUSHDB").query::<()>(&mut store).context("Redis FLUSHDB")?;
+    replay(records, &opts).await?;
+    match tokio::time::timeout(timeout, denms.next()).await {
+        Ok(Some(_)) => Ok((cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0),
+        Ok(None) => bail!("DENM subscription closed"),
+        Err(_) => bail!("no DENM within {} s of deployment", timeout.as_secs()),
     }
 }
 
