@@ -194,7 +194,7 @@ test-e2e:
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
 
 # Fault injection with the default recording: every fault kind repeated during a 4x replay; prints
-# the table of tests/chaos.rs (CHAOS_SEED repeats a run's fault times).
+# the table of tests/chaos.rs (CHAOS_SEED repeats a run's fault times; CHAOS_KINDS=3 runs one row).
 chaos: setup build
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests --test chaos -- \
 	  --ignored --nocapture --test-threads=1

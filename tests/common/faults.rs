@@ -1,7 +1,7 @@
 //! Fault injection during a replay, and the accounting afterwards (tests/fault_injection.rs,
 //! tests/chaos.rs): which faults, what went in, what came out of JetStream.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use cits_tools::replay::{replay, ReplayOptions};
@@ -57,6 +57,8 @@ pub struct Outcome {
     /// Where the lost frames were, per RSU: index ranges in its sending order (a tail not yet
     /// out means a stalled partition, scattered ones dead letters or real loss).
     pub lost_at: Vec<String>,
+    /// Where the duplicated frames were: per RSU, index ranges in sending order.
+    pub duplicated_at: Vec<String>,
     /// RSUs whose DENMs (from JetStream, what RSUs are sent) equal the in-process pipeline's.
     pub denms_equal: bool,
 }
@@ -139,6 +141,7 @@ pub async fn replay_with_faults(
         duplicated: 0,
         out_of_order: Vec::new(),
         lost_at: Vec::new(),
+        duplicated_at: Vec::new(),
         denms_equal: true,
     };
     for rsu in rsus {
@@ -152,7 +155,12 @@ pub async fn replay_with_faults(
             outcome.lost_at.push(format!("{rsu}: {} of {}", index_ranges(&missing), want.len()));
         }
         let mut seen = HashSet::new();
-        outcome.duplicated += got.iter().filter(|id| !seen.insert(*id)).count();
+        let repeated: HashSet<&String> = got.iter().filter(|id| !seen.insert(*id)).collect();
+        outcome.duplicated += got.len() - seen.len();
+        let twice: Vec<usize> = (0..want.len()).filter(|&i| repeated.contains(&want[i])).collect();
+        if !twice.is_empty() {
+            outcome.duplicated_at.push(format!("{rsu}: {} of {}", index_ranges(&twice), want.len()));
+        }
         let mut unique = HashSet::new();
         let order: Vec<&String> = got.iter().filter(|id| unique.insert(*id)).collect();
         let want_order: Vec<&String> = want.iter().filter(|id| got_set.contains(id)).collect();
@@ -171,11 +179,19 @@ pub async fn replay_with_faults(
 }
 
 /// Frame ids of the `FrameDone`s stored in JetStream, per RSU, in stream order.
+/// A frame stored twice is reported with both copies' stream sequence, time and message id.
 async fn frames_done(lattice: &Lattice) -> BTreeMap<String, Vec<String>> {
     let mut by_rsu: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut copies: HashMap<String, Vec<String>> = HashMap::new();
     for m in lattice.stream_messages("CITS_DONE").await.unwrap() {
         let done = cits::proto::FrameDone::decode(m.payload.as_ref()).unwrap();
+        let id = m.headers.as_ref().and_then(|h| h.get("Nats-Msg-Id")).map(|v| v.to_string()).unwrap_or_default();
+        let (seq, at) = m.info().map(|i| (i.stream_sequence, i.published.to_string())).unwrap_or_default();
+        copies.entry(done.frame_id.clone()).or_default().push(format!("seq {seq} at {at} id {id}"));
         by_rsu.entry(done.rsu_id).or_default().push(done.frame_id);
+    }
+    for (frame, stored) in copies.iter().filter(|(_, c)| c.len() > 1).take(5) {
+        eprintln!("frame {frame} stored {} times: {}", stored.len(), stored.join("; "));
     }
     by_rsu
 }
