@@ -582,9 +582,7 @@ pub fn handle<V: Services>(
                 }
                 Outcome::Retry(reason) => return Err(reason),
             };
-            for (n, out) in outputs.into_iter().enumerate() {
-                handled.outbound.push((format!("{}:{name}:{n}", ids[i]), out));
-            }
+            handled.outbound.extend(output_ids(&ids[i], name, outputs));
         }
         if !handled.outbound.is_empty() {
             publish(&handled.outbound)?;
@@ -592,6 +590,23 @@ pub fn handle<V: Services>(
         cached.flush()?;
         return Ok(handled);
     }
+}
+
+/// Each output's message id: the input's id, the stage, the output's subject and its place among
+/// that input's outputs on the same subject. Not its place among all outputs: an input handled
+/// again against newer state (redelivered after its applied marker rolled off) may add or drop a
+/// DENM, and its `FrameDone` must still get the id it had, so the stream drops the copy.
+fn output_ids(input_id: &str, stage: &str, outputs: Vec<Outbound>) -> Vec<(String, Outbound)> {
+    let mut per_subject: HashMap<String, usize> = HashMap::new();
+    outputs
+        .into_iter()
+        .map(|out| {
+            let n = per_subject.entry(out.subject.clone()).or_default();
+            let id = format!("{input_id}:{stage}:{}#{n}", out.subject);
+            *n += 1;
+            (id, out)
+        })
+        .collect()
 }
 
 /// The ids of the last inputs a stateful stage applied from one subject (newest last): enough to
@@ -687,6 +702,17 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
+
+    #[test]
+    fn an_outputs_message_id_does_not_depend_on_the_other_outputs() {
+        let done = Outbound { subject: "cits.outbox.done.r1".into(), body: vec![1] };
+        let denm = Outbound { subject: "cits.outbox.denm.r1".into(), body: vec![2] };
+        let alone = output_ids("f1", "pipeline", vec![done.clone()]);
+        let after_two_denms = output_ids("f1", "pipeline", vec![denm.clone(), denm, done]);
+        assert_eq!(alone[0].0, after_two_denms[2].0, "the FrameDone keeps its id");
+        assert_ne!(after_two_denms[0].0, after_two_denms[1].0, "two DENMs of one frame differ");
+        assert_ne!(output_ids("f2", "pipeline", alone.into_iter().map(|o| o.1).collect())[0].0, after_two_denms[2].0);
+    }
 
     /// Services on plain maps, as a test double for the platform.
     #[derive(Default)]

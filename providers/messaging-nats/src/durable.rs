@@ -79,6 +79,7 @@ async fn pull_partition<T: Target>(
     let name = config.durable_name.clone().unwrap_or_default();
     // When the partition last became free to take its next message (kept across re-pulls).
     let mut free_since = std::time::SystemTime::now();
+    let mut finished = Finished::default();
     loop {
         let consumer = match open(&js, stream, &config).await {
             Ok(c) => c,
@@ -88,6 +89,7 @@ async fn pull_partition<T: Target>(
                 continue;
             }
         };
+        finished.consumer(consumer.cached_info().created);
         let messages = consumer.stream().heartbeat(PULL_HEARTBEAT).expires(PULL_EXPIRES).max_messages_per_batch(1);
         let mut messages = match messages.messages().await {
             Ok(m) => m,
@@ -101,6 +103,14 @@ async fn pull_partition<T: Target>(
         while let Some(next) = messages.next().await {
             match next {
                 Ok(msg) => {
+                    let seq = msg.info().map(|i| i.stream_sequence).ok();
+                    if let Some(seq) = seq.filter(|&seq| finished.includes(seq)) {
+                        info!(consumer = %name, seq, "delivered again although finished here: acknowledged, not handled");
+                        if let Err(e) = msg.double_ack().await {
+                            warn!(consumer = %name, seq, "not acknowledged: {e}");
+                        }
+                        continue;
+                    }
                     report_late_delivery(&name, &msg, free_since);
                     let _permit = permits.acquire().await.expect("the semaphore is never closed");
                     let started = std::time::Instant::now();
@@ -109,6 +119,9 @@ async fn pull_partition<T: Target>(
                         warn!(consumer = %name, took_ms = started.elapsed().as_millis() as u64, "slow message");
                     }
                     free_since = std::time::SystemTime::now();
+                    if let Some(seq) = seq {
+                        finished.record(seq);
+                    }
                 }
                 Err(e) => {
                     // Missed heartbeats, a restarted server: pull anew (in-flight messages, if
@@ -119,6 +132,36 @@ async fn pull_partition<T: Target>(
             }
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// What one pull loop has finished of its partition. With one unacknowledged message per
+/// partition, handed out in stream order, the consumer delivers a sequence only after every
+/// earlier one was acknowledged or terminated; so a message at or below the highest sequence this
+/// loop finished was done already and comes again only because the server forgot the
+/// acknowledgement. Seen after nats-server was killed: frames up to ~190 back delivered again,
+/// more than a stage's applied markers (64 inputs) recognise, so they were handled a second time
+/// against newer state. Forgotten when the consumer is a new one (another creation time: the
+/// stream or consumer was re-created, sequences start over).
+#[derive(Debug, Default)]
+struct Finished {
+    consumer_created: Option<time::OffsetDateTime>,
+    up_to: u64,
+}
+
+impl Finished {
+    fn consumer(&mut self, created: time::OffsetDateTime) {
+        if self.consumer_created != Some(created) {
+            *self = Self { consumer_created: Some(created), up_to: 0 };
+        }
+    }
+
+    fn includes(&self, seq: u64) -> bool {
+        seq <= self.up_to
+    }
+
+    fn record(&mut self, seq: u64) {
+        self.up_to = self.up_to.max(seq);
     }
 }
 
@@ -187,5 +230,26 @@ async fn handle<T: Target>(msg: &jetstream::Message, cfg: &HandlerConfig, target
                 warn!(subject = %delivery.subject, "dead-lettered but not terminated: {e}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Finished;
+
+    #[test]
+    fn a_sequence_finished_here_is_recognised_until_the_consumer_is_new() {
+        let created = time::OffsetDateTime::UNIX_EPOCH;
+        let mut finished = Finished::default();
+        finished.consumer(created);
+        assert!(!finished.includes(1));
+        finished.record(40);
+        finished.record(12); // a redelivery handled before this loop knew better: no step back
+        assert!(finished.includes(40) && finished.includes(3));
+        assert!(!finished.includes(41));
+        finished.consumer(created); // the same consumer, opened again after a server restart
+        assert!(finished.includes(40));
+        finished.consumer(created + time::Duration::seconds(5)); // re-created: sequences start over
+        assert!(!finished.includes(1));
     }
 }
