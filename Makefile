@@ -181,7 +181,7 @@ test: setup build
 	$(MAKE) test-unit test-python test-e2e
 
 test-unit: patches
-	cargo test --locked -p cits -p cits-jetstream -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
+	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches
