@@ -103,7 +103,9 @@ async fn pull_partition<T: Target>(
         while let Some(next) = messages.next().await {
             match next {
                 Ok(msg) => {
-                    let seq = msg.info().map(|i| i.stream_sequence).ok();
+                    // Parsed once from the reply subject; every check below reads it.
+                    let info = msg.info().ok();
+                    let seq = info.as_ref().map(|i| i.stream_sequence);
                     if let Some(seq) = seq.filter(|&seq| finished.includes(seq)) {
                         info!(consumer = %name, seq, "delivered again although finished here: acknowledged, not handled");
                         if let Err(e) = msg.double_ack().await {
@@ -111,10 +113,13 @@ async fn pull_partition<T: Target>(
                         }
                         continue;
                     }
-                    report_late_delivery(&name, &msg, free_since);
+                    if let Some(info) = &info {
+                        report_late_delivery(&name, info, free_since);
+                    }
+                    let redeliveries = info.as_ref().map_or(0, |i| i.delivered.saturating_sub(1) as u32);
                     let _permit = permits.acquire().await.expect("the semaphore is never closed");
                     let started = std::time::Instant::now();
-                    handle(&msg, &cfg, target.as_ref()).await;
+                    handle(&msg, redeliveries, &cfg, target.as_ref()).await;
                     if started.elapsed() > SLOW {
                         warn!(consumer = %name, took_ms = started.elapsed().as_millis() as u64, "slow message");
                     }
@@ -170,8 +175,7 @@ const SLOW: Duration = Duration::from_millis(1000);
 
 /// Reports a message that was stored while this partition was free but came only `SLOW` later:
 /// time lost between JetStream and us, not in a stage.
-fn report_late_delivery(consumer: &str, msg: &jetstream::Message, free_since: std::time::SystemTime) {
-    let Ok(info) = msg.info() else { return };
+fn report_late_delivery(consumer: &str, info: &jetstream::message::Info<'_>, free_since: std::time::SystemTime) {
     let stored = std::time::SystemTime::from(info.published);
     let waiting_from = stored.max(free_since);
     if let Ok(late) = std::time::SystemTime::now().duration_since(waiting_from) {
@@ -199,11 +203,10 @@ async fn open(
 
 /// One message: delivered (acknowledged), or dead-lettered (stored, then terminated). Never
 /// acknowledged before one of the two is done; if this provider dies first, the message is
-/// redelivered after the ack wait.
-async fn handle<T: Target>(msg: &jetstream::Message, cfg: &HandlerConfig, target: &T) {
+/// redelivered after the ack wait. `redeliveries`: how often JetStream delivered it before.
+async fn handle<T: Target>(msg: &jetstream::Message, redeliveries: u32, cfg: &HandlerConfig, target: &T) {
     let delivery =
         Delivery { subject: cits_jetstream::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
-    let redeliveries = msg.info().map(|i| i.delivered.saturating_sub(1) as u32).unwrap_or(0);
     let keep_alive = || async {
         if let Err(e) = msg.ack_with(AckKind::Progress).await {
             warn!(subject = %delivery.subject, "progress not acknowledged: {e}");
