@@ -38,6 +38,7 @@ PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
 HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
 CITS_BIN        := $(PLATFORM_DIR)/cits
+POLICY_BIN      := $(PLATFORM_DIR)/cits-policy
 VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | cut -c1-8)
 PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
@@ -59,7 +60,8 @@ CITS_STATE ?= $(REPO)/.state
 
 # The binaries tools/lattice.sh runs (the e2e tests start lattices of their own with them).
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
-	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN)
+	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
+	CITS_POLICY=$(POLICY_BIN)
 LATTICE_ENV = $(BIN_ENV) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS)
 
@@ -108,7 +110,7 @@ $(WASH_BIN):
 # Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
 platform: patches
 	cargo build --locked --profile platform \
-	  -p cits-wasmcloud-host -p cits-wadm \
+	  -p cits-wasmcloud-host -p cits-wadm -p cits-policy \
 	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
 
 # Signed provider archives, re-packed only when a provider binary changed.
@@ -153,8 +155,9 @@ run: setup build
 	$(LATTICE_ENV) tools/lattice.sh up && \
 	$(LATTICE_ENV) tools/lattice.sh deploy && \
 	$(LATTICE_ENV) tools/lattice.sh probe && \
-	$(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
-	$(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
+	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
+	  --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
+	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: try 'make inventory'; 'make stop' stops it."
 
 stop:
@@ -163,9 +166,11 @@ stop:
 status:
 	@$(LATTICE_ENV) tools/lattice.sh status
 
+WASH_ENV = WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts \
+	WASH_CTL_CREDS=$(CITS_STATE)/auth/users/operator.creds
 inventory:
-	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) get inventory
-	WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts $(WASH_BIN) app list
+	$(WASH_ENV) $(WASH_BIN) get inventory
+	$(WASH_ENV) $(WASH_BIN) app list
 
 # ---- bench -----------------------------------------------------------------------------------
 # Default recording at each of BENCH_FACTORS against wasmCloud (seven actors), wasmCloud (fused) and
@@ -181,7 +186,7 @@ test: setup build
 	$(MAKE) test-unit test-python test-e2e
 
 test-unit: patches
-	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
+	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches

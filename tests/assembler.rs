@@ -11,7 +11,10 @@ use keyvalue_redis::{RedisConfig, RedisStore};
 use prost::Message as _;
 
 const RSU: &str = "rsu-asm";
-const T0_ITS_MS: u64 = 591_619_400_000;
+/// The test's time origin: 15 s before its first CPM, so that all its CPMs (up to 11.2 s after
+/// it) are in the past when sent, as the decoder requires.
+static T0_ITS_MS: std::sync::LazyLock<u64> =
+    std::sync::LazyLock::new(|| cits::time::unix_us_to_its_ms(cits::time::now_us()) - 15_000);
 
 fn cpm(reference_its_ms: u64, x_cm: i32) -> Vec<u8> {
     let object = SimpleObject {
@@ -40,7 +43,7 @@ fn cpm(reference_its_ms: u64, x_cm: i32) -> Vec<u8> {
 }
 
 fn measured_ms(t: &Trajectory) -> Vec<u64> {
-    let t0 = cits::time::its_ms_to_unix_us(T0_ITS_MS);
+    let t0 = cits::time::its_ms_to_unix_us(*T0_ITS_MS);
     t.points.iter().map(|p| (p.measured_at_us - t0) / 1000).collect()
 }
 
@@ -50,13 +53,13 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     let nats = lattice.nats().await;
     let mut out = nats.subscribe(format!("cits.trajectories.{RSU}")).await.unwrap();
     nats.flush().await.unwrap();
-    let mut rsu = lattice.mqtt("rsu-asm-client").await;
+    let mut rsu = lattice.mqtt(RSU).await;
     let topic = format!("cits/cpm/{RSU}");
 
     // Measurement times (reference − 30 ms): 1000, 1250, then the late 1125.
     let mut last = None;
     for (offset_ms, x_cm) in [(1030, 100), (1280, 225), (1155, 160)] {
-        rsu.publish(&topic, cpm(T0_ITS_MS + offset_ms, x_cm)).await;
+        rsu.publish(&topic, cpm(*T0_ITS_MS + offset_ms, x_cm)).await;
         let msg = next_within(&mut out, Duration::from_secs(10), "trajectory frame").await.unwrap();
         last = Some(TrajectoryFrame::decode(msg.payload.as_ref()).unwrap());
     }
@@ -69,16 +72,12 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     assert_eq!(measured_ms(t), vec![1000, 1125, 1250]);
 
     // The state is the same trajectory, as binary protobuf in Redis.
-    let redis = RedisStore::new(RedisConfig {
-        url: format!("redis://127.0.0.1:{}/", lattice.redis_port),
-        ..RedisConfig::default()
-    })
-    .unwrap();
+    let redis = RedisStore::new(RedisConfig { url: lattice.redis_url(), ..RedisConfig::default() }).unwrap();
     let stored = stored_trajectory(&redis, &format!("{RSU}/1001/1/7"), |s| s == t).await;
     assert_eq!(stored, *t);
 
     // The same id 10 s later is another road user: a new generation with one point.
-    rsu.publish(&topic, cpm(T0_ITS_MS + 11_030, 900)).await;
+    rsu.publish(&topic, cpm(*T0_ITS_MS + 11_030, 900)).await;
     let msg = next_within(&mut out, Duration::from_secs(10), "trajectory frame").await.unwrap();
     let t = TrajectoryFrame::decode(msg.payload.as_ref()).unwrap().trajectories.remove(0);
     assert_eq!((t.generation, measured_ms(&t)), (1, vec![11_000]));
@@ -90,7 +89,7 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     let letter = next_within(&mut dlq, Duration::from_secs(10), "assembler dead letter").await.unwrap();
     let letter = cits::proto::DeadLetter::decode(letter.payload.as_ref()).unwrap();
     assert!(letter.reason.contains("LocationsFrame"), "{}", letter.reason);
-    rsu.publish(&topic, cpm(T0_ITS_MS + 11_155, 960)).await;
+    rsu.publish(&topic, cpm(*T0_ITS_MS + 11_155, 960)).await;
     let msg = next_within(&mut out, Duration::from_secs(10), "trajectory frame after a dead letter").await.unwrap();
     let t = TrajectoryFrame::decode(msg.payload.as_ref()).unwrap().trajectories.remove(0);
     assert_eq!((t.generation, measured_ms(&t)), (1, vec![11_000, 11_125]));
@@ -125,7 +124,7 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
     let nats = lattice.nats().await;
     let mut out = nats.subscribe("cits.trajectories.*").await.unwrap();
     nats.flush().await.unwrap();
-    let t0_us = cits::time::its_ms_to_unix_us(T0_ITS_MS + 20_000);
+    let t0_us = cits::time::its_ms_to_unix_us(*T0_ITS_MS + 20_000);
     for k in 0..FRAMES {
         for r in 0..RSUS {
             let at = t0_us + k * 100_000;

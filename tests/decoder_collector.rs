@@ -29,11 +29,16 @@ fn object(id: u16, x_cm: i32, y_cm: i32, sensor_id: Option<u8>, class: ObjectKin
 
 /// Station 1001 is calibrated in wadm/cits-pipeline.yaml: sensor 1 at 47.81028,13.05203 looking
 /// 225°, sensor 2 at 47.80992,13.05157 looking 45°; reference position 47.81010,13.05180.
+/// Made now: the decoder refuses CPMs far from its clock.
 fn cpm(objects: Vec<SimpleObject>) -> Vec<u8> {
+    cpm_at(cits::time::unix_us_to_its_ms(cits::time::now_us()), objects)
+}
+
+fn cpm_at(reference_time_its_ms: u64, objects: Vec<SimpleObject>) -> Vec<u8> {
     let cpm = SimpleCpm {
         protocol_version: 2,
         station_id: 1001,
-        reference_time_its_ms: 591_619_385_000,
+        reference_time_its_ms,
         reference_lat_e7: 478_101_000,
         reference_lon_e7: 130_518_000,
         sensors: vec![(1, 3), (2, 3)],
@@ -58,18 +63,22 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let mut frames = nats.subscribe(format!("cits.locations.{RSU}")).await.unwrap();
     let mut dlq = nats.subscribe("cits.dlq.>").await.unwrap();
     nats.flush().await.unwrap();
-    let mut rsu = lattice.mqtt("rsu-e2e-client").await;
+    let mut rsu = lattice.mqtt(RSU).await;
     let topic = format!("cits/cpm/{RSU}");
 
     // 1. Exact WGS84 locations.
+    let reference_its_ms = cits::time::unix_us_to_its_ms(cits::time::now_us());
     rsu.publish(
         &topic,
-        cpm(vec![
-            object(11, 1000, 0, Some(1), ObjectKind::Car),
-            object(12, 0, 2000, Some(2), ObjectKind::Bicycle),
-            object(13, 500, -300, None, ObjectKind::Pedestrian),
-            object(14, -250, 1000, Some(9), ObjectKind::Car),
-        ]),
+        cpm_at(
+            reference_its_ms,
+            vec![
+                object(11, 1000, 0, Some(1), ObjectKind::Car),
+                object(12, 0, 2000, Some(2), ObjectKind::Bicycle),
+                object(13, 500, -300, None, ObjectKind::Pedestrian),
+                object(14, -250, 1000, Some(9), ObjectKind::Car),
+            ],
+        ),
     )
     .await;
     let msg = next_within(&mut frames, WAIT, "location frame").await.unwrap();
@@ -86,7 +95,7 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     assert_eq!(frame.locations[1].classification, ObjectClass::Bicycle as i32);
     assert_eq!(frame.locations[2].classification, ObjectClass::Pedestrian as i32);
     // Measurement time: reference time (ITS ms → Unix µs) minus 30 ms.
-    assert_eq!(frame.locations[0].measured_at_us, cits::time::its_ms_to_unix_us(591_619_385_000) - 30_000);
+    assert_eq!(frame.locations[0].measured_at_us, cits::time::its_ms_to_unix_us(reference_its_ms) - 30_000);
     // Both stages traced, in order, with real clocks.
     let stages: Vec<&str> = frame.trace.iter().map(|t| t.stage.as_str()).collect();
     assert_eq!(stages, ["decoder", "collector"]);

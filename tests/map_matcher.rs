@@ -11,7 +11,6 @@ use etsi_its::cpm::{ObjectKind, SimpleCpm, SimpleObject};
 use prost::Message as _;
 
 const RSU: &str = "rsu-mm";
-const T0_ITS_MS: u64 = 591_619_500_000;
 /// The CPM reference position: also the map's origin.
 const REFERENCE: Wgs84 = Wgs84 { lat: 47.81010, lon: 13.05180 };
 
@@ -48,11 +47,13 @@ async fn cyclist_on_the_bike_lane_and_car_on_the_car_lane_are_matched_to_their_o
     let nats = lattice.nats().await;
     let mut out = nats.subscribe(format!("cits.matched.{RSU}")).await.unwrap();
     nats.flush().await.unwrap();
-    let mut rsu = lattice.mqtt("rsu-mm-client").await;
+    let mut rsu = lattice.mqtt(RSU).await;
 
     // East arm, heading west into the intersection: car approach lane 2101 and the bike lane 2300
     // beside it. Both objects 0.5 m off their centre lines, towards the other lane.
     let (car, bike) = (along(2101), along(2300));
+    // Three CPMs half a second apart, the last one made now (the decoder refuses other times).
+    let t0_its_ms = cits::time::unix_us_to_its_ms(cits::time::now_us()) - 1_000;
     let mut last = None;
     for step in 0..3 {
         let (c, b) = (car[20 + step * 4], bike[20 + step * 2]);
@@ -64,7 +65,7 @@ async fn cyclist_on_the_bike_lane_and_car_on_the_car_lane_are_matched_to_their_o
         let cpm = SimpleCpm {
             protocol_version: 2,
             station_id: 1001,
-            reference_time_its_ms: T0_ITS_MS + step as u64 * 500,
+            reference_time_its_ms: t0_its_ms + step as u64 * 500,
             reference_lat_e7: 478_101_000,
             reference_lon_e7: 130_518_000,
             sensors: vec![],

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use cits_tests::{next_within, Lattice};
 use cits_tools::evaluate::{self, EmittedDenm};
-use cits_tools::replay::{replay, ReplayOptions};
+use cits_tools::replay::replay;
 use etsi_its::denm::SimpleDenm;
 use prost::Message as _;
 
@@ -41,17 +41,15 @@ async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
     let nats = lattice.nats().await;
     let mut done = nats.subscribe(cits::subjects::done(RSU)).await.unwrap();
     nats.flush().await.unwrap();
-    let mut denms = cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "rsu1-denms").await.unwrap();
+    let options = lattice.replay_options(&[RSU], speed, 1);
+    let auth = lattice.auth_dir();
+    let mut denms = cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth))
+        .await
+        .unwrap();
 
-    let options = ReplayOptions {
-        mqtt_host: "127.0.0.1".into(),
-        mqtt_port: lattice.mqtt_port,
-        rsus: vec![RSU.into()],
-        speed,
-        qos: 1,
-        progress: false,
-    };
-    replay(&records, &options).await.unwrap();
+    // Sent as if made now: what the pipeline got (and the in-process run below gets) are these.
+    let sent = replay(&records, &options).await.unwrap();
+    let records = sent.records;
     // Every CPM comes out of the last stage (a FrameDone each; delivery is at-least-once, so
     // counted by CPM reference time), then its DENMs have been sent.
     let expected: std::collections::HashSet<u64> = records
@@ -74,12 +72,14 @@ async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
         received.push(d.uper);
     }
 
-    // Warned before each planted conflict.
+    // Warned before each planted conflict (the ground truth has the recording's times).
     let emitted: Vec<EmittedDenm> = received
         .iter()
         .map(|uper| {
             let denm = SimpleDenm::from_denm(&etsi_its::denm::decode(uper).unwrap()).unwrap();
-            EmittedDenm { at_us: cits::time::its_ms_to_unix_us(denm.reference_time_its_ms), denm, risk: None }
+            let at_us =
+                cits::time::its_ms_to_unix_us(denm.reference_time_its_ms).saturating_add_signed(-sent.shift_ms * 1000);
+            EmittedDenm { at_us, denm, risk: None }
         })
         .collect();
     let score = evaluate::score(&emitted, &truth).unwrap();

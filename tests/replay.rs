@@ -7,7 +7,7 @@ use std::time::Duration;
 use cits::proto::LocationsFrame;
 use cits_tests::{next_within, Lattice};
 use cits_tools::recording;
-use cits_tools::replay::{replay, ReplayOptions};
+use cits_tools::replay::replay;
 use prost::Message as _;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -23,14 +23,7 @@ async fn short_recording_replayed_as_two_rsus_at_16x_arrives_complete() {
     nats.flush().await.unwrap();
 
     let rsus = vec!["rsu-a".to_string(), "rsu-b".to_string()];
-    let options = ReplayOptions {
-        mqtt_host: "127.0.0.1".into(),
-        mqtt_port: lattice.mqtt_port,
-        rsus: rsus.clone(),
-        speed: 16.0,
-        qos: 1,
-        progress: false,
-    };
+    let options = lattice.replay_options(&["rsu-a", "rsu-b"], 16.0, 1);
     let summary = replay(&records, &options).await.unwrap();
     assert_eq!(summary.messages as usize, 2 * records.len(), "every publish acknowledged");
     // The recording spans ~20 s: at 16x the replay takes about 1.3 s, not 20 s, nor 0.

@@ -3,6 +3,7 @@
 # wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
 #   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up | native-down | status
+#                    | rsu-add RSU [STATION] | rsu-remove RSU | redis-url
 #
 # Used by `make run` / `make stop` and by the integration tests (with their own ports and state
 # dir). Binaries come from `make setup`; the Makefile exports their paths.
@@ -33,13 +34,26 @@ NATS_SYNC="${NATS_SYNC:-2m}"
 : "${WADM_BIN:?set WADM_BIN}"
 : "${WASH:?set WASH}"
 : "${CITS_TOOL:?set CITS_TOOL}"
+: "${CITS_POLICY:?set CITS_POLICY}"
+# The project's signing keys (wash): its account key is the policy's allowed issuer.
+: "${WASH_KEYS:?set WASH_KEYS (the keys wash signed the actors and providers with)}"
+# RSUs registered at `up` (credentials + station registry); tests add their own with `rsu-add`.
+RSUS="${RSUS:-rsu1}"
+RSU_STATION="${RSU_STATION:-1001}"
 
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
+# NATS users, RSU tokens and the Redis password of this lattice (crates/cits-nats-auth); never
+# in the repository.
+AUTH="$STATE/auth"
+REDIS_USER=cits
 
 # wash talks to the lattice through NATS; keep its keys/contexts out of $HOME.
 export WASMCLOUD_CTL_HOST=127.0.0.1 WASMCLOUD_CTL_PORT="$NATS_PORT" WASMCLOUD_LATTICE="$LATTICE"
 export WASH_CONTEXT_DIR="$STATE/wash/contexts"
+# wash and our tools act as the lattice's operator user.
+export WASH_CTL_CREDS="$AUTH/users/operator.creds" CITS_AUTH="$AUTH" CITS_NATS_PID_FILE="$PIDS/nats.pid"
+POLICY_TOPIC="wasmcloud.policy.$LATTICE"
 
 log() { printf '[lattice] %s\n' "$*" >&2; }
 
@@ -60,7 +74,10 @@ wait_ready() { # name seconds check...
 }
 
 nats_ready() { curl -sf "http://127.0.0.1:$NATS_HTTP_PORT/healthz?js-enabled-only=true" && port_open "$MQTT_PORT"; }
-redis_ready() { "${REDIS_CLI:-redis-cli}" -p "$REDIS_PORT" ping | grep -q PONG; }
+redis_ready() { REDISCLI_AUTH="$(redis_password)" "${REDIS_CLI:-redis-cli}" --user "$REDIS_USER" -p "$REDIS_PORT" ping | grep -q PONG; }
+redis_password() { cat "$AUTH/redis.password"; }
+# Redis as the pipeline's state store sees it: ACL user and password in the URL.
+redis_url() { echo "redis://$REDIS_USER:$(redis_password)@127.0.0.1:$REDIS_PORT/"; }
 
 # A killed service stays a zombie until reaped (its parent, this script, is gone; PID 1 of a
 # container may never reap it): `kill -0` would call it alive, and a crashed host would never be
@@ -104,8 +121,22 @@ stop() { # name [grace seconds]
     rm -f "$PIDS/$name.pid"
 }
 
+# Credentials of this lattice, created once per state dir: the NATS authority with a user per
+# lattice part (host, wadm, operator, policy) and the Redis ACL user's password.
+auth_init() {
+    mkdir -p "$AUTH"
+    chmod 700 "$AUTH"
+    "$CITS_TOOL" auth init --dir "$AUTH" --lattice "$LATTICE" 2>>"$LOGS/auth.log"
+    if [[ ! -s "$AUTH/redis.password" ]]; then
+        (umask 077 && head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' >"$AUTH/redis.password")
+    fi
+    # The default user is off: every Redis client must log in as the pipeline's user.
+    (umask 077 && printf 'user default off\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" "$(redis_password)" >"$AUTH/redis.acl")
+}
+
 up() {
     mkdir -p "$PIDS" "$LOGS" "$STATE/jetstream" "$STATE/redis" "$STATE/wash/contexts"
+    auth_init
     cat >"$STATE/nats.conf" <<EOF
 server_name: cits-$NATS_PORT
 listen: 127.0.0.1:$NATS_PORT
@@ -120,6 +151,9 @@ jetstream {
 mqtt {
   listen: 127.0.0.1:$MQTT_PORT
 }
+# Operator mode: only users signed by this lattice's account connect (no anonymous access);
+# what each may touch is in its JWT (crates/cits-nats-auth). Reloaded after an RSU's revocation.
+include "auth/resolver.conf"
 EOF
     nats_up
 
@@ -131,14 +165,43 @@ EOF
 
     redis_up
 
-    start wadm env WADM_NATS_SERVER="127.0.0.1:$NATS_PORT" RUST_LOG="${WADM_LOG:-info}" "$WADM_BIN"
+    start wadm env WADM_NATS_SERVER="127.0.0.1:$NATS_PORT" WADM_NATS_CREDS_FILE="$AUTH/users/wadm.creds" \
+        RUST_LOG="${WADM_LOG:-info}" "$WADM_BIN"
+
+    policy_up
 
     local i
     for ((i = 1; i <= HOSTS; i++)); do
         host_up "$i"
     done
     wait_ready host-1 60 hosts_joined "$HOSTS"
+
+    # RSUs of the recordings (and the probe's), before deploy: the decoder's registry must exist.
+    # `cits probe` sends as RSU probe from a station of its own (PROBE_STATION_ID in demo.rs).
+    rsu_add probe 4000000000
+    local rsu
+    for rsu in $RSUS; do
+        rsu_add "$rsu" "$RSU_STATION"
+    done
     log "lattice up: NATS :$NATS_PORT (MQTT :$MQTT_PORT), Redis :$REDIS_PORT, wadm, $HOSTS host(s) (state $STATE)"
+}
+
+# The signature policy: hosts ask it before starting anything; only components and providers
+# signed with the project's account key (wash's user_account.nk in $WASH_KEYS) are permitted.
+policy_up() {
+    local issuer
+    issuer=$("$CITS_POLICY" public-key "$WASH_KEYS/user_account.nk")
+    start policy "$CITS_POLICY" serve --nats "127.0.0.1:$NATS_PORT" --creds "$AUTH/users/policy.creds" \
+        --topic "$POLICY_TOPIC" --allow-issuer "$issuer"
+    wait_ready policy 20 grep -q "policy service ready" "$LOGS/policy.log"
+}
+
+rsu_add() { # rsu station
+    "$CITS_TOOL" rsu add "$1" --station "$2" --nats "127.0.0.1:$NATS_PORT" --lattice "$LATTICE" >>"$LOGS/rsus.log"
+}
+
+rsu_remove() { # rsu
+    "$CITS_TOOL" rsu remove "$1" --nats "127.0.0.1:$NATS_PORT" --lattice "$LATTICE" >>"$LOGS/rsus.log"
 }
 
 nats_up() {
@@ -150,7 +213,7 @@ nats_up() {
 # reaches the file before the reply); an OS crash can lose the last second.
 redis_up() {
     start redis "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$STATE/redis" \
-        --save '' --appendonly yes --appendfsync everysec --protected-mode yes
+        --save '' --appendonly yes --appendfsync everysec --protected-mode yes --aclfile "$AUTH/redis.acl"
     wait_ready redis 20 redis_ready
 }
 
@@ -170,6 +233,7 @@ host_up() {
     start "host-$n" env TMPDIR="$STATE/host-tmp/$n" \
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
+        WASMCLOUD_NATS_CREDS="$AUTH/users/host.creds" WASMCLOUD_POLICY_TOPIC="$POLICY_TOPIC" \
         WASMCLOUD_LOG_LEVEL="${WASMCLOUD_LOG_LEVEL:-info}" \
         WASMCLOUD_MAX_EXECUTION_TIME_MS="$HOST_EXECUTION_LIMIT_MS" \
         WASMCLOUD_LABEL_site=cits-local WASMCLOUD_LABEL_host="host-$n" \
@@ -186,7 +250,7 @@ deploy() {
     dir="$(cd "$(dirname "$MANIFEST")" && pwd)"
     sed -e "s#file://\.\./#file://$dir/../#g" \
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
-        -e "s#redis://127.0.0.1:6379/#redis://127.0.0.1:$REDIS_PORT/#g" \
+        -e "s#redis://127.0.0.1:6379/#$(redis_url)#g" \
         -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
         "$MANIFEST" >"$rendered"
     local i deployed=
@@ -263,7 +327,7 @@ native_up() {
     local s
     for s in "${NATIVE_STAGES[@]}"; do
         start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
-            --redis "redis://127.0.0.1:$REDIS_PORT/" --blobstore-root "$STATE/blobstore" \
+            --redis "$(redis_url)" --blobstore-root "$STATE/blobstore" \
             --manifest "$REPO/wadm/cits-pipeline.yaml"
     done
 }
@@ -278,13 +342,14 @@ native_down() {
 down() {
     host_down
     native_down
+    stop policy
     stop redis
     stop nats # last: JetStream (wadm state) must outlive its users
 }
 
 status() {
     local s
-    for s in nats redis wadm $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
+    for s in nats redis wadm policy $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
         if running "$s"; then echo "$s: running (pid $(cat "$PIDS/$s.pid"))"; else echo "$s: stopped"; fi
     done
 }
@@ -298,11 +363,14 @@ down) down ;;
 host-down) host_down ;;
 host-up) host_up "${2:?host number}" ;;
 crash-restart) crash_restart "${2:?nats or redis}" ;;
+rsu-add) rsu_add "${2:?rsu}" "${3:-$RSU_STATION}" ;;
+rsu-remove) rsu_remove "${2:?rsu}" ;;
+redis-url) redis_url ;;
 native-up) native_up ;;
 native-down) native_down ;;
 status) status ;;
 *)
-    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status" >&2
+    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status|rsu-add RSU [STATION]|rsu-remove RSU|redis-url" >&2
     exit 2
     ;;
 esac

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
-use cits_tools::replay::{replay, ReplayOptions};
+use cits_tools::replay::replay;
 use prost::Message as _;
 
 use crate::Lattice;
@@ -80,14 +80,7 @@ pub async fn replay_with_faults(
     patience: Duration,
 ) -> Outcome {
     let records = cits_tools::recording::read_file(&lattice.repo.join(recording)).unwrap();
-    let options = ReplayOptions {
-        mqtt_host: "127.0.0.1".into(),
-        mqtt_port: lattice.mqtt_port,
-        rsus: rsus.iter().map(|r| r.to_string()).collect(),
-        speed,
-        qos: 1,
-        progress: false,
-    };
+    let options = lattice.replay_options(rsus, speed, 1);
     let replaying = {
         let records = records.clone();
         tokio::spawn(async move { replay(&records, &options).await })
@@ -100,6 +93,8 @@ pub async fn replay_with_faults(
     }
     let summary = replaying.await.unwrap().unwrap();
     assert_eq!(summary.messages as usize, records.len() * rsus.len(), "every CPM acknowledged by the MQTT listener");
+    // As sent (made now): their frame ids and the in-process DENMs are of these bytes.
+    let records = summary.records;
 
     // What must come out: per RSU, one frame per CPM in sending order, and the in-process DENMs.
     let expected: BTreeMap<String, Vec<String>> = rsus

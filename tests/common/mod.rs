@@ -112,6 +112,7 @@ impl Lattice {
             .env("WASMCLOUD_CTL_HOST", "127.0.0.1")
             .env("WASMCLOUD_CTL_PORT", self.nats_port.to_string())
             .env("WASH_CONTEXT_DIR", self.state.join("wash/contexts"))
+            .env("WASH_CTL_CREDS", self.creds("operator"))
             .output()
             .context("wash runs")?;
         if !out.status.success() {
@@ -120,13 +121,59 @@ impl Lattice {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    pub async fn nats(&self) -> async_nats::Client {
-        async_nats::connect(format!("127.0.0.1:{}", self.nats_port)).await.expect("NATS reachable")
+    /// The lattice's auth directory (NATS authority, RSU tokens, Redis password).
+    pub fn auth_dir(&self) -> PathBuf {
+        self.state.join("auth")
     }
 
-    /// An MQTT client connected to NATS's MQTT listener, as an RSU would be.
-    pub async fn mqtt(&self, client_id: &str) -> Mqtt {
-        let mut opts = MqttOptions::new(client_id, "127.0.0.1", self.mqtt_port);
+    /// The `.creds` file of lattice user `user` (operator, host, wadm, policy).
+    pub fn creds(&self, user: &str) -> PathBuf {
+        self.auth_dir().join("users").join(format!("{user}.creds"))
+    }
+
+    /// A NATS connection as the lattice's operator.
+    pub async fn nats(&self) -> async_nats::Client {
+        self.nats_as(&self.creds("operator")).await.expect("NATS reachable as operator")
+    }
+
+    pub async fn nats_as(&self, creds: &std::path::Path) -> anyhow::Result<async_nats::Client> {
+        let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
+        Ok(options.connect(format!("127.0.0.1:{}", self.nats_port)).await?)
+    }
+
+    /// Redis URL with the pipeline's ACL user and password.
+    pub fn redis_url(&self) -> String {
+        let password = std::fs::read_to_string(self.auth_dir().join("redis.password")).expect("Redis password");
+        format!("redis://cits:{}@127.0.0.1:{}/", password.trim(), self.redis_port)
+    }
+
+    /// Registers RSU `rsu` (credentials and station 1001, the recordings' station).
+    pub fn add_rsu(&self, rsu: &str) {
+        self.step(&["rsu-add", rsu]).expect("cits rsu add");
+    }
+
+    /// Replay options for `rsus` (registered first), each RSU connecting with its own token.
+    pub fn replay_options(&self, rsus: &[&str], speed: f64, qos: u8) -> cits_tools::replay::ReplayOptions {
+        for rsu in rsus {
+            self.add_rsu(rsu);
+        }
+        cits_tools::replay::ReplayOptions {
+            mqtt_host: "127.0.0.1".into(),
+            mqtt_port: self.mqtt_port,
+            rsus: rsus.iter().map(|r| r.to_string()).collect(),
+            speed,
+            qos,
+            progress: false,
+            auth: Some(self.auth_dir()),
+        }
+    }
+
+    /// An MQTT client connected to NATS's MQTT listener as RSU `rsu` (registered first), with
+    /// its token, as the RSU would be.
+    pub async fn mqtt(&self, rsu: &str) -> Mqtt {
+        self.add_rsu(rsu);
+        let mut opts = MqttOptions::new(format!("{rsu}-client"), "127.0.0.1", self.mqtt_port);
+        cits_tools::auth::apply_rsu_credentials(Some(&self.auth_dir()), rsu, &mut opts).expect("RSU token");
         opts.set_keep_alive(Duration::from_secs(30));
         // rumqttc refuses packets over 10 KiB by default; oversized CPMs must reach the pipeline.
         opts.set_max_packet_size(1 << 20, 1 << 20);
@@ -164,6 +211,7 @@ impl Lattice {
     pub fn probe(&self, timeout: Duration) -> bool {
         Command::new(env_path("CITS_TOOL"))
             .args(["probe", "--nats", &format!("127.0.0.1:{}", self.nats_port)])
+            .env("CITS_AUTH", self.auth_dir())
             .args(["--timeout-ms", &timeout.as_millis().to_string()])
             .status()
             .expect("cits probe runs")

@@ -22,8 +22,9 @@ STATE="${CITS_STATE:-$REPO/.state}"
 : "${CITS_TOOL:?set CITS_TOOL (use make bench)}" "${PYTHON:?set PYTHON}" "${WASH:?set WASH}"
 NATS="127.0.0.1:${NATS_PORT:-4222}"
 MQTT="127.0.0.1:${MQTT_PORT:-1883}"
-REDIS="redis://127.0.0.1:${REDIS_PORT:-6379}/"
 LATTICE="$REPO/tools/lattice.sh"
+# The tools act as the lattice's operator, replays as registered RSUs (tools/lattice.sh, auth).
+export CITS_AUTH="$STATE/auth"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
@@ -45,6 +46,7 @@ done >"$OUT/sizes.txt"
 rm -rf "$STATE"
 trap '"$LATTICE" down >/dev/null 2>&1 || true' EXIT
 "$LATTICE" up
+REDIS="$("$LATTICE" redis-url)"
 
 run_factors() { # system, then --cpu groups
     local system=$1 f
@@ -53,6 +55,7 @@ run_factors() { # system, then --cpu groups
         log "$system at ${f}x"
         # One RSU id per run: frames identical to an earlier run's would fall into JetStream's
         # duplicate window (2 min) and never come out.
+        "$LATTICE" rsu-add "bench-$system-${f//./_}x"
         "$CITS_TOOL" bench run --system "$system" --factor "$f" --file "$RECORDING" --rsu "bench-$system-${f//./_}x" \
             --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT" "$@" \
             --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)"
@@ -67,6 +70,7 @@ for system in $SYSTEMS; do
         "$LATTICE" native-down
         "$LATTICE" up >/dev/null # again, if the native baseline ran before
         "$LATTICE" undeploy
+        "$LATTICE" rsu-add "startup-$system"
         since=$(now_us)
         CITS_MANIFEST="$manifest" "$LATTICE" deploy
         # Links that raced a provider's start are caught up by the provider itself (cits-provider);

@@ -55,10 +55,11 @@ where
     });
 }
 
-/// A control-interface client on the lattice connection the host gave this provider.
-async fn ctl_client() -> anyhow::Result<CtlClient> {
+/// NATS connect options with the credentials the host gave this provider (its lattice RPC
+/// user: JWT and seed), or none if the lattice runs without auth.
+pub fn lattice_connect_options() -> anyhow::Result<async_nats::ConnectOptions> {
     let host = load_host_data().context("no host data")?;
-    let options = match (host.lattice_rpc_user_jwt.trim(), host.lattice_rpc_user_seed.trim()) {
+    Ok(match (host.lattice_rpc_user_jwt.trim(), host.lattice_rpc_user_seed.trim()) {
         ("", "") => async_nats::ConnectOptions::new(),
         (jwt, seed) => {
             let key_pair = Arc::new(nkeys::KeyPair::from_seed(seed).context("invalid lattice RPC seed")?);
@@ -67,8 +68,13 @@ async fn ctl_client() -> anyhow::Result<CtlClient> {
                 async move { key_pair.sign(&nonce).map_err(async_nats::AuthError::new) }
             })
         }
-    };
-    let nats = options
+    })
+}
+
+/// A control-interface client on the lattice connection the host gave this provider.
+async fn ctl_client() -> anyhow::Result<CtlClient> {
+    let host = load_host_data().context("no host data")?;
+    let nats = lattice_connect_options()?
         .name("cits provider link catch-up")
         .retry_on_initial_connect()
         .connect(host.lattice_rpc_url.as_str())

@@ -24,11 +24,18 @@ pub struct DetectorConfig {
     pub vru_only: bool,
     /// An object's paths are dropped when its newest point is this much older than the frame.
     pub path_ttl_us: u64,
+    /// Path pairs tested per frame at most (`limits.max_pairs_per_frame`, see [`pairs_to_test`]).
+    pub max_pairs: usize,
 }
 
 impl Default for DetectorConfig {
     fn default() -> Self {
-        Self { min_probability: 0.3, vru_only: true, path_ttl_us: 500_000 }
+        Self {
+            min_probability: 0.3,
+            vru_only: true,
+            path_ttl_us: 500_000,
+            max_pairs: crate::limits::Limits::default().max_pairs_per_frame,
+        }
     }
 }
 
@@ -190,9 +197,116 @@ fn first_overlap(
     None
 }
 
+/// A path as straight motion, for ranking pairs cheaply: the chord from its first to its last
+/// position, `at(t) = base + velocity · t` (local metres; seconds since the first path's first
+/// position) over `t0_s..=t1_s`, and how far any of its positions strays from the chord's point
+/// at the same time.
+struct Chord {
+    base: (f64, f64),
+    velocity: (f64, f64),
+    t0_s: f64,
+    t1_s: f64,
+    slack_m: f64,
+}
+
+impl Chord {
+    fn of(p: &PredictedPath, local: &[(f64, f64)], t_base_us: u64) -> Option<Self> {
+        let secs = |us: u64| (us as f64 - t_base_us as f64) / 1e6;
+        let (first, last) = (p.positions.first()?, p.positions.last()?);
+        let (t0_s, t1_s) = (secs(first.at_us), secs(last.at_us));
+        let (a, b) = (local[0], local[local.len() - 1]);
+        let span = t1_s - t0_s;
+        let velocity = if span > 0.0 { ((b.0 - a.0) / span, (b.1 - a.1) / span) } else { (0.0, 0.0) };
+        let base = (a.0 - velocity.0 * t0_s, a.1 - velocity.1 * t0_s);
+        let slack_m = p
+            .positions
+            .iter()
+            .zip(local)
+            .map(|(q, (x, y))| {
+                let t = secs(q.at_us);
+                (x - (base.0 + velocity.0 * t)).hypot(y - (base.1 + velocity.1 * t))
+            })
+            .fold(0.0, f64::max);
+        Some(Self { base, velocity, t0_s, t1_s, slack_m })
+    }
+
+    /// When the two chords come closest in the time both paths span, and how close: a lower
+    /// bound (`within` added to both slacks) of the paths' distance at any time step they share.
+    /// None when they share no time or cannot come within `within` metres of each other.
+    fn closest_approach(&self, other: &Chord, within: f64) -> Option<(f64, f64)> {
+        let (t0, t1) = (self.t0_s.max(other.t0_s), self.t1_s.min(other.t1_s));
+        if t0 > t1 {
+            return None;
+        }
+        let (rx, ry) = (self.base.0 - other.base.0, self.base.1 - other.base.1);
+        let (vx, vy) = (self.velocity.0 - other.velocity.0, self.velocity.1 - other.velocity.1);
+        let vv = vx * vx + vy * vy;
+        let t = if vv > 0.0 { (-(rx * vx + ry * vy) / vv).clamp(t0, t1) } else { t0 };
+        let (dx, dy) = (rx + vx * t, ry + vy * t);
+        let slack = self.slack_m + other.slack_m;
+        // Compared squared: no square root for the many pairs that pass far apart.
+        let limit = within + slack + 1e-6;
+        let d2 = dx * dx + dy * dy;
+        (d2 <= limit * limit).then(|| ((d2.sqrt() - slack).max(0.0), t))
+    }
+}
+
+/// Whether two modes make a pair the detector reports on.
+fn relevant(cfg: &DetectorConfig, a: TravelMode, b: TravelMode) -> bool {
+    if cfg.vru_only {
+        is_vru(a) != is_vru(b)
+    } else {
+        !(is_vru(a) && is_vru(b))
+    }
+}
+
+/// The pairs of paths (indices into `paths`, `i < j`, in that order) [`detect`] tests: every
+/// relevant pair of different objects that may come within reach of each other at a time step
+/// they share. Each pair is ranked first from the paths' chords in constant time, which also
+/// proves most pairs apart; the full test (every time step, whether the paths cross) is what
+/// costs. When more than `cfg.max_pairs` remain (a crowd of 128-object CPMs), only the most
+/// urgent are tested: those that come closest, soonest — pairs possibly within touching
+/// distance first, earliest closest approach first. So a vehicle and a VRU about to meet are
+/// never crowded out by pairs that pass apart or later.
+pub fn pairs_to_test(
+    paths: &[&PredictedPath],
+    locals: &[Vec<(f64, f64)>],
+    cfg: &DetectorConfig,
+) -> Vec<(usize, usize)> {
+    let t_base = paths.iter().find_map(|p| p.positions.first()).map_or(0, |q| q.at_us);
+    let chords: Vec<Option<Chord>> = paths.iter().zip(locals).map(|(p, l)| Chord::of(p, l, t_base)).collect();
+    let modes: Vec<TravelMode> = paths.iter().map(|p| TravelMode::try_from(p.mode).unwrap_or_default()).collect();
+    let keys: Vec<ObjectKey> = paths.iter().map(|p| key(p)).collect();
+    // (distance bound, time of closest approach, i, j)
+    let mut candidates: Vec<(f64, f64, usize, usize)> = Vec::new();
+    for i in 0..paths.len() {
+        let Some(a) = &chords[i] else { continue };
+        for j in i + 1..paths.len() {
+            let Some(b) = &chords[j] else { continue };
+            if keys[i] == keys[j] || !relevant(cfg, modes[i], modes[j]) {
+                continue;
+            }
+            // Pairs never within reach of each other cannot conflict.
+            if let Some((bound, at_s)) = a.closest_approach(b, radius_m(modes[i]) + radius_m(modes[j])) {
+                candidates.push((bound, at_s, i, j));
+            }
+        }
+    }
+    if candidates.len() > cfg.max_pairs {
+        candidates.select_nth_unstable_by(cfg.max_pairs, |a, b| {
+            a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then((a.2, a.3).cmp(&(b.2, b.3)))
+        });
+        candidates.truncate(cfg.max_pairs);
+        // Tested in the order of the paths, as without a cap: the risks do not depend on ranking.
+        candidates.sort_unstable_by_key(|c| (c.2, c.3));
+    }
+    candidates.into_iter().map(|(_, _, i, j)| (i, j)).collect()
+}
+
 /// All risks between the current paths of an intersection at `now_us`, one per object pair (the
 /// earliest conflict; the probability sums over the pairs of alternative routes that conflict).
 /// Paths of one object must share their time steps with the others' (the predictor's grid).
+/// At most `cfg.max_pairs` pairs of paths are tested ([`pairs_to_test`]).
 /// Takes paths by value or by reference, so a caller holding them elsewhere need not copy them.
 pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &DetectorConfig) -> Vec<CollisionRisk> {
     let paths: Vec<&PredictedPath> = paths.iter().map(Borrow::borrow).collect();
@@ -205,32 +319,22 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
         })
         .collect();
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
-    for (i, a) in paths.iter().enumerate() {
-        for (j, b) in paths.iter().enumerate().skip(i + 1) {
-            if key(a) == key(b) {
-                continue;
-            }
-            let (ma, mb) =
-                (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
-            let relevant = if cfg.vru_only { is_vru(ma) != is_vru(mb) } else { !(is_vru(ma) && is_vru(mb)) };
-            if !relevant {
-                continue;
-            }
-            let Some((at_us, point)) = first_overlap((a, &locals[i]), (b, &locals[j]), origin) else { continue };
-            let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
-            let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
-                first: Some(object(first)),
-                second: Some(object(second)),
-                expected_at_us: u64::MAX,
-                ..Default::default()
-            });
-            entry.probability = (entry.probability + a.probability * b.probability).min(1.0);
-            if at_us < entry.expected_at_us {
-                entry.expected_at_us = at_us;
-                entry.conflict_latitude = point.lat;
-                entry.conflict_longitude = point.lon;
-                entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
-            }
+    for (i, j) in pairs_to_test(&paths, &locals, cfg) {
+        let (a, b) = (paths[i], paths[j]);
+        let Some((at_us, point)) = first_overlap((a, &locals[i]), (b, &locals[j]), origin) else { continue };
+        let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
+        let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
+            first: Some(object(first)),
+            second: Some(object(second)),
+            expected_at_us: u64::MAX,
+            ..Default::default()
+        });
+        entry.probability = (entry.probability + a.probability * b.probability).min(1.0);
+        if at_us < entry.expected_at_us {
+            entry.expected_at_us = at_us;
+            entry.conflict_latitude = point.lat;
+            entry.conflict_longitude = point.lon;
+            entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
         }
     }
     let mut out: Vec<CollisionRisk> = risks.into_values().filter(|r| r.probability >= cfg.min_probability).collect();
@@ -389,5 +493,129 @@ mod tests {
             path(2, TravelMode::Pedestrian, (0.0, -2.0), (0.0, 1.0), 1.0),
         ];
         assert!(detect(&vrus, 1_000_000, &DetectorConfig::default()).is_empty());
+    }
+
+    fn locals_of(paths: &[&PredictedPath]) -> Vec<Vec<(f64, f64)>> {
+        paths
+            .iter()
+            .map(|p| {
+                p.positions
+                    .iter()
+                    .map(|q| wgs84_to_offset(ORIGIN, Wgs84 { lat: q.latitude, lon: q.longitude }))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Which objects' pairs [`pairs_to_test`] picks.
+    fn picked(paths: &[PredictedPath], cfg: &DetectorConfig) -> Vec<(u32, u32)> {
+        let refs: Vec<&PredictedPath> = paths.iter().collect();
+        pairs_to_test(&refs, &locals_of(&refs), cfg)
+            .into_iter()
+            .map(|(i, j)| (paths[i].object_id, paths[j].object_id))
+            .collect()
+    }
+
+    #[test]
+    fn a_close_vehicle_vru_pair_survives_the_cap_among_hundreds_of_far_pairs() {
+        // 20 cars and 20 cyclists side by side, 2.5 m apart, all going east: 400 pairs within
+        // reach (3 m) that never cross or touch, so no risk — and a car and a cyclist about to
+        // meet at a crossing 50 m south, last in the list.
+        let mut paths: Vec<PredictedPath> = (0..20)
+            .flat_map(|k| {
+                [
+                    path(k, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
+                    path(100 + k, TravelMode::Bicycle, (-20.0, 2.5), (10.0, 0.0), 1.0),
+                ]
+            })
+            .collect();
+        paths.push(path(900, TravelMode::Car, (-20.0, -50.0), (10.0, 0.0), 1.0));
+        paths.push(path(901, TravelMode::Bicycle, (0.0, -60.0), (0.0, 5.0), 1.0));
+        let uncapped = DetectorConfig { max_pairs: usize::MAX, ..Default::default() };
+        assert_eq!(picked(&paths, &uncapped).len(), 401);
+        let capped = DetectorConfig { max_pairs: 10, ..Default::default() };
+        let pairs = picked(&paths, &capped);
+        assert_eq!(pairs.len(), 10, "the cap bounds the pairs tested");
+        assert!(pairs.contains(&(900, 901)), "{pairs:?}");
+        let risks = detect(&paths, 1_000_000, &capped);
+        assert_eq!(risks.len(), 1);
+        let ids = (risks[0].first.unwrap().object_id, risks[0].second.unwrap().object_id);
+        assert_eq!(ids, (900, 901));
+        assert_eq!(detect(&paths, 1_000_000, &uncapped), risks, "the far pairs were no risk anyway");
+    }
+
+    #[test]
+    fn of_pairs_about_to_meet_the_soonest_are_tested_first() {
+        let paths = [
+            // Meet at (0, 0) after 2 s.
+            path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
+            path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0),
+            // Meet at (0, 30) after 1 s.
+            path(3, TravelMode::Car, (-10.0, 30.0), (10.0, 0.0), 1.0),
+            path(4, TravelMode::Bicycle, (0.0, 25.0), (0.0, 5.0), 1.0),
+        ];
+        assert_eq!(picked(&paths, &DetectorConfig::default()), vec![(1, 2), (3, 4)]);
+        assert_eq!(picked(&paths, &DetectorConfig { max_pairs: 1, ..Default::default() }), vec![(3, 4)]);
+    }
+
+    #[test]
+    fn pairs_that_never_come_within_reach_are_not_tested() {
+        let paths = [
+            path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
+            // Same crossing, 2 s later: apart in time.
+            path(2, TravelMode::Bicycle, (0.0, -20.0), (0.0, 5.0), 1.0),
+            // Far away.
+            path(3, TravelMode::Pedestrian, (200.0, 200.0), (1.0, 0.0), 1.0),
+        ];
+        assert!(picked(&paths, &DetectorConfig::default()).is_empty());
+    }
+
+    proptest::proptest! {
+        /// Ranking prunes only pairs that cannot conflict: every pair the full test finds a
+        /// conflict for is among those picked (straight and turning paths, any modes).
+        #[test]
+        fn ranking_never_drops_a_conflict(
+            users in proptest::collection::vec(
+                (0..4i32, -30.0..30.0f64, -30.0..30.0f64, -12.0..12.0f64, -12.0..12.0f64, -12.0..12.0f64, -12.0..12.0f64, 0..6u64),
+                2..24,
+            )
+        ) {
+            let paths: Vec<PredictedPath> = users
+                .iter()
+                .enumerate()
+                .map(|(k, &(mode, x, y, vx1, vy1, vx2, vy2, late))| {
+                    // Turning half way; some paths start later (their first steps unknown).
+                    let mut p = path(k as u32, TravelMode::try_from(mode).unwrap(), (x, y), (vx1, vy1), 1.0);
+                    for (i, q) in p.positions.iter_mut().enumerate().skip(6) {
+                        let t = (i - 5) as f64 * 0.25;
+                        let (e, n) = wgs84_to_offset(ORIGIN, Wgs84 { lat: q.latitude, lon: q.longitude });
+                        let w = offset_to_wgs84(ORIGIN, e + (vx2 - vx1) * t, n + (vy2 - vy1) * t);
+                        (q.latitude, q.longitude) = (w.lat, w.lon);
+                    }
+                    p.positions.drain(..late as usize);
+                    p
+                })
+                .collect();
+            let cfg = DetectorConfig { vru_only: false, max_pairs: usize::MAX, ..Default::default() };
+            let refs: Vec<&PredictedPath> = paths.iter().collect();
+            let locals = locals_of(&refs);
+            let picked = pairs_to_test(&refs, &locals, &cfg);
+            let origin = Wgs84 { lat: refs[0].positions[0].latitude, lon: refs[0].positions[0].longitude };
+            let locals_detect: Vec<Vec<(f64, f64)>> = refs
+                .iter()
+                .map(|p| p.positions.iter().map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect())
+                .collect();
+            for i in 0..refs.len() {
+                for j in i + 1..refs.len() {
+                    let modes = (TravelMode::try_from(refs[i].mode).unwrap(), TravelMode::try_from(refs[j].mode).unwrap());
+                    if !relevant(&cfg, modes.0, modes.1) {
+                        continue;
+                    }
+                    if first_overlap((refs[i], &locals_detect[i]), (refs[j], &locals_detect[j]), origin).is_some() {
+                        proptest::prop_assert!(picked.contains(&(i, j)), "conflict {i}-{j} not picked");
+                    }
+                }
+            }
+        }
     }
 }

@@ -14,12 +14,14 @@ use crate::assembler::{assemble, key_of, AssemblerConfig};
 use crate::calibration::Calibrations;
 use crate::collision::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
 use crate::denm_sender::{encode, step, SenderConfig};
+use crate::limits::Limits;
 use crate::map_matcher::{tile_object, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M};
 use crate::predictor::{predict, LaneMap, PredictorConfig};
 use crate::proto::{
-    ActiveWarnings, CitsMessageWrapper, CollisionRiskFrame, FrameDone, LaneGraph, LocationsFrame,
+    cits_message_wrapper, ActiveWarnings, CitsMessageWrapper, CollisionRiskFrame, FrameDone, LaneGraph, LocationsFrame,
     MatchedTrajectoryFrame, PredictedPathFrame, RsuPaths, TrajectoryFrame,
 };
+use crate::registry::RsuRegistry;
 use crate::stage::{dead_letter, decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
 use crate::subjects;
 
@@ -187,9 +189,20 @@ pub struct Decoder;
 impl Stage for Decoder {
     const NAME: &'static str = crate::decoder::STAGE;
 
-    fn process<V: Services>(_: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let wrapper = crate::decoder::decode(msg.subject, msg.body, msg.received_at_us)?;
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let rsu = subjects::rsu_of_cpm_subject(msg.subject)?;
+        let config = svc.config()?;
+        let registry = RsuRegistry::from_config(Self::NAME, entries(&config))?;
+        // The topic alone tells: bytes of an RSU nobody registered never reach the UPER decoder.
+        registry.check_rsu(rsu)?;
+        let limits = Limits::from_config(Self::NAME, entries(&config))?;
+        let wrapper = crate::decoder::decode(msg.subject, msg.body, msg.received_at_us)?;
+        let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message else {
+            return Err(StageError::new("decoded message is not a CPM"));
+        };
+        registry.check(rsu, cpm.station_id)?;
+        limits.check_reference_time(cpm.reference_time_us, msg.received_at_us)?;
+        limits.check_cpm(cpm)?;
         Ok(vec![Outbound {
             subject: subjects::decoded(rsu),
             body: wrapper.stamp_and_encode(Self::NAME, msg.received_at_us),
@@ -204,8 +217,16 @@ impl Stage for Collector {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let wrapper: CitsMessageWrapper = decode_input(msg.body, "CitsMessageWrapper")?;
-        let calibrations = Calibrations::from_config(entries(&svc.config()?))?;
+        let config = svc.config()?;
+        let limits = Limits::from_config(Self::NAME, entries(&config))?;
+        if let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message {
+            limits.check_cpm(cpm)?;
+        }
+        let calibrations = Calibrations::from_config(entries(&config))?;
         let frame = crate::collector::collect(&wrapper, &calibrations)?;
+        // Checked as the next stage will (on this stage's input subject, which names the same
+        // RSU): no conversion may have turned a position into NaN.
+        limits.check_locations(&frame, msg.subject)?;
         Ok(vec![Outbound {
             subject: subjects::locations(&frame.rsu_id),
             body: frame.stamp_and_encode(Self::NAME, msg.received_at_us),
@@ -222,7 +243,9 @@ impl Stage for Assembler {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: LocationsFrame = decode_input(msg.body, "LocationsFrame")?;
-        let cfg = AssemblerConfig::from_config(entries(&svc.config()?))?;
+        let config = svc.config()?;
+        Limits::from_config(Self::NAME, entries(&config))?.check_locations(&frame, msg.subject)?;
+        let cfg = AssemblerConfig::from_config(entries(&config))?;
         let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
         let stored = svc.get_many(buckets::TRAJECTORIES, &keys)?;
         let (writes, out) = assemble(&frame, &keys, &stored, &cfg)?;
@@ -242,6 +265,7 @@ impl Stage for MapMatcher {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
+        Limits::from_config(Self::NAME, entries(&svc.config()?))?.check_trajectories(&frame, msg.subject)?;
         let mut tiles = MapTiles::restore(svc, LaneIndex::new, MATCH_REACH_M);
         let mut matched = Vec::with_capacity(frame.trajectories.len());
         for t in &frame.trajectories {
@@ -271,7 +295,9 @@ impl Stage for Predictor {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: MatchedTrajectoryFrame = decode_input(msg.body, "MatchedTrajectoryFrame")?;
-        let cfg = PredictorConfig::from_config(entries(&svc.config()?))?;
+        let config = svc.config()?;
+        Limits::from_config(Self::NAME, entries(&config))?.check_matched(&frame, msg.subject)?;
+        let cfg = PredictorConfig::from_config(entries(&config))?;
         let mut maps = MapTiles::restore(svc, LaneMap::new, ROUTE_REACH_M);
         let mut paths = Vec::new();
         for t in &frame.trajectories {
@@ -306,7 +332,10 @@ impl Stage for CollisionDetector {
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: PredictedPathFrame = decode_input(msg.body, "PredictedPathFrame")?;
         let config = svc.config()?;
-        let cfg = DetectorConfig::from_config(entries(&config))?;
+        let limits = Limits::from_config(Self::NAME, entries(&config))?;
+        limits.check_predicted(&frame, msg.subject)?;
+        let cfg =
+            DetectorConfig { max_pairs: limits.max_pairs_per_frame, ..DetectorConfig::from_config(entries(&config))? };
         let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
         let keys: Vec<String> = rsus.iter().map(|rsu| crate::collision::state_key(&intersection, rsu)).collect();
         // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
@@ -341,7 +370,9 @@ impl Stage for DenmSender {
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: CollisionRiskFrame = decode_input(msg.body, "CollisionRiskFrame")?;
-        let cfg = SenderConfig::from_config(&frame.rsu_id, entries(&svc.config()?))?;
+        let config = svc.config()?;
+        Limits::from_config(Self::NAME, entries(&config))?.check_risks(&frame, msg.subject)?;
+        let cfg = SenderConfig::from_config(&frame.rsu_id, entries(&config))?;
         let key = crate::denm_sender::state_key(&frame.rsu_id);
         svc.prefetch(&[(buckets::WARNINGS, key.clone()), (buckets::SEQUENCES, key.clone())])?;
         let stored = svc.get_many(buckets::WARNINGS, std::slice::from_ref(&key))?;
@@ -702,6 +733,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
+    use crate::time::now_us;
 
     #[test]
     fn an_outputs_message_id_does_not_depend_on_the_other_outputs() {
@@ -715,13 +747,36 @@ mod tests {
     }
 
     /// Services on plain maps, as a test double for the platform.
-    #[derive(Default)]
     struct InMemory {
         config: Vec<(String, String)>,
         kv: HashMap<String, Vec<u8>>,
         blobs: HashMap<String, Vec<u8>>,
         down: bool,
         fail_next_set: bool,
+    }
+
+    impl Default for InMemory {
+        /// RSU `r1` registered for the sample CPM's station.
+        fn default() -> Self {
+            Self {
+                config: vec![("rsu.r1".into(), "1001".into())],
+                kv: HashMap::new(),
+                blobs: HashMap::new(),
+                down: false,
+                fail_next_set: false,
+            }
+        }
+    }
+
+    /// The sample CPM as sent `ago_ms` before now (the decoder refuses 2022's time of the fixture).
+    fn sample_sent(ago_ms: u64) -> etsi_its::cpm::SimpleCpm {
+        let mut cpm = etsi_its::cpm::fixtures::sample();
+        cpm.reference_time_its_ms = crate::time::unix_us_to_its_ms(crate::time::now_us() - ago_ms * 1000);
+        cpm
+    }
+
+    fn live_sample() -> Vec<u8> {
+        etsi_its::cpm::encode(&sample_sent(0).to_cpm()).unwrap()
     }
 
     impl Services for InMemory {
@@ -777,7 +832,7 @@ mod tests {
 
     /// Five CPMs of one RSU as a provider batch, the same objects moving on.
     fn cpm_batch() -> crate::proto::MessageBatch {
-        let mut cpm = etsi_its::cpm::fixtures::sample();
+        let mut cpm = sample_sent(1000);
         let messages = (0..5)
             .map(|_| {
                 cpm.reference_time_its_ms += 100;
@@ -950,6 +1005,141 @@ mod tests {
         assert_eq!(done(&stored), done(&expected));
     }
 
+    /// The reason `S` dead-letters `body` on `subject` with, received now.
+    fn refused<S: Stage>(svc: &mut InMemory, subject: &str, body: &[u8]) -> String {
+        match run::<S, _>(svc, subject, body, now_us()) {
+            Outcome::DeadLettered { letter, reason } => {
+                assert_eq!(letter.subject, subjects::dead_letter(S::NAME));
+                reason.reason
+            }
+            other => panic!("{} accepted it: {other:?}", S::NAME),
+        }
+    }
+
+    #[test]
+    fn the_decoder_takes_cpms_only_from_registered_stations_of_the_rsu() {
+        let mut svc = InMemory::default();
+        assert!(matches!(run::<Decoder, _>(&mut svc, "cits.cpm.r1", &live_sample(), now_us()), Outcome::Processed(_)));
+        assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r9", &live_sample()), "unregistered RSU r9");
+        // Not even decoded: garbage from an unregistered RSU is refused for that.
+        assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r9", &[0xff, 0xff]), "unregistered RSU r9");
+        svc.config = vec![("rsu.r1".into(), "2001, 2002".into())];
+        assert_eq!(
+            refused::<Decoder>(&mut svc, "cits.cpm.r1", &live_sample()),
+            "station mismatch: station 1001 does not belong to RSU r1"
+        );
+        svc.config = vec![("rsu.r1".into(), "1001,x".into())];
+        assert!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &live_sample()).contains("config `rsu.r1`"));
+    }
+
+    #[test]
+    fn the_decoder_refuses_cpms_of_another_time_or_beyond_its_limits() {
+        let mut svc = InMemory::default();
+        // The fixture as recorded (2022).
+        let recorded = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        assert!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &recorded).contains("s in the past (limit 60 s)"));
+        let ahead = sample_sent(0);
+        let ahead =
+            etsi_its::cpm::SimpleCpm { reference_time_its_ms: ahead.reference_time_its_ms + 3_600_000, ..ahead };
+        let ahead = etsi_its::cpm::encode(&ahead.to_cpm()).unwrap();
+        assert!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &ahead).starts_with("reference time 3600"));
+        let mut crowd = sample_sent(0);
+        crowd.objects =
+            (0..200).map(|i| etsi_its::cpm::SimpleObject { object_id: i, ..crowd.objects[0].clone() }).collect();
+        let crowd = etsi_its::cpm::encode(&crowd.to_cpm()).unwrap();
+        assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &crowd), "too many objects: 200 > 128");
+        // Limits are config: a deployment may allow more.
+        svc.config.push(("limits.max_objects_per_cpm".into(), "255".into()));
+        assert!(matches!(run::<Decoder, _>(&mut svc, "cits.cpm.r1", &crowd, now_us()), Outcome::Processed(_)));
+        let mut far = sample_sent(0);
+        far.objects[0].x_cm = 40_000;
+        let far = etsi_its::cpm::encode(&far.to_cpm()).unwrap();
+        assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &far), "object 7: 400 m from the sensor (limit 250 m)");
+    }
+
+    #[test]
+    fn the_collector_refuses_what_it_cannot_place_on_earth() {
+        // Within a (silly) sensor range, but 20,000 km east of the reference position: no
+        // WGS84 position comes out of that.
+        let mut svc = InMemory::default();
+        svc.config.push(("limits.max_sensor_range_m".into(), "1e9".into()));
+        let Outcome::Processed(mut decoded) = run::<Decoder, _>(&mut svc, "cits.cpm.r1", &live_sample(), now_us())
+        else {
+            panic!("not decoded")
+        };
+        let mut wrapper = CitsMessageWrapper::decode(decoded.remove(0).body.as_slice()).unwrap();
+        if let Some(cits_message_wrapper::Message::Cpm(cpm)) = &mut wrapper.message {
+            cpm.objects[1].x_cm = 2_000_000_000;
+            cpm.objects[1].sensor_id = 0;
+        }
+        let reason = refused::<Collector>(&mut svc, "cits.decoded.r1", &wrapper.encode_to_vec());
+        assert!(reason.starts_with("object 1001/0/255: (") && reason.ends_with("is not a WGS84 position"), "{reason}");
+    }
+
+    /// Every stage after the decoder checks the frame it gets, as the previous stage would
+    /// never send it.
+    #[test]
+    fn every_stage_checks_its_input_frame() {
+        use crate::proto::{
+            CollisionRisk, LocationsContainer, MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition,
+            Trajectory, TrajectoryPoint,
+        };
+        let mut svc = InMemory::default();
+        let located = LocationsFrame {
+            rsu_id: "r1".into(),
+            station_id: 1001,
+            locations: vec![LocationsContainer { station_id: 1002, ..Default::default() }],
+            ..Default::default()
+        };
+        assert_eq!(
+            refused::<Assembler>(&mut svc, "cits.locations.r1", &located.encode_to_vec()),
+            "station mismatch: object 1002/0/0 in a frame of station 1001"
+        );
+        let point = |ms: u64| TrajectoryPoint {
+            measured_at_us: ms * 1000,
+            latitude: 47.8,
+            longitude: 13.0,
+            ..Default::default()
+        };
+        let trajectories = TrajectoryFrame {
+            rsu_id: "r1".into(),
+            trajectories: vec![Trajectory { points: vec![point(2), point(1)], ..Default::default() }],
+            ..Default::default()
+        };
+        assert!(refused::<MapMatcher>(&mut svc, "cits.trajectories.r1", &trajectories.encode_to_vec())
+            .contains("times not increasing"));
+        let matched = MatchedTrajectoryFrame {
+            rsu_id: "r1".into(),
+            trajectories: vec![MatchedTrajectory {
+                points: vec![MatchedPoint { offset_m: f64::NAN, ..Default::default() }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(refused::<Predictor>(&mut svc, "cits.matched.r1", &matched.encode_to_vec()).contains("offset"));
+        let predicted = PredictedPathFrame {
+            rsu_id: "r1".into(),
+            paths: vec![PredictedPath {
+                probability: 2.0,
+                positions: vec![PredictedPosition::default()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(refused::<CollisionDetector>(&mut svc, "cits.predicted.r1", &predicted.encode_to_vec())
+            .contains("probability 2"));
+        let risks =
+            CollisionRiskFrame { rsu_id: "r1".into(), risks: vec![CollisionRisk::default()], ..Default::default() };
+        assert!(refused::<DenmSender>(&mut svc, "cits.risks.r1", &risks.encode_to_vec()).contains("road users"));
+        // A frame of another RSU than its subject's.
+        assert!(refused::<DenmSender>(
+            &mut svc,
+            "cits.risks.r2",
+            &CollisionRiskFrame { rsu_id: "r1".into(), ..Default::default() }.encode_to_vec()
+        )
+        .starts_with("RSU mismatch"));
+    }
+
     #[test]
     fn bad_input_is_a_dead_letter_of_the_stage_that_got_it() {
         let mut svc = InMemory::default();
@@ -997,8 +1187,7 @@ mod tests {
 
     #[test]
     fn a_map_tile_read_short_is_a_retry_not_the_frames_dead_letter() {
-        let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
-        let outcome = Fused::run(&mut ShortReads(InMemory::default()), "cits.cpm.r1", &cpm, 1);
+        let outcome = Fused::run(&mut ShortReads(InMemory::default()), "cits.cpm.r1", &live_sample(), now_us());
         match outcome {
             Outcome::Retry(e) => assert!(e.unavailable && e.reason.contains("map tile"), "{e}"),
             other => panic!("expected a retry, got {other:?}"),
@@ -1014,16 +1203,16 @@ mod tests {
 
     #[test]
     fn fused_gives_what_the_seven_stages_give_one_after_the_other() {
-        let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let cpm = live_sample();
         let (mut fused_svc, mut staged_svc) = (InMemory::default(), InMemory::default());
-        let Outcome::Processed(fused) = Fused::run(&mut fused_svc, "cits.cpm.r1", &cpm, 1) else {
+        let Outcome::Processed(fused) = Fused::run(&mut fused_svc, "cits.cpm.r1", &cpm, now_us()) else {
             panic!("fused failed")
         };
 
         let mut input = Outbound { subject: "cits.cpm.r1".into(), body: cpm };
         let mut staged = Vec::new();
         for (name, stage) in chain::<InMemory>() {
-            let Outcome::Processed(mut out) = stage(&mut staged_svc, &input.subject, &input.body, 1) else {
+            let Outcome::Processed(mut out) = stage(&mut staged_svc, &input.subject, &input.body, now_us()) else {
                 panic!("{name} failed")
             };
             input = out.pop().unwrap();

@@ -12,6 +12,7 @@ use anyhow::{bail, Context as _};
 use clap::Parser;
 use nkeys::KeyPair;
 use wasmcloud_host::url::Url;
+use wasmcloud_host::wasmbus::host_config::PolicyService;
 use wasmcloud_host::wasmbus::{Features, Host};
 use wasmcloud_host::WasmbusHostConfig;
 
@@ -71,6 +72,19 @@ struct Args {
     /// Heartbeat interval in seconds (wadm reconciles on heartbeats).
     #[arg(long, env = "WASMCLOUD_HEARTBEAT_INTERVAL")]
     heartbeat_interval_secs: Option<u64>,
+    /// NATS credentials file (user JWT + seed) for the control and RPC connections; the host
+    /// passes the RPC credentials on to the providers it starts.
+    #[arg(long, env = "WASMCLOUD_NATS_CREDS")]
+    nats_creds: Option<std::path::PathBuf>,
+    /// Subject of the policy service asked before starting a component or provider (and before
+    /// a component's first invocation); without an answer nothing starts.
+    #[arg(long, env = "WASMCLOUD_POLICY_TOPIC")]
+    policy_topic: Option<String>,
+    /// Subject on which the policy service announces changed decisions.
+    #[arg(long, env = "WASMCLOUD_POLICY_CHANGES_TOPIC")]
+    policy_changes_topic: Option<String>,
+    #[arg(long, env = "WASMCLOUD_POLICY_TIMEOUT_MS", default_value_t = 2000)]
+    policy_timeout_ms: u64,
     /// Experimental host features (comma separated).
     #[arg(long = "feature", env = "WASMCLOUD_EXPERIMENTAL_FEATURES", value_delimiter = ',')]
     features: Vec<String>,
@@ -80,6 +94,21 @@ fn nats_url(host: Option<String>, port: Option<u16>, args: &Args) -> anyhow::Res
     let host = host.unwrap_or_else(|| args.nats_host.clone());
     let port = port.unwrap_or(args.nats_port);
     Url::parse(&format!("nats://{host}:{port}")).with_context(|| format!("invalid NATS address {host}:{port}"))
+}
+
+/// The user JWT and seed of a NATS `.creds` file (the format `nsc` and NATS tools write).
+fn read_creds(path: &std::path::Path) -> anyhow::Result<(String, Arc<KeyPair>)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // Each block is a `-----BEGIN …-----` line, the value, an `------END …------` line.
+    let block = |name: &str| {
+        let mut lines = text.lines().map(str::trim);
+        lines.find(|l| l.starts_with("-----BEGIN") && l.contains(name))?;
+        lines.next().filter(|v| !v.is_empty() && !v.starts_with("--")).map(str::to_string)
+    };
+    let jwt = block("JWT").with_context(|| format!("{}: no user JWT", path.display()))?;
+    let seed = block("SEED").with_context(|| format!("{}: no nkey seed", path.display()))?;
+    let key = KeyPair::from_seed(&seed).with_context(|| format!("{}: invalid nkey seed", path.display()))?;
+    Ok((jwt, Arc::new(key)))
 }
 
 fn labels(args: &Args) -> anyhow::Result<HashMap<String, String>> {
@@ -113,7 +142,18 @@ async fn main() -> anyhow::Result<()> {
         .transpose()
         .context("WASMCLOUD_HOST_SEED is not a valid nkey seed")?
         .map(Arc::new);
+    let creds = args.nats_creds.as_deref().map(read_creds).transpose()?;
+    let (jwt, key) = creds.map_or((None, None), |(jwt, key)| (Some(jwt), Some(key)));
     let config = WasmbusHostConfig {
+        ctl_jwt: jwt.clone(),
+        ctl_key: key.clone(),
+        rpc_jwt: jwt,
+        rpc_key: key,
+        policy_service_config: PolicyService {
+            policy_topic: args.policy_topic.clone(),
+            policy_changes_topic: args.policy_changes_topic.clone(),
+            policy_timeout_ms: Some(Duration::from_millis(args.policy_timeout_ms)),
+        },
         ctl_nats_url: nats_url(args.ctl_host.clone(), args.ctl_port, &args)?,
         rpc_nats_url: nats_url(args.rpc_host.clone(), args.rpc_port, &args)?,
         rpc_timeout: Duration::from_millis(args.rpc_timeout_ms),

@@ -32,6 +32,19 @@ impl Default for RedisConfig {
 }
 
 impl RedisConfig {
+    /// The URL for logs and errors: a password in it shown as `***`.
+    pub fn display_url(&self) -> String {
+        let Some((scheme, rest)) = self.url.split_once("://") else { return self.url.clone() };
+        match rest.rsplit_once('@') {
+            Some((userinfo, host)) => {
+                let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+                let hidden = if userinfo.contains(':') { ":***" } else { "" };
+                format!("{scheme}://{user}{hidden}@{host}")
+            }
+            None => self.url.clone(),
+        }
+    }
+
     /// Reads the keys of the table in README.md (case-insensitive), over `base` defaults.
     /// Unknown keys are ignored (links may carry config for other purposes); invalid values of
     /// known keys are errors, so a typo never silently falls back to a default.
@@ -49,7 +62,7 @@ impl RedisConfig {
             };
             match key.to_ascii_lowercase().as_str() {
                 "url" => {
-                    redis::parse_redis_url(value).ok_or_else(|| format!("`{key}` is not a redis:// URL: `{value}`"))?;
+                    redis::parse_redis_url(value).ok_or_else(|| format!("`{key}` is not a redis:// URL"))?;
                     cfg.url = value.to_string();
                 }
                 "pool_size" => {
@@ -115,5 +128,13 @@ mod tests {
             let err = RedisConfig::from_map(&map(&[(k, v)]), &RedisConfig::default()).unwrap_err();
             assert!(err.contains(k), "{err}");
         }
+    }
+
+    #[test]
+    fn passwords_never_reach_logs() {
+        let with = |url: &str| RedisConfig { url: url.into(), ..Default::default() }.display_url();
+        assert_eq!(with("redis://cits:s3cret@127.0.0.1:6379/"), "redis://cits:***@127.0.0.1:6379/");
+        assert_eq!(with("redis://:s3cret@h:1/0"), "redis://:***@h:1/0");
+        assert_eq!(with("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
     }
 }

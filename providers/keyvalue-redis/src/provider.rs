@@ -147,7 +147,7 @@ impl Provider for KvRedisProvider {
     async fn init(&self, config: impl ProviderInitConfig) -> anyhow::Result<()> {
         let cfg = RedisConfig::from_map(config.get_config(), &RedisConfig::default())
             .map_err(|e| anyhow::anyhow!("invalid provider config: {e}"))?;
-        info!(url = %cfg.url, pool_size = cfg.pool_size, "Redis key-value provider configured");
+        info!(url = %cfg.display_url(), pool_size = cfg.pool_size, "Redis key-value provider configured");
         *self.default_config.write().await = cfg;
         Ok(())
     }
@@ -158,7 +158,7 @@ impl Provider for KvRedisProvider {
         let cfg = RedisConfig::from_map(link.config, &base)
             .map_err(|e| anyhow::anyhow!("invalid link config from {}: {e}", link.source_id))?;
         let store = RedisStore::new(cfg).map_err(|e| anyhow::anyhow!("link from {}: {e}", link.source_id))?;
-        info!(component = link.source_id, url = %store.config().url, pool_size = store.config().pool_size, "component linked");
+        info!(component = link.source_id, url = %store.config().display_url(), pool_size = store.config().pool_size, "component linked");
         self.stores.write().await.insert(link.source_id.to_string(), Arc::new(store));
         Ok(())
     }

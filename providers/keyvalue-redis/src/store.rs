@@ -79,7 +79,7 @@ impl RedisStore {
         let conn = slot
             .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), self.manager_config.clone()))
             .await
-            .map_err(|e| StoreError(format!("cannot connect to Redis at {}: {e}", self.config.url)))?;
+            .map_err(|e| StoreError(format!("cannot connect to Redis at {}: {e}", self.config.display_url())))?;
         Ok(conn.clone())
     }
 

@@ -62,7 +62,8 @@ impl NatsMessagingProvider {
         if let Some(c) = clients.get(&cfg.cluster_uris) {
             return Ok(c.clone());
         }
-        let client = async_nats::ConnectOptions::new()
+        // The host's NATS user (lattice auth): the credentials it handed this provider.
+        let client = cits_provider::lattice_connect_options()?
             .name("cits messaging provider")
             .retry_on_initial_connect()
             .connect(cfg.cluster_uris.join(","))

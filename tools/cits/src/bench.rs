@@ -129,8 +129,8 @@ pub struct RunOptions {
 /// Runs one replay and writes `frames-<system>-<factor>x.csv` and `run-<system>-<factor>x.json`
 /// into the results folder; returns the run's summary.
 pub async fn run(opts: &RunOptions) -> anyhow::Result<Value> {
-    let facts = facts(&opts.records)?;
-    let client = async_nats::connect(&opts.nats).await.with_context(|| format!("NATS at {}", opts.nats))?;
+    facts(&opts.records)?; // a recording that is no CPM fails before the run, not after
+    let client = crate::auth::connect_nats(&opts.nats).await?;
     wait_until_quiet(&client, Duration::from_secs(2), Duration::from_secs(900)).await?;
     let mut redis = redis::Client::open(opts.redis_url.as_str())?.get_connection().context("Redis")?;
     redis::cmd("FLUSHDB").query::<()>(&mut redis).context("Redis FLUSHDB")?;
@@ -177,6 +177,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<Value> {
         speed: opts.factor,
         qos: 0,
         progress: false,
+        auth: crate::auth::auth_dir(),
     };
     let summary = replay(&opts.records, &replay_opts).await?;
     let replay_s = started.elapsed().as_secs_f64();
@@ -189,7 +190,8 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<Value> {
         .map(|(g, (label, before))| (label.clone(), cpu::between(before, &cpu::sample(&g.pids))))
         .collect();
 
-    // Pair frames with CPMs.
+    // Pair frames with CPMs: as sent (the replay moved their times to now).
+    let facts = facts(&summary.records)?;
     let mut by_time: HashMap<u64, VecDeque<usize>> = HashMap::new();
     for (i, f) in facts.iter().enumerate() {
         by_time.entry(f.reference_time_us).or_default().push_back(i);
@@ -371,7 +373,7 @@ pub async fn first_denm(
     timeout: Duration,
 ) -> anyhow::Result<f64> {
     let mut store = redis::Client::open(redis_url)?.get_connection().context("Redis")?;
-    let client = async_nats::connect(nats).await?;
+    let client = crate::auth::connect_nats(nats).await?;
     // An RSU of its own per system: a DENM identical to an earlier run's (same frame id) would
     // be dropped by JetStream's duplicate window.
     let rsu = format!("startup-{system}");
@@ -385,6 +387,7 @@ pub async fn first_denm(
         speed: 0.0,
         qos: 1,
         progress: false,
+        auth: crate::auth::auth_dir(),
     };
     redis::cmd("FLUSHDB").query::<()>(&mut store).context("Redis FLUSHDB")?;
     replay(records, &opts).await?;

@@ -1,13 +1,11 @@
 //! DENMs as an RSU receives them: MQTT topic `cits/denm/<rsu>`, UPER payload.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use tokio::sync::mpsc;
-
-/// MQTT topic filter of every RSU's DENMs.
-pub const TOPIC_FILTER: &str = "cits/denm/+";
 
 /// One DENM received: the RSU (from the topic) and the UPER bytes.
 #[derive(Debug, Clone)]
@@ -16,26 +14,55 @@ pub struct Received {
     pub uper: Vec<u8>,
 }
 
-/// Subscribes (QoS 1) and returns once the broker acknowledged the subscription, so no DENM
-/// published afterwards is missed. The connection lives as long as the receiver.
-pub async fn subscribe(host: &str, port: u16, client_id: &str) -> anyhow::Result<mpsc::Receiver<Received>> {
+/// Subscribes (QoS 1) to the DENMs of each of `rsus`, one connection per RSU with that RSU's
+/// credentials (see [`crate::auth`]), and returns once the broker acknowledged every
+/// subscription, so no DENM published afterwards is missed. The connections live as long as the
+/// receiver.
+pub async fn subscribe(
+    host: &str,
+    port: u16,
+    client_id: &str,
+    rsus: &[String],
+    auth: Option<&Path>,
+) -> anyhow::Result<mpsc::Receiver<Received>> {
+    let (tx, rx) = mpsc::channel(1024);
+    for rsu in rsus {
+        subscribe_rsu(host, port, &format!("{client_id}-{rsu}"), rsu, auth, tx.clone()).await?;
+    }
+    Ok(rx)
+}
+
+async fn subscribe_rsu(
+    host: &str,
+    port: u16,
+    client_id: &str,
+    rsu: &str,
+    auth: Option<&Path>,
+    tx: mpsc::Sender<Received>,
+) -> anyhow::Result<()> {
     let mut opts = MqttOptions::new(client_id, host, port);
     opts.set_keep_alive(Duration::from_secs(30));
+    crate::auth::apply_rsu_credentials(auth, rsu, &mut opts)?;
     let (client, mut eventloop) = AsyncClient::new(opts, 64);
-    client.subscribe(TOPIC_FILTER, QoS::AtLeastOnce).await?;
+    client.subscribe(format!("cits/denm/{rsu}"), QoS::AtLeastOnce).await?;
     let subscribed = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match eventloop.poll().await {
-                Ok(Event::Incoming(Packet::SubAck(_))) => return Ok(()),
+                Ok(Event::Incoming(Packet::SubAck(ack))) => {
+                    // A refused subscription (no permission) is a SUBACK with a failure code.
+                    if ack.return_codes.iter().any(|c| matches!(c, rumqttc::SubscribeReasonCode::Failure)) {
+                        bail!("MQTT {host}:{port}: subscription to cits/denm/{rsu} refused");
+                    }
+                    return Ok(());
+                }
                 Ok(_) => {}
-                Err(e) => bail!("MQTT {host}:{port}: {e}"),
+                Err(e) => bail!("MQTT {host}:{port} as {rsu}: {e}"),
             }
         }
     })
     .await
     .context("no MQTT SUBACK within 10 s")?;
     subscribed?;
-    let (tx, rx) = mpsc::channel(1024);
     tokio::spawn(async move {
         let _client = client; // dropping it would end the session
         loop {
@@ -54,5 +81,5 @@ pub async fn subscribe(host: &str, port: u16, client_id: &str) -> anyhow::Result
             }
         }
     });
-    Ok(rx)
+    Ok(())
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use cits::proto::LocationsFrame;
-use cits_tools::replay::{replay, ReplayOptions};
+use cits_tools::replay::{replay, replay_as_recorded, ReplayOptions, ReplaySummary};
 use cits_tools::{demo, dlq, evaluate, map, recording, watch};
 use clap::{Parser, Subcommand};
 use futures::StreamExt as _;
@@ -36,6 +36,21 @@ struct ReplayArgs {
     /// MQTT QoS (0 or 1).
     #[arg(long, default_value_t = 0)]
     qos: u8,
+    /// Send the CPMs with the times they were recorded at (the pipeline refuses CPMs far from
+    /// its clock); by default every time is moved so that the recording plays as if live.
+    #[arg(long)]
+    as_recorded: bool,
+}
+
+impl ReplayArgs {
+    /// Replays `records` as these arguments say.
+    async fn send(&self, records: &[recording::Record], options: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
+        if self.as_recorded {
+            replay_as_recorded(records, options).await
+        } else {
+            replay(records, options).await
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -49,6 +64,9 @@ enum Command {
         /// MQTT listener the DENMs are read from (cits/denm/+), as an RSU would.
         #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
         mqtt: String,
+        /// RSU(s) whose DENMs to read (each over its own MQTT connection, as that RSU).
+        #[arg(long = "rsu", default_value = demo::RSU_ID)]
+        rsus: Vec<String>,
         /// Stop after this long without output.
         #[arg(long, default_value_t = 5000)]
         idle_ms: u64,
@@ -63,6 +81,16 @@ enum Command {
         nats: String,
         #[command(flatten)]
         output: OutputArgs,
+    },
+    /// The lattice's NATS authority (operator, accounts, users): `init` creates it where missing.
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
+    /// Add, remove or list RSUs on a running lattice: MQTT credentials and station registry.
+    Rsu {
+        #[command(subcommand)]
+        command: RsuCommand,
     },
     /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out
     /// at the end (cits.done.probe).
@@ -140,14 +168,103 @@ enum Command {
         /// The manifest the stage's config and subscriptions are read from.
         #[arg(long, default_value = "wadm/cits-pipeline.yaml")]
         manifest: PathBuf,
+        /// The lattice whose config store holds the named configs the manifest lists without
+        /// entries (the RSU registry `cits-rsus`).
+        #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
+        lattice: String,
     },
     /// Benchmark runs and their report (`make bench`).
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Time the fused pipeline (in process) on hostile CPMs: the most objects a CPM may carry,
+    /// vehicles and vulnerable road users crowded round the junction, at 8 Hz.
+    WorstFrame {
+        /// Perceived objects per CPM.
+        #[arg(long, default_value_t = 128)]
+        objects: usize,
+        /// Hostile RSUs at the intersection (the detector tests the paths of all of them).
+        #[arg(long, default_value_t = 1)]
+        rsus: usize,
+        /// Seconds each road user runs towards the junction before it jumps back (longer: longer
+        /// tracks, the map matcher's worst case).
+        #[arg(long, default_value_t = cits_tools::worst_frame::CYCLE_S)]
+        cycle_s: f64,
+        /// Untimed frames first (trajectories and paths build up).
+        #[arg(long, default_value_t = 30)]
+        warmup: usize,
+        /// Timed frames.
+        #[arg(long, default_value_t = 50)]
+        frames: usize,
+        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        osm: PathBuf,
+        /// The manifest the fused actor's config is read from.
+        #[arg(long, default_value = "wadm/cits-pipeline-fused.yaml")]
+        manifest: PathBuf,
+        /// Config entries to set on top of the manifest's, e.g. `limits.max_pairs_per_frame=1024`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
     /// Regenerate the demo recording.
     DemoData {
         #[arg(long, default_value = "data/demo.rec.b64")]
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuthCommand {
+    /// Create the authority's keys, the server's resolver config and the lattice parts' users
+    /// (host, wadm, operator, policy) in DIR; existing keys are kept.
+    Init {
+        #[arg(long, env = "CITS_AUTH")]
+        dir: PathBuf,
+        #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
+        lattice: String,
+    },
+}
+
+/// A running lattice's RSU administration: its authority, NATS (as operator) and server PID.
+#[derive(clap::Args)]
+struct RsuLattice {
+    /// The lattice's auth directory (`<state>/auth`).
+    #[arg(long, env = "CITS_AUTH")]
+    auth: PathBuf,
+    #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+    nats: String,
+    #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
+    lattice: String,
+    /// nats-server's PID file (`<state>/pids/nats.pid`), to reload it after a revocation.
+    #[arg(long, env = "CITS_NATS_PID_FILE")]
+    nats_pid_file: Option<PathBuf>,
+}
+
+impl RsuLattice {
+    fn lattice(&self) -> cits_tools::rsu::Lattice<'_> {
+        cits_tools::rsu::Lattice { nats: &self.nats, lattice: &self.lattice, nats_pid_file: self.nats_pid_file.as_deref() }
+    }
+}
+
+#[derive(Subcommand)]
+enum RsuCommand {
+    /// Issue RSU credentials (printed: MQTT user and password) and register its station id(s).
+    Add {
+        rsu: String,
+        /// Station id(s) of the RSU's CPMs (repeatable).
+        #[arg(long = "station", required = true)]
+        stations: Vec<u32>,
+        #[command(flatten)]
+        on: RsuLattice,
+    },
+    /// Revoke an RSU's credentials (its connections are dropped) and unregister it.
+    Remove {
+        rsu: String,
+        #[command(flatten)]
+        on: RsuLattice,
+    },
+    /// List registered RSUs: stations and key.
+    List {
+        #[command(flatten)]
+        on: RsuLattice,
     },
 }
 
@@ -231,7 +348,15 @@ struct OutputArgs {
 
 fn replay_options(a: &ReplayArgs, progress: bool) -> anyhow::Result<ReplayOptions> {
     let (mqtt_host, mqtt_port) = split_host_port(&a.mqtt)?;
-    Ok(ReplayOptions { mqtt_host, mqtt_port, rsus: a.rsus.clone(), speed: a.speed, qos: a.qos, progress })
+    Ok(ReplayOptions {
+        mqtt_host,
+        mqtt_port,
+        rsus: a.rsus.clone(),
+        speed: a.speed,
+        qos: a.qos,
+        progress,
+        auth: cits_tools::auth::auth_dir(),
+    })
 }
 
 /// Stages after the collector whose frames a replay counts: (stage, output subjects).
@@ -426,9 +551,14 @@ fn print_summary(seen: &Observed) {
     }
 }
 
-async fn subscribe_denms(mqtt: &str) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_tools::denms::Received>> {
+async fn subscribe_denms(
+    mqtt: &str,
+    rsus: &[String],
+) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_tools::denms::Received>> {
     let (host, port) = split_host_port(mqtt)?;
-    cits_tools::denms::subscribe(&host, port, &format!("cits-watch-{}", std::process::id())).await
+    let auth = cits_tools::auth::auth_dir();
+    cits_tools::denms::subscribe(&host, port, &format!("cits-watch-{}", std::process::id()), rsus, auth.as_deref())
+        .await
 }
 
 async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
@@ -509,7 +639,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
 }
 
 async fn connect(nats: &str) -> anyhow::Result<async_nats::Client> {
-    async_nats::connect(nats).await.with_context(|| format!("cannot connect to NATS at {nats}"))
+    cits_tools::auth::connect_nats(nats).await
 }
 
 #[tokio::main]
@@ -517,18 +647,19 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Replay(a) => {
             let records = recording::read_file(&a.file)?;
-            let s = replay(&records, &replay_options(&a, true)?).await?;
+            let s = a.send(&records, &replay_options(&a, true)?).await?;
             println!(
-                "replayed {} messages ({} bytes) in {:.2} s: {:.1} msg/s",
+                "replayed {} messages ({} bytes) in {:.2} s: {:.1} msg/s; times moved by {:.1} s",
                 s.messages,
                 s.bytes,
                 s.elapsed.as_secs_f64(),
-                s.rate()
+                s.rate(),
+                s.shift_ms as f64 / 1000.0
             );
         }
-        Command::Watch { nats, mqtt, idle_ms, output } => {
+        Command::Watch { nats, mqtt, rsus, idle_ms, output } => {
             let client = connect(&nats).await?;
-            let denms = subscribe_denms(&mqtt).await?;
+            let denms = subscribe_denms(&mqtt, &rsus).await?;
             let print = Print::from_flags(output.quiet, output.locations);
             let seen = observe(&client, denms, Duration::from_millis(idle_ms), print, |_| false).await?;
             print_summary(&seen);
@@ -536,7 +667,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Demo { replay: a, nats, output } => {
             let quiet = output.quiet;
             let print = Print::from_flags(output.quiet, output.locations);
-            let denms = subscribe_denms(&a.mqtt).await?;
+            let denms = subscribe_denms(&a.mqtt, &a.rsus).await?;
             let records = recording::read_file(&a.file)?;
             let client = connect(&nats).await?;
             let expected = (records.len() * a.rsus.len()) as u64;
@@ -552,7 +683,7 @@ async fn main() -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
             let options = replay_options(&a, quiet)?;
             let s = tokio::select! {
-                s = replay(&records, &options) => s?,
+                s = a.send(&records, &options) => s?,
                 _ = tokio::signal::ctrl_c() => bail!("interrupted"),
             };
             eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
@@ -563,6 +694,25 @@ async fn main() -> anyhow::Result<()> {
                 bail!("{} of {expected} CPMs did not make it through the pipeline", expected - through);
             }
         }
+        Command::Auth { command: AuthCommand::Init { dir, lattice } } => {
+            let authority = cits_tools::rsu::init(&dir, &lattice)?;
+            eprintln!("NATS authority in {} (server config: {})", dir.display(), authority.resolver_config_path().display());
+        }
+        Command::Rsu { command } => match command {
+            RsuCommand::Add { rsu, stations, on } => {
+                let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, &on.lattice()).await?;
+                println!("RSU {rsu} added (stations {stations:?}). MQTT: user {rsu}, password: the token in {}", token.display());
+            }
+            RsuCommand::Remove { rsu, on } => {
+                cits_tools::rsu::remove(&on.auth, &rsu, &on.lattice()).await?;
+                println!("RSU {rsu} removed: credentials revoked, server reloaded, unregistered");
+            }
+            RsuCommand::List { on } => {
+                for (rsu, stations, key) in cits_tools::rsu::list(&on.auth, &on.lattice()).await? {
+                    println!("{rsu}\tstations {stations}\t{key}");
+                }
+            }
+        },
         Command::Probe { nats, timeout_ms } => {
             let client = connect(&nats).await?;
             let mut sub = client.subscribe(cits::subjects::done("probe")).await?;
@@ -585,9 +735,15 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Stage { name, nats, redis, blobstore_root, manifest } => {
-            let opts =
-                cits_tools::native::ServeOptions { stage: name, nats, redis_url: redis, blobstore_root, manifest };
+        Command::Stage { name, nats, redis, blobstore_root, manifest, lattice } => {
+            let opts = cits_tools::native::ServeOptions {
+                stage: name,
+                nats,
+                redis_url: redis,
+                blobstore_root,
+                manifest,
+                lattice,
+            };
             cits_tools::native::serve(opts).await?;
         }
         Command::Bench(cmd) => bench(cmd).await?,
@@ -673,6 +829,22 @@ async fn main() -> anyhow::Result<()> {
                     );
                 }
             }
+        }
+        Command::WorstFrame { objects, rsus, cycle_s, warmup, frames, osm, manifest, set } => {
+            use cits_tools::worst_frame;
+            let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
+            let graph = map::lane_graph_from_osm(&xml, "map")?;
+            let mut config = cits_tools::native::settings_from_manifest(&manifest, "pipeline")?.config;
+            for entry in &set {
+                let (key, value) = entry.split_once('=').with_context(|| format!("`{entry}` is not KEY=VALUE"))?;
+                config.retain(|(k, _)| k != key);
+                config.push((key.to_string(), value.to_string()));
+            }
+            let config = worst_frame::config(config, rsus);
+            let opts = worst_frame::Options { objects, rsus, cycle_s, warmup, frames };
+            let svc = cits_tools::inprocess::InProcess::new(config, &graph);
+            let report = tokio::task::block_in_place(|| worst_frame::run(&graph, svc, &opts))?;
+            print!("{}", report.text(&opts));
         }
         Command::DemoData { out } => {
             let records = demo::recording();

@@ -206,17 +206,25 @@ pub fn centerlines_wkb(graph: &LaneGraph, mode: TravelMode) -> Vec<u8> {
 
 pub const MODES: [TravelMode; 3] = [TravelMode::Car, TravelMode::Bicycle, TravelMode::Pedestrian];
 
+/// The map's blobs as (object name, bytes): the lane graph, the centerlines per mode and the tiles
+/// map matcher and predictor read (every tile with lanelets in reach).
+pub fn blobs(graph: &LaneGraph) -> Vec<(String, Vec<u8>)> {
+    use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
+    let mut out = vec![(LANE_GRAPH.to_string(), graph.encode_to_vec())];
+    out.extend(MODES.iter().map(|mode| (centerlines_object(*mode), centerlines_wkb(graph, *mode))));
+    out.extend(
+        tiles_of(graph, TILE_MARGIN_M)
+            .into_iter()
+            .map(|tile| (tile_object(tile), tile_graph(graph, tile, TILE_MARGIN_M).encode_to_vec())),
+    );
+    out
+}
+
 /// Writes the map's blobs into `dir` (a blobstore-fs container folder).
 pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::write(dir.join(LANE_GRAPH), graph.encode_to_vec())?;
-    for mode in MODES {
-        std::fs::write(dir.join(centerlines_object(mode)), centerlines_wkb(graph, mode))?;
-    }
-    // The tiles map matcher and predictor read: every tile with lanelets in reach.
-    use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
-    for tile in tiles_of(graph, TILE_MARGIN_M) {
-        std::fs::write(dir.join(tile_object(tile)), tile_graph(graph, tile, TILE_MARGIN_M).encode_to_vec())?;
+    for (object, bytes) in blobs(graph) {
+        std::fs::write(dir.join(object), bytes)?;
     }
     Ok(())
 }

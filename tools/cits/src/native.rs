@@ -17,6 +17,9 @@ use futures::StreamExt as _;
 pub struct StageSettings {
     pub config: Vec<(String, String)>,
     pub subscriptions: Vec<String>,
+    /// Named configs the component has whose entries are not in the manifest but kept in the
+    /// lattice's config store (e.g. the RSU registry `cits-rsus`, changed at run time).
+    pub lattice_configs: Vec<String>,
 }
 
 /// Reads `stage` (a `cits::pipeline` stage name such as `map_matcher`, or `pipeline` for the
@@ -33,6 +36,13 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
         if c["name"].as_str() == Some(component.as_str()) {
             found = true;
             settings.config = config_entries(&c["properties"]["config"]);
+            settings.lattice_configs = c["properties"]["config"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .filter(|config| config["properties"].is_null())
+                .filter_map(|config| config["name"].as_str().map(String::from))
+                .collect();
         }
         for trait_ in c["traits"].as_sequence().into_iter().flatten() {
             let link = &trait_["properties"];
@@ -72,10 +82,57 @@ fn config_entries(configs: &serde_yaml::Value) -> Vec<(String, String)> {
     out
 }
 
+/// Named configs of the lattice's config store as they are now (name → entries), kept current by
+/// [`watch_lattice_configs`].
+pub type LatticeConfigs = std::sync::Arc<std::sync::RwLock<std::collections::BTreeMap<String, Vec<(String, String)>>>>;
+
+/// Keeps `names` (named configs) in `into` as the lattice's config store has them — the store the
+/// wasmCloud hosts watch to update their components' config (JetStream key-value bucket
+/// `CONFIGDATA_<lattice>`, each config a JSON map) — so a native stage sees a change as soon as an
+/// actor does. Returns once each has been read.
+pub async fn watch_lattice_configs(
+    client: &async_nats::Client,
+    lattice: &str,
+    names: &[String],
+    into: &LatticeConfigs,
+) -> anyhow::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let bucket = format!("CONFIGDATA_{lattice}");
+    let store = async_nats::jetstream::new(client.clone())
+        .get_key_value(&bucket)
+        .await
+        .with_context(|| format!("no config store {bucket} on the lattice (named configs {names:?})"))?;
+    let entries = |value: &[u8]| -> Vec<(String, String)> {
+        let map: std::collections::BTreeMap<String, String> = serde_json::from_slice(value).unwrap_or_default();
+        map.into_iter().collect()
+    };
+    for name in names {
+        let current = store.get(name).await.with_context(|| format!("cannot read config {name} from {bucket}"))?;
+        into.write().expect("config lock").insert(name.clone(), current.as_deref().map(entries).unwrap_or_default());
+        let mut updates = store.watch(name).await.with_context(|| format!("cannot watch config {name}"))?;
+        let (into, name) = (into.clone(), name.clone());
+        tokio::spawn(async move {
+            while let Some(Ok(entry)) = updates.next().await {
+                let value = match entry.operation {
+                    async_nats::jetstream::kv::Operation::Put => entries(&entry.value),
+                    _ => Vec::new(), // deleted or purged
+                };
+                into.write().expect("config lock").insert(name.clone(), value);
+            }
+            eprintln!("config {name}: watch ended, keeping the last entries");
+        });
+    }
+    Ok(())
+}
+
 /// The platform services natively: config from the manifest, Redis (the key layout of our
 /// key-value provider: `<bucket>:<key>`), the blobstore-fs folder layout (`<root>/<container>/<object>`).
 pub struct Native {
     config: Vec<(String, String)>,
+    /// The component's named configs kept in the lattice's config store, as they are now.
+    lattice_configs: LatticeConfigs,
     redis: redis::Connection,
     blobstore_root: PathBuf,
 }
@@ -85,7 +142,12 @@ impl Native {
         let redis = redis::Client::open(redis_url)
             .and_then(|c| c.get_connection())
             .with_context(|| format!("cannot connect to Redis at {redis_url}"))?;
-        Ok(Self { config, redis, blobstore_root })
+        Ok(Self { config, lattice_configs: LatticeConfigs::default(), redis, blobstore_root })
+    }
+
+    /// With the component's named configs of the lattice's config store (see [`watch_lattice_configs`]).
+    pub fn with_lattice_configs(self, lattice_configs: LatticeConfigs) -> Self {
+        Self { lattice_configs, ..self }
     }
 }
 
@@ -95,7 +157,8 @@ fn unavailable(what: &str, e: impl std::fmt::Display) -> StageError {
 
 impl Services for Native {
     fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        Ok(self.config.clone())
+        let lattice = self.lattice_configs.read().map_err(|_| StageError::unavailable("config lock poisoned"))?;
+        Ok(self.config.iter().chain(lattice.values().flatten()).cloned().collect())
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
@@ -161,6 +224,8 @@ pub struct ServeOptions {
     pub redis_url: String,
     pub blobstore_root: PathBuf,
     pub manifest: PathBuf,
+    /// The lattice whose config store holds the named configs the manifest does not fill in.
+    pub lattice: String,
 }
 
 /// Attempts per message when a service is unavailable, as the manifest's `max_attempts`.
@@ -176,7 +241,10 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
     let mut svc = Native::connect(settings.config, &opts.redis_url, opts.blobstore_root.clone())?;
     let client =
-        async_nats::connect(&opts.nats).await.with_context(|| format!("cannot connect to NATS at {}", opts.nats))?;
+        crate::auth::connect_nats(&opts.nats).await?;
+    let lattice_configs = LatticeConfigs::default();
+    watch_lattice_configs(&client, &opts.lattice, &settings.lattice_configs, &lattice_configs).await?;
+    svc = svc.with_lattice_configs(lattice_configs.clone());
     let mut subs = Vec::new();
     for subject in &settings.subscriptions {
         subs.push(client.subscribe(subject.clone()).await?);
@@ -213,7 +281,7 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
                     // The connection may be what failed.
                     if let Ok(fresh) = Native::connect(svc.config.clone(), &opts.redis_url, opts.blobstore_root.clone())
                     {
-                        svc = fresh;
+                        svc = fresh.with_lattice_configs(lattice_configs.clone());
                     }
                 }
                 Err(reason) => {
@@ -244,22 +312,44 @@ mod tests {
         assert!(s.config.contains(&("intersection.rsu1".into(), "weiser-gabelsberger".into())), "{:?}", s.config);
         let d = settings_from_manifest(&manifest("cits-pipeline.yaml"), "decoder").unwrap();
         assert_eq!(d.subscriptions, vec!["cits.cpm.*"]);
-        assert!(d.config.is_empty());
+        assert!(d.config.contains(&("limits.max_objects_per_cpm".into(), "128".into())), "{:?}", d.config);
+        // The RSU registry is not in the manifest: it is read from the lattice.
+        assert_eq!(d.lattice_configs, vec!["cits-rsus"]);
+        assert!(d.config.iter().all(|(k, _)| !k.starts_with("rsu.")));
         assert!(settings_from_manifest(&manifest("cits-pipeline.yaml"), "nope").is_err());
     }
 
-    /// The fused manifest must configure the stages exactly as the seven-actor one does.
+    /// The fused manifest must configure the stages exactly as the seven-actor one does; an entry
+    /// several stages have (a limit) must have one value.
     #[test]
     fn fused_manifest_has_the_settings_of_the_seven_stages() {
-        let mut staged: Vec<(String, String)> = STAGES[..7]
-            .iter()
-            .flat_map(|s| settings_from_manifest(&manifest("cits-pipeline.yaml"), s).unwrap().config)
-            .collect();
+        let seven: Vec<StageSettings> =
+            STAGES[..7].iter().map(|s| settings_from_manifest(&manifest("cits-pipeline.yaml"), s).unwrap()).collect();
+        let mut staged: Vec<(String, String)> = seven.iter().flat_map(|s| s.config.clone()).collect();
+        staged.sort();
+        staged.dedup();
+        let mut keys: Vec<&String> = staged.iter().map(|(k, _)| k).collect();
+        keys.dedup();
+        assert_eq!(keys.len(), staged.len(), "one key with two values: {staged:?}");
         let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), "pipeline").unwrap();
         let mut fused_config = fused.config;
-        staged.sort();
         fused_config.sort();
         assert_eq!(fused_config, staged);
         assert_eq!(fused.subscriptions, vec!["cits.cpm.*"]);
+        let mut lattice_configs: Vec<String> = seven.into_iter().flat_map(|s| s.lattice_configs).collect();
+        lattice_configs.dedup();
+        assert_eq!(fused.lattice_configs, lattice_configs);
+    }
+
+    /// Every limit a stage checks is in the manifest, with the value the code has by default
+    /// (what the manifest says for this intersection may be stricter: the sensor range).
+    #[test]
+    fn manifest_limits_are_the_production_defaults() {
+        let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), "pipeline").unwrap();
+        let entries = fused.config.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let limits = cits::limits::Limits::from_config("pipeline", entries).unwrap();
+        assert_eq!(limits, cits::limits::Limits { max_sensor_range_m: 100.0, ..cits::limits::Limits::default() });
+        let keys = fused.config.iter().filter(|(k, _)| k.starts_with("limits.")).count();
+        assert_eq!(keys, 9, "every limit spelled out");
     }
 }

@@ -16,6 +16,8 @@ pub struct ReplayOptions {
     pub speed: f64,
     pub qos: u8,
     pub progress: bool,
+    /// The lattice's auth directory: each RSU connects with its own token (None: anonymous).
+    pub auth: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +28,10 @@ pub struct ReplaySummary {
     /// Wall clock (µs since the Unix epoch) when each message was handed to the MQTT client, in
     /// publish order (record by record, each record once per RSU): where end-to-end latency starts.
     pub published_at_us: Vec<u64>,
+    /// The records as sent (see [`live`]): what the pipeline got, to compare its output with.
+    pub records: Vec<Record>,
+    /// How far every time in them was moved from the recording's (ms).
+    pub shift_ms: i64,
 }
 
 impl ReplaySummary {
@@ -45,58 +51,85 @@ fn qos(level: u8) -> anyhow::Result<QoS> {
     })
 }
 
-/// Replays `records` and returns once every message has left (QoS 0) or been acknowledged (QoS 1).
+/// A recording moved in time: every record's arrival time and every CPM's reference time moved
+/// by `shift_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    pub records: Vec<Record>,
+    pub shift_ms: i64,
+}
+
+/// `records` as if made now, for a replay at `speed` (as [`ReplayOptions::speed`]) that starts at
+/// `now_unix_ms`: the pipeline refuses a CPM whose reference time is far from its clock, and the
+/// recordings were made in 2022. All times move by the same amount, so the CPMs keep their
+/// spacing and the pipeline sees the recorded tracks, speeds and conflicts. At the recorded pace
+/// the first CPM is stamped `now` and each is sent at its (new) reference time. A faster replay
+/// sends the recording in less time than it spans, so not every CPM can be live: then the last
+/// one is, and each earlier one is older than live by what the replay has gained on the
+/// recording when it is sent — up to the span × (1 − 1/speed), never from the future. Records
+/// that are no CPM are kept as they are.
+pub fn live(records: &[Record], speed: f64, now_unix_ms: u64) -> Live {
+    let (Some(first), Some(last)) = (records.first(), records.last()) else {
+        return Live { records: Vec::new(), shift_ms: 0 };
+    };
+    let span_ms = last.timestamp_ms.saturating_sub(first.timestamp_ms) as f64;
+    let gained_ms = if speed <= 0.0 { span_ms } else { span_ms * (1.0 - 1.0 / speed).max(0.0) };
+    let shift_ms = now_unix_ms as i64 - first.timestamp_ms as i64 - gained_ms.round() as i64;
+    let records = records
+        .iter()
+        .map(|r| Record {
+            timestamp_ms: r.timestamp_ms.saturating_add_signed(shift_ms),
+            cpm: shifted_cpm(&r.cpm, shift_ms).unwrap_or_else(|| r.cpm.clone()),
+        })
+        .collect();
+    Live { records, shift_ms }
+}
+
+/// One CPM as if made now (the recorded CPM's time moved to the current time).
+pub fn made_now(record: &Record) -> Vec<u8> {
+    live(std::slice::from_ref(record), 1.0, cits::time::now_us() / 1000).records.remove(0).cpm
+}
+
+/// The UPER CPM with its reference time moved by `shift_ms`, all else as it was; None when the
+/// bytes are no CPM.
+fn shifted_cpm(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
+    let mut cpm = etsi_its::cpm::decode(uper).ok()?;
+    let time = &mut cpm.payload.management_container.reference_time;
+    time.0 = time.0.checked_add_signed(shift_ms)?.min(etsi_its::cdd::TimestampIts::MAX.0);
+    etsi_its::cpm::encode(&cpm).ok()
+}
+
+/// Replays `records` as if made now (see [`live`]) and returns once every message has left (QoS 0)
+/// or been acknowledged (QoS 1).
 pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
+    let live = live(records, opts.speed, cits::time::now_us() / 1000);
+    let summary = replay_as_recorded(&live.records, opts).await?;
+    Ok(ReplaySummary { shift_ms: live.shift_ms, ..summary })
+}
+
+/// Replays `records` byte for byte, at the times they were recorded (which the pipeline refuses
+/// if they are far from now).
+pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
     if opts.rsus.is_empty() {
         bail!("no RSU given");
     }
     let qos = qos(opts.qos)?;
-    let client_id = format!("cits-replay-{}", std::process::id());
-    let mut mqtt = MqttOptions::new(client_id, &opts.mqtt_host, opts.mqtt_port);
-    mqtt.set_keep_alive(Duration::from_secs(30));
-    mqtt.set_max_packet_size(1 << 20, 1 << 20);
-    // A persistent session: after a lost connection (a restarted server) the client reconnects
-    // and sends again every QoS 1 message not yet acknowledged, as an RSU must.
-    mqtt.set_clean_session(false);
-    let (client, mut eventloop) = AsyncClient::new(mqtt, 1024);
-
-    // Drive the connection; count what actually went out (or was acknowledged).
-    let expected = (records.len() * opts.rsus.len()) as u64;
-    let io = tokio::spawn(async move {
-        let mut done = 0u64;
-        let mut connected = false;
-        let mut lost_since: Option<Instant> = None;
-        while done < expected {
-            match eventloop.poll().await {
-                Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                    connected = true;
-                    if lost_since.take().is_some() {
-                        eprintln!("replay: MQTT connection back");
-                    }
-                }
-                Ok(Event::Outgoing(Outgoing::Publish(_))) if qos == QoS::AtMostOnce => done += 1,
-                Ok(Event::Incoming(Packet::PubAck(_))) => done += 1,
-                Ok(_) => {}
-                // QoS 1: reconnect and resend what is unacknowledged, for up to a minute.
-                Err(e) if connected && qos == QoS::AtLeastOnce => {
-                    let since = *lost_since.get_or_insert_with(|| {
-                        eprintln!("replay: MQTT connection lost ({e}), reconnecting");
-                        Instant::now()
-                    });
-                    if since.elapsed() > RECONNECT_FOR {
-                        return Err(anyhow::Error::new(e).context("MQTT connection lost for a minute"));
-                    }
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(e) => {
-                    let what = if connected { "MQTT connection lost" } else { "cannot connect to MQTT" };
-                    return Err(anyhow::Error::new(e).context(what));
-                }
-            }
-        }
-        Ok(done)
-    });
-
+    // One MQTT connection per RSU, with that RSU's credentials, as the RSUs themselves connect.
+    let mut clients = Vec::with_capacity(opts.rsus.len());
+    let mut connections = Vec::with_capacity(opts.rsus.len());
+    for rsu in &opts.rsus {
+        let client_id = format!("cits-replay-{rsu}-{}", std::process::id());
+        let mut mqtt = MqttOptions::new(client_id, &opts.mqtt_host, opts.mqtt_port);
+        mqtt.set_keep_alive(Duration::from_secs(30));
+        mqtt.set_max_packet_size(1 << 20, 1 << 20);
+        // A persistent session: after a lost connection (a restarted server) the client reconnects
+        // and sends again every QoS 1 message not yet acknowledged, as an RSU must.
+        mqtt.set_clean_session(false);
+        crate::auth::apply_rsu_credentials(opts.auth.as_deref(), rsu, &mut mqtt)?;
+        let (client, eventloop) = AsyncClient::new(mqtt, 1024);
+        clients.push(client);
+        connections.push(tokio::spawn(drive(eventloop, records.len() as u64, qos)));
+    }
     let started = Instant::now();
     let first_ts = records.first().map(|r| r.timestamp_ms).unwrap_or(0);
     let mut bytes = 0u64;
@@ -108,7 +141,7 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
             let due = started + Duration::from_secs_f64(offset_ms / 1000.0);
             tokio::time::sleep_until(due.into()).await;
         }
-        for rsu in &opts.rsus {
+        for (rsu, client) in opts.rsus.iter().zip(&clients) {
             published_at_us.push(cits::time::now_us());
             client
                 .publish(format!("cits/cpm/{rsu}"), qos, false, record.cpm.clone())
@@ -119,17 +152,59 @@ pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<
         if opts.progress && ((i + 1) % 50 == 0 || i + 1 == total) {
             progress_bar(i + 1, total, started.elapsed());
         }
-        if io.is_finished() {
-            break;
+        if connections.iter().any(|c| c.is_finished()) {
+            break; // a connection failed (or is done early): its error is reported below
         }
     }
-    let sent = io.await.context("MQTT task panicked")??;
+    let mut sent = 0;
+    for connection in connections {
+        sent += connection.await.context("MQTT task panicked")??;
+    }
     let elapsed = started.elapsed();
-    client.disconnect().await.ok();
+    for client in clients {
+        client.disconnect().await.ok();
+    }
     if opts.progress {
         eprintln!();
     }
-    Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us })
+    Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us, records: records.to_vec(), shift_ms: 0 })
+}
+
+/// Drives one RSU's connection until its `expected` messages left (QoS 0) or were acknowledged
+/// (QoS 1); returns how many.
+async fn drive(mut eventloop: rumqttc::EventLoop, expected: u64, qos: QoS) -> anyhow::Result<u64> {
+    let mut done = 0u64;
+    let mut connected = false;
+    let mut lost_since: Option<Instant> = None;
+    while done < expected {
+        match eventloop.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                connected = true;
+                if lost_since.take().is_some() {
+                    eprintln!("replay: MQTT connection back");
+                }
+            }
+            Ok(Event::Outgoing(Outgoing::Publish(_))) if qos == QoS::AtMostOnce => done += 1,
+            Ok(Event::Incoming(Packet::PubAck(_))) => done += 1,
+            Ok(_) => {}
+            // QoS 1: reconnect and resend what is unacknowledged, for up to a minute.
+            Err(e) if connected && qos == QoS::AtLeastOnce => {
+                let since = *lost_since.get_or_insert_with(|| {
+                    eprintln!("replay: MQTT connection lost ({e}), reconnecting");
+                    Instant::now()
+                });
+                if since.elapsed() > RECONNECT_FOR {
+                    return Err(anyhow::Error::new(e).context("MQTT connection lost for a minute"));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => {
+                let what = if connected { "MQTT connection lost" } else { "cannot connect to MQTT" };
+                return Err(anyhow::Error::new(e).context(what));
+            }
+        }
+    }
+    Ok(done)
 }
 
 fn progress_bar(done: usize, total: usize, elapsed: Duration) {
@@ -141,4 +216,71 @@ fn progress_bar(done: usize, total: usize, elapsed: Duration) {
         ".".repeat(width - filled),
         elapsed.as_secs_f64()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etsi_its::cpm::SimpleCpm;
+
+    fn cpm_of(r: &Record) -> SimpleCpm {
+        SimpleCpm::from_cpm(&etsi_its::cpm::decode(&r.cpm).unwrap()).unwrap()
+    }
+
+    /// The demo recording: 30 s, 480 CPMs, each stamped with its arrival time.
+    fn demo() -> Vec<Record> {
+        crate::demo::recording()
+    }
+
+    #[test]
+    fn at_the_recorded_pace_the_first_cpm_is_made_now_and_the_spacing_is_kept() {
+        let records = demo();
+        let now_ms = 1_800_000_000_000;
+        let live = live(&records, 1.0, now_ms);
+        assert_eq!(live.records[0].timestamp_ms, now_ms);
+        assert_eq!(cpm_of(&live.records[0]).reference_time_its_ms, cits::time::unix_us_to_its_ms(now_ms * 1000));
+        for (before, after) in records.iter().zip(&live.records) {
+            assert_eq!(after.timestamp_ms as i64 - before.timestamp_ms as i64, live.shift_ms);
+            let (b, mut a) = (cpm_of(before), cpm_of(after));
+            assert_eq!(a.reference_time_its_ms as i64 - b.reference_time_its_ms as i64, live.shift_ms);
+            // Nothing else changed.
+            a.reference_time_its_ms = b.reference_time_its_ms;
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn a_faster_replay_sends_the_last_cpm_live_and_none_from_the_future() {
+        let records = demo();
+        let span_ms = records.last().unwrap().timestamp_ms - records[0].timestamp_ms;
+        let now_ms = 1_800_000_000_000;
+        for speed in [2.0, 4.0, 16.0, 0.0] {
+            let live = live(&records, speed, now_ms);
+            // When each record is sent, and how old its CPM is then.
+            let sent_at = |i: usize| {
+                let offset = (records[i].timestamp_ms - records[0].timestamp_ms) as f64;
+                now_ms as f64 + if speed > 0.0 { offset / speed } else { 0.0 }
+            };
+            let age = |i: usize| sent_at(i) - live.records[i].timestamp_ms as f64;
+            assert!((age(records.len() - 1)).abs() <= 1.0, "{speed}x: last CPM {} ms old", age(records.len() - 1));
+            let gained = if speed > 0.0 { span_ms as f64 * (1.0 - 1.0 / speed) } else { span_ms as f64 };
+            assert!((age(0) - gained).abs() <= 1.0, "{speed}x: first CPM {} ms old", age(0));
+            assert!((0..records.len()).all(|i| age(i) >= -1.0), "{speed}x: a CPM from the future");
+        }
+    }
+
+    #[test]
+    fn records_that_are_no_cpm_are_sent_as_they_are() {
+        let garbage = Record { timestamp_ms: 1_664_534_580_000, cpm: b"not a CPM".to_vec() };
+        let live = live(&[garbage.clone()], 1.0, 1_800_000_000_000);
+        assert_eq!(live.records[0].cpm, garbage.cpm);
+        assert_eq!(live.records[0].timestamp_ms, 1_800_000_000_000);
+    }
+
+    #[test]
+    fn a_cpm_made_now_is_within_the_decoders_window() {
+        let cpm = SimpleCpm::from_cpm(&etsi_its::cpm::decode(&made_now(&demo()[40])).unwrap()).unwrap();
+        let age_us = cits::time::now_us() as i64 - cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms) as i64;
+        assert!((0..5_000_000).contains(&age_us), "{age_us} µs");
+    }
 }

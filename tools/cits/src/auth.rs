@@ -1,0 +1,49 @@
+//! How the tools authenticate to a lattice with NATS auth on (tools/lattice.sh always turns it
+//! on; see crates/cits-nats-auth): from the environment, so every command works alike.
+//!
+//! - `CITS_AUTH`: the lattice's auth directory (`<state>/auth`). RSU connections (replay, DENM
+//!   subscriptions; the library takes the directory as a parameter) use the RSU's token from it
+//!   as MQTT password; NATS connections use its operator user.
+//! - `CITS_NATS_CREDS`: a `.creds` file for NATS connections (overrides the operator user).
+//!
+//! Neither set: anonymous connections, for a broker without auth.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use rumqttc::MqttOptions;
+
+/// The auth directory, if the environment names one.
+pub fn auth_dir() -> Option<PathBuf> {
+    std::env::var_os("CITS_AUTH").filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// The NATS credentials file the tools connect with, if any.
+pub fn nats_creds() -> Option<PathBuf> {
+    std::env::var_os("CITS_NATS_CREDS")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| auth_dir().map(|d| d.join("users").join("operator.creds")))
+}
+
+/// Connects to NATS at `addr` with the tools' credentials.
+pub async fn connect_nats(addr: &str) -> anyhow::Result<async_nats::Client> {
+    let mut options = async_nats::ConnectOptions::new().name("cits");
+    if let Some(creds) = nats_creds() {
+        options = options
+            .credentials_file(&creds)
+            .await
+            .with_context(|| format!("cannot read NATS credentials {}", creds.display()))?;
+    }
+    options.connect(addr).await.with_context(|| format!("cannot connect to NATS at {addr}"))
+}
+
+/// Sets RSU `rsu`'s MQTT credentials (user = RSU id, password = its token from the auth
+/// directory `auth`), if one is given.
+pub fn apply_rsu_credentials(auth: Option<&Path>, rsu: &str, mqtt: &mut MqttOptions) -> anyhow::Result<()> {
+    if let Some(dir) = auth {
+        let token = cits_nats_auth::Authority::open(dir)?.rsu_token(rsu)?;
+        mqtt.set_credentials(rsu, token.trim());
+    }
+    Ok(())
+}
