@@ -265,9 +265,9 @@ fn relevant(cfg: &DetectorConfig, a: TravelMode, b: TravelMode) -> bool {
 /// they share. Each pair is ranked first from the paths' chords in constant time, which also
 /// proves most pairs apart; the full test (every time step, whether the paths cross) is what
 /// costs. When more than `cfg.max_pairs` remain (a crowd of 128-object CPMs), only the most
-/// urgent are tested: those that come closest, soonest — pairs possibly within touching
-/// distance first, earliest closest approach first. So a vehicle and a VRU about to meet are
-/// never crowded out by pairs that pass apart or later.
+/// urgent are tested: those that may come closest (in 0.1 m steps), and of those the soonest
+/// (in 0.25 s steps). So a vehicle and a VRU about to meet are never crowded out by pairs that
+/// pass apart or later.
 pub fn pairs_to_test(
     paths: &[&PredictedPath],
     locals: &[Vec<(f64, f64)>],
@@ -293,14 +293,50 @@ pub fn pairs_to_test(
         }
     }
     if candidates.len() > cfg.max_pairs {
-        candidates.select_nth_unstable_by(cfg.max_pairs, |a, b| {
-            a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then((a.2, a.3).cmp(&(b.2, b.3)))
-        });
-        candidates.truncate(cfg.max_pairs);
-        // Tested in the order of the paths, as without a cap: the risks do not depend on ranking.
-        candidates.sort_unstable_by_key(|c| (c.2, c.3));
+        keep_most_urgent(&mut candidates, cfg.max_pairs);
     }
     candidates.into_iter().map(|(_, _, i, j)| (i, j)).collect()
+}
+
+/// Urgency classes of candidate pairs: how close they may come, in steps of `CLOSENESS_STEP_M`,
+/// then how soon, in steps of the predictor's grid.
+const CLOSENESS_STEP_M: f64 = 0.1;
+const CLOSENESS_CLASSES: usize = 41; // up to 4 m: the largest reach of two road users
+const SOONNESS_STEP_S: f64 = 0.25;
+const SOONNESS_CLASSES: usize = 41; // up to 10 s
+
+/// Keeps the `max` most urgent of `candidates` (distance bound, time of closest approach, i, j),
+/// in their order. A counting sort over urgency classes: linear, and no sorting code in the
+/// component (it must stay small); within the class the cap falls in, path order decides.
+fn keep_most_urgent(candidates: &mut Vec<(f64, f64, usize, usize)>, max: usize) {
+    let first_s = candidates.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+    let class = |c: &(f64, f64, usize, usize)| {
+        let closeness = ((c.0 / CLOSENESS_STEP_M) as usize).min(CLOSENESS_CLASSES - 1);
+        let soonness = (((c.1 - first_s) / SOONNESS_STEP_S) as usize).min(SOONNESS_CLASSES - 1);
+        closeness * SOONNESS_CLASSES + soonness
+    };
+    let mut counts = vec![0usize; CLOSENESS_CLASSES * SOONNESS_CLASSES];
+    for c in candidates.iter() {
+        counts[class(c)] += 1;
+    }
+    // The class the cap falls in, and how many of it still fit.
+    let (mut cut, mut room) = (counts.len(), 0);
+    let mut kept = 0;
+    for (k, n) in counts.iter().enumerate() {
+        if kept + n > max {
+            (cut, room) = (k, max - kept);
+            break;
+        }
+        kept += n;
+    }
+    candidates.retain(|c| match class(c).cmp(&cut) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Equal if room > 0 => {
+            room -= 1;
+            true
+        }
+        _ => false,
+    });
 }
 
 /// All risks between the current paths of an intersection at `now_us`, one per object pair (the
