@@ -134,7 +134,12 @@ pub fn probe_cpm() -> Vec<u8> {
 }
 
 /// A UPER CPM from the RSU at the intersection centre, sent at `sent_ms` (Unix ms).
-pub(crate) fn cpm_at_center(station_id: u32, sent_ms: u64, sensors: Vec<(u8, u8)>, objects: Vec<SimpleObject>) -> Vec<u8> {
+pub(crate) fn cpm_at_center(
+    station_id: u32,
+    sent_ms: u64,
+    sensors: Vec<(u8, u8)>,
+    objects: Vec<SimpleObject>,
+) -> Vec<u8> {
     let cpm = SimpleCpm {
         protocol_version: 2,
         station_id,

@@ -172,6 +172,9 @@ enum Command {
         /// entries (the RSU registry `cits-rsus`).
         #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
         lattice: String,
+        /// Config entries to set on top of the manifest's, e.g. `limits.max_age_ms=300000`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Benchmark runs and their report (`make bench`).
     #[command(subcommand)]
@@ -240,7 +243,11 @@ struct RsuLattice {
 
 impl RsuLattice {
     fn lattice(&self) -> cits_tools::rsu::Lattice<'_> {
-        cits_tools::rsu::Lattice { nats: &self.nats, lattice: &self.lattice, nats_pid_file: self.nats_pid_file.as_deref() }
+        cits_tools::rsu::Lattice {
+            nats: &self.nats,
+            lattice: &self.lattice,
+            nats_pid_file: self.nats_pid_file.as_deref(),
+        }
     }
 }
 
@@ -696,12 +703,19 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Auth { command: AuthCommand::Init { dir, lattice } } => {
             let authority = cits_tools::rsu::init(&dir, &lattice)?;
-            eprintln!("NATS authority in {} (server config: {})", dir.display(), authority.resolver_config_path().display());
+            eprintln!(
+                "NATS authority in {} (server config: {})",
+                dir.display(),
+                authority.resolver_config_path().display()
+            );
         }
         Command::Rsu { command } => match command {
             RsuCommand::Add { rsu, stations, on } => {
                 let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, &on.lattice()).await?;
-                println!("RSU {rsu} added (stations {stations:?}). MQTT: user {rsu}, password: the token in {}", token.display());
+                println!(
+                    "RSU {rsu} added (stations {stations:?}). MQTT: user {rsu}, password: the token in {}",
+                    token.display()
+                );
             }
             RsuCommand::Remove { rsu, on } => {
                 cits_tools::rsu::remove(&on.auth, &rsu, &on.lattice()).await?;
@@ -735,8 +749,9 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Stage { name, nats, redis, blobstore_root, manifest, lattice } => {
+        Command::Stage { name, nats, redis, blobstore_root, manifest, lattice, set } => {
             let opts = cits_tools::native::ServeOptions {
+                set: cits_tools::native::entries_set(&set)?,
                 stage: name,
                 nats,
                 redis_url: redis,
@@ -834,12 +849,8 @@ async fn main() -> anyhow::Result<()> {
             use cits_tools::worst_frame;
             let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
             let graph = map::lane_graph_from_osm(&xml, "map")?;
-            let mut config = cits_tools::native::settings_from_manifest(&manifest, "pipeline")?.config;
-            for entry in &set {
-                let (key, value) = entry.split_once('=').with_context(|| format!("`{entry}` is not KEY=VALUE"))?;
-                config.retain(|(k, _)| k != key);
-                config.push((key.to_string(), value.to_string()));
-            }
+            let config = cits_tools::native::settings_from_manifest(&manifest, "pipeline")?.config;
+            let config = cits_tools::native::with_entries(config, cits_tools::native::entries_set(&set)?);
             let config = worst_frame::config(config, rsus);
             let opts = worst_frame::Options { objects, rsus, cycle_s, warmup, frames };
             let svc = cits_tools::inprocess::InProcess::new(config, &graph);

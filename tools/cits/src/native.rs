@@ -67,6 +67,24 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
     Ok(settings)
 }
 
+/// `KEY=VALUE` arguments as config entries.
+pub fn entries_set(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    args.iter()
+        .map(|a| {
+            let (key, value) = a.split_once('=').with_context(|| format!("`{a}` is not KEY=VALUE"))?;
+            Ok((key.trim().to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
+/// `config` with `set` instead of the entries of the same keys (a deployment's own values, e.g. a
+/// limit a benchmark needs wider, over the manifest's).
+pub fn with_entries(mut config: Vec<(String, String)>, set: Vec<(String, String)>) -> Vec<(String, String)> {
+    config.retain(|(k, _)| !set.iter().any(|(s, _)| s == k));
+    config.extend(set);
+    config
+}
+
 /// The entries of a list of named configs (`- name: ..., properties: {k: v}`), in order.
 fn config_entries(configs: &serde_yaml::Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -226,6 +244,8 @@ pub struct ServeOptions {
     pub manifest: PathBuf,
     /// The lattice whose config store holds the named configs the manifest does not fill in.
     pub lattice: String,
+    /// Config entries over the manifest's (see [`with_entries`]).
+    pub set: Vec<(String, String)>,
 }
 
 /// Attempts per message when a service is unavailable, as the manifest's `max_attempts`.
@@ -239,9 +259,9 @@ const MAX_ATTEMPTS: u32 = 3;
 pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     runner(&opts.stage)?;
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
-    let mut svc = Native::connect(settings.config, &opts.redis_url, opts.blobstore_root.clone())?;
-    let client =
-        crate::auth::connect_nats(&opts.nats).await?;
+    let config = with_entries(settings.config, opts.set.clone());
+    let mut svc = Native::connect(config, &opts.redis_url, opts.blobstore_root.clone())?;
+    let client = crate::auth::connect_nats(&opts.nats).await?;
     let lattice_configs = LatticeConfigs::default();
     watch_lattice_configs(&client, &opts.lattice, &settings.lattice_configs, &lattice_configs).await?;
     svc = svc.with_lattice_configs(lattice_configs.clone());
@@ -339,6 +359,19 @@ mod tests {
         let mut lattice_configs: Vec<String> = seven.into_iter().flat_map(|s| s.lattice_configs).collect();
         lattice_configs.dedup();
         assert_eq!(fused.lattice_configs, lattice_configs);
+    }
+
+    #[test]
+    fn entries_set_on_the_command_line_replace_the_manifests() {
+        let set = entries_set(&["limits.max_age_ms=300000".into(), " x = 1 ".into()]).unwrap();
+        let config = vec![("limits.max_age_ms".into(), "60000".into()), ("y".into(), "2".into())];
+        let mut config = with_entries(config, set);
+        config.sort();
+        assert_eq!(
+            config,
+            [("limits.max_age_ms", "300000"), ("x", "1"), ("y", "2")].map(|(k, v)| (k.into(), v.into()))
+        );
+        assert!(entries_set(&["no equals sign".into()]).is_err());
     }
 
     /// Every limit a stage checks is in the manifest, with the value the code has by default
