@@ -26,6 +26,8 @@ pub struct DetectorConfig {
     pub path_ttl_us: u64,
     /// Path pairs tested per frame at most (`limits.max_pairs_per_frame`, see [`pairs_to_test`]).
     pub max_pairs: usize,
+    /// Paths an RSU's state keeps at most (`limits.max_paths_per_frame`, see [`update_paths`]).
+    pub max_paths: usize,
 }
 
 impl Default for DetectorConfig {
@@ -35,6 +37,7 @@ impl Default for DetectorConfig {
             vru_only: true,
             path_ttl_us: 500_000,
             max_pairs: crate::limits::Limits::default().max_pairs_per_frame,
+            max_paths: crate::limits::Limits::default().max_paths_per_frame,
         }
     }
 }
@@ -75,7 +78,10 @@ pub fn state_key(intersection: &str, rsu: &str) -> String {
 }
 
 /// Replaces the stored paths of the objects in `paths` (one object's alternatives together) and
-/// drops objects whose newest point is older than the TTL at `now_us`.
+/// drops objects whose newest point is older than the TTL at `now_us`. An RSU keeps no more paths
+/// than one frame may carry (`cfg.max_paths`): else one sending new object ids in every frame
+/// (a flood within the TTL) would grow the detector's work without bound; the objects seen
+/// longest ago go first.
 pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64, cfg: &DetectorConfig) {
     for p in paths {
         let key = crate::assembler::state_key(p.station_id, p.sensor_id, p.object_id);
@@ -96,6 +102,13 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
         }
     }
     state.objects.retain(|o| o.observed_at_us + cfg.path_ttl_us >= now_us);
+    let mut stored: usize = state.objects.iter().map(|o| o.paths.len()).sum();
+    while stored > cfg.max_paths {
+        // Only ever reached by a flood: a linear search per object dropped keeps the order (and
+        // the component free of sorting code).
+        let Some(oldest) = (0..state.objects.len()).min_by_key(|&i| state.objects[i].observed_at_us) else { break };
+        stored -= state.objects.remove(oldest).paths.len();
+    }
 }
 
 /// Radius (m) of the area a road user of this mode occupies around its predicted position,
@@ -462,6 +475,31 @@ mod tests {
         update_paths(&mut state, vec![], 1_600_001, &cfg);
         assert_eq!(state.objects.len(), 1);
         assert_eq!(state.objects[0].object_key, "1001/0/1");
+    }
+
+    #[test]
+    fn a_flood_of_new_objects_keeps_an_rsus_state_to_one_frame_and_its_newest_objects() {
+        let cfg = DetectorConfig { max_paths: 10, ..Default::default() };
+        let mut state = RsuPaths::default();
+        // Every frame 4 objects never seen before, 2 alternatives each, 10 ms apart (within the TTL).
+        for frame in 0..5u64 {
+            let at = 1_000_000 + frame * 10_000;
+            let paths = (0..4)
+                .flat_map(|k| {
+                    let id = (frame * 4 + k) as u32;
+                    [0, 1].map(|rank| PredictedPath {
+                        observed_at_us: at,
+                        rank,
+                        ..path(id, TravelMode::Car, (0.0, 0.0), (1.0, 0.0), 0.5)
+                    })
+                })
+                .collect();
+            update_paths(&mut state, paths, at, &cfg);
+            assert!(state.objects.iter().map(|o| o.paths.len()).sum::<usize>() <= 10);
+        }
+        // The newest: the last frame's 4 objects, and one of the frame before.
+        let kept: Vec<u64> = state.objects.iter().map(|o| o.observed_at_us).collect();
+        assert_eq!(kept, vec![1_030_000, 1_040_000, 1_040_000, 1_040_000, 1_040_000]);
     }
 
     #[test]

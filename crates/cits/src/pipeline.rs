@@ -334,8 +334,11 @@ impl Stage for CollisionDetector {
         let config = svc.config()?;
         let limits = Limits::from_config(Self::NAME, entries(&config))?;
         limits.check_predicted(&frame, msg.subject)?;
-        let cfg =
-            DetectorConfig { max_pairs: limits.max_pairs_per_frame, ..DetectorConfig::from_config(entries(&config))? };
+        let cfg = DetectorConfig {
+            max_pairs: limits.max_pairs_per_frame,
+            max_paths: limits.max_paths_per_frame,
+            ..DetectorConfig::from_config(entries(&config))?
+        };
         let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
         let keys: Vec<String> = rsus.iter().map(|rsu| crate::collision::state_key(&intersection, rsu)).collect();
         // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
