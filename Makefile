@@ -62,8 +62,10 @@ CITS_STATE ?= $(REPO)/.state
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
 	CITS_POLICY=$(POLICY_BIN)
+# A replay faster than real time sends CPMs older than live: the age limit widens with it.
 LATTICE_ENV = $(BIN_ENV) \
-	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS)
+	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
+	MAX_AGE_MS=$(if $(filter 1,$(SPEED)),,300000)
 
 .PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory
 

@@ -47,7 +47,13 @@ async fn chaos() {
         if only.as_ref().is_some_and(|only| !only.contains(&k)) {
             continue;
         }
-        let lattice = Lattice::start_hosts(&format!("chaos-{k}"), Some("wadm/cits-pipeline-fused.yaml"), 2);
+        let lattice = Lattice::start_hosts_replaying(
+            &format!("chaos-{k}"),
+            Some("wadm/cits-pipeline-fused.yaml"),
+            2,
+            // The default recording (207 s) at 4x: its first CPMs are sent ~155 s older than live.
+            Duration::from_secs(300),
+        );
         let outcome =
             replay_with_faults(&lattice, RECORDING, SPEED, &["rsu1", "rsu2"], &faults, Duration::from_secs(300)).await;
         eprintln!("{label}: {outcome:?}");

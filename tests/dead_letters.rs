@@ -20,6 +20,7 @@ async fn every_stage_dead_letters_what_it_cannot_read_and_keeps_running() {
     nats.flush().await.unwrap();
 
     let rsu = "rsu-bad";
+    lattice.add_rsu(rsu); // registered: its garbage reaches the CPM decoding, not the registry check
     let inputs = [
         ("decoder", format!("cits.cpm.{rsu}"), "CPM"),
         ("collector", cits::subjects::decoded(rsu), "not a protobuf CitsMessageWrapper"),

@@ -39,6 +39,9 @@ NATS_SYNC="${NATS_SYNC:-2m}"
 : "${WASH_KEYS:?set WASH_KEYS (the keys wash signed the actors and providers with)}"
 # RSUs registered at `up` (credentials + station registry); tests add their own with `rsu-add`.
 RSUS="${RSUS:-rsu1}"
+# Replays faster than real time send CPMs older than live (cits_tools::replay::live): bench and
+# chaos widen the pipeline's age limit (limits.max_age_ms, production 60 s) with MAX_AGE_MS.
+MAX_AGE_MS="${MAX_AGE_MS:-}"
 RSU_STATION="${RSU_STATION:-1001}"
 
 PIDS="$STATE/pids"
@@ -252,6 +255,7 @@ deploy() {
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
         -e "s#redis://127.0.0.1:6379/#$(redis_url)#g" \
         -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
+        -e "s#limits.max_age_ms: \"60000\"#limits.max_age_ms: \"${MAX_AGE_MS:-60000}\"#g" \
         "$MANIFEST" >"$rendered"
     local i deployed=
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
@@ -328,7 +332,7 @@ native_up() {
     for s in "${NATIVE_STAGES[@]}"; do
         start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
             --redis "$(redis_url)" --blobstore-root "$STATE/blobstore" \
-            --manifest "$REPO/wadm/cits-pipeline.yaml"
+            --manifest "$REPO/wadm/cits-pipeline.yaml" ${MAX_AGE_MS:+--set "limits.max_age_ms=$MAX_AGE_MS"}
     done
 }
 

@@ -34,6 +34,9 @@ pub struct Lattice {
     manifest: Option<PathBuf>,
     /// wasmCloud hosts in the lattice.
     pub hosts: u8,
+    /// The pipeline's `limits.max_age_ms` when not the production value (replays faster than
+    /// real time send CPMs older than live, see `cits_tools::replay::live`).
+    max_age_ms: Option<u64>,
 }
 
 impl Lattice {
@@ -49,7 +52,13 @@ impl Lattice {
 
     /// Like [`Lattice::start_with`] on `hosts` wasmCloud hosts (every stage and provider on each).
     pub fn start_hosts(name: &str, manifest: Option<&str>, hosts: u8) -> Self {
-        Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts)
+        Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts, None)
+    }
+
+    /// Like [`Lattice::start_hosts`] for replays of a long recording faster than real time: the
+    /// pipeline accepts CPMs up to `max_age` old (production: 60 s).
+    pub fn start_hosts_replaying(name: &str, manifest: Option<&str>, hosts: u8, max_age: Duration) -> Self {
+        Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts, Some(max_age.as_millis() as u64))
     }
 
     /// The native baseline instead of the actors: the stages as `cits stage` processes on the
@@ -59,10 +68,10 @@ impl Lattice {
     }
 
     fn start_steps(name: &str, manifest: Option<&str>, steps: &[&str]) -> Self {
-        Self::start_full(name, manifest, steps, 1)
+        Self::start_full(name, manifest, steps, 1, None)
     }
 
-    fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8) -> Self {
+    fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
@@ -75,6 +84,7 @@ impl Lattice {
             manifest: manifest.map(|m| repo.join(m)),
             repo,
             hosts,
+            max_age_ms,
         };
         for step in steps {
             let status = lattice.script(step).status().expect("tools/lattice.sh runs");
@@ -101,6 +111,9 @@ impl Lattice {
             .env("HOSTS", self.hosts.to_string());
         if let Some(manifest) = &self.manifest {
             cmd.env("CITS_MANIFEST", manifest);
+        }
+        if let Some(ms) = self.max_age_ms {
+            cmd.env("MAX_AGE_MS", ms.to_string());
         }
         cmd
     }

@@ -45,8 +45,17 @@ done >"$OUT/sizes.txt"
 "$LATTICE" down >/dev/null 2>&1 || true
 rm -rf "$STATE"
 trap '"$LATTICE" down >/dev/null 2>&1 || true' EXIT
+# The default recording (207 s) at up to 16x: its first CPMs are sent up to ~195 s older than live.
+export MAX_AGE_MS="${MAX_AGE_MS:-300000}"
 "$LATTICE" up
 REDIS="$("$LATTICE" redis-url)"
+# Every RSU the runs replay as, registered while a host is up (the registry is lattice config).
+for system in $SYSTEMS; do
+    "$LATTICE" rsu-add "startup-$system"
+    for f in $FACTORS; do
+        "$LATTICE" rsu-add "bench-$system-${f//./_}x"
+    done
+done
 
 run_factors() { # system, then --cpu groups
     local system=$1 f
@@ -55,7 +64,6 @@ run_factors() { # system, then --cpu groups
         log "$system at ${f}x"
         # One RSU id per run: frames identical to an earlier run's would fall into JetStream's
         # duplicate window (2 min) and never come out.
-        "$LATTICE" rsu-add "bench-$system-${f//./_}x"
         "$CITS_TOOL" bench run --system "$system" --factor "$f" --file "$RECORDING" --rsu "bench-$system-${f//./_}x" \
             --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT" "$@" \
             --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)"
@@ -70,7 +78,6 @@ for system in $SYSTEMS; do
         "$LATTICE" native-down
         "$LATTICE" up >/dev/null # again, if the native baseline ran before
         "$LATTICE" undeploy
-        "$LATTICE" rsu-add "startup-$system"
         since=$(now_us)
         CITS_MANIFEST="$manifest" "$LATTICE" deploy
         # Links that raced a provider's start are caught up by the provider itself (cits-provider);
