@@ -100,7 +100,7 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     // rsu-a with its token: its own DENMs yes; another RSU's, all RSUs', the lattice's: no.
     let (client, mut eventloop) = mqtt_connect(&lattice, "rsu-a-client", Some(("rsu-a", &jwt))).await.unwrap();
     assert!(granted(&client, &mut eventloop, "cits/denm/rsu-a").await);
-    for filter in ["cits/denm/rsu-b", "cits/denm/#", "cits/cpm/rsu-b", "wasmbus/#", "$JS/API/#", "#"] {
+    for filter in ["cits/denm/rsu-b", "cits/denm/#", "cits/cpm/rsu-b", "wasmbus/#", "$JS/API/#", "#", "$MQTT/sub/#"] {
         assert!(!granted(&client, &mut eventloop, filter).await, "rsu-a may subscribe {filter}");
     }
     // Publishing as rsu-b or on the lattice's subjects goes nowhere; its own CPM goes through.
