@@ -133,7 +133,7 @@ fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> 
         event_lon_e7: (r.conflict_longitude * 1e7).round() as i32,
         relevance_distance: Some(RelevanceDistance::LessThan50m),
         // Valid until shortly after the expected collision.
-        validity_duration_s: (r.time_to_collision_s.max(0.0).ceil() as u32 + 2).min(86_400),
+        validity_duration_s: (r.time_to_collision_s.max(0.0).ceil() as u32).saturating_add(2).min(86_400),
         termination: terminate.then_some(etsi_its::denm::Termination::IsCancellation),
         station_type: STATION_TYPE_RSU,
         cause: CAUSE_COLLISION_RISK,
@@ -329,5 +329,28 @@ mod tests {
             let back = SimpleDenm::from_denm(&etsi_its::denm::decode(&bytes).unwrap()).unwrap();
             assert_eq!(back, d);
         }
+    }
+
+    /// Found by fuzzing (fuzz/, targets `stage_denm_sender` and `state`): a risk 1.15e10 s ahead
+    /// (finite, so within the limits; or a stored warning's) overflowed the DENM's validity
+    /// duration, `u32::MAX + 2`: a panic with overflow checks, a validity of 1 s without.
+    #[test]
+    fn a_far_collision_gets_the_longest_validity() {
+        use prost::Message as _;
+        const FRAME: &[u8] = &[
+            0x0a, 0x04, 0x72, 0x73, 0x75, 0x31, 0x1a, 0x41, 0x0a, 0x08, 0x08, 0xe9, 0x07, 0x10, 0xa8, 0x01, 0x20, 0x02,
+            0x12, 0x08, 0x08, 0xe9, 0x07, 0x10, 0xab, 0x01, 0x20, 0x01, 0x19, 0xb7, 0xfe, 0xe6, 0x6a, 0xad, 0xe7, 0x47,
+            0x40, 0x21, 0xa3, 0x32, 0xd1, 0x91, 0x8a, 0x1a, 0x2a, 0x40, 0x29, 0x54, 0x45, 0x95, 0xa7, 0x7e, 0x1a, 0x2a,
+            0x40, 0x29, 0x93, 0x18, 0x04, 0x56, 0x0e, 0x2d, 0x05, 0x42, 0x31, 0x9e, 0xd8, 0xf0, 0xe5, 0xca, 0xc7, 0x9e,
+            0x03,
+        ];
+        let frame = CollisionRiskFrame::decode(FRAME).unwrap();
+        assert!(frame.risks[0].time_to_collision_s > 1e10);
+        let (cfg, mut state) = (SenderConfig::default(), ActiveWarnings::default());
+        let sent = step(&mut state, &frame, 0, &cfg);
+        assert_eq!(sent[0].validity_duration_s, 86_400);
+        // Its termination too.
+        let ended = step(&mut state, &CollisionRiskFrame::default(), 1_000_000, &cfg);
+        assert_eq!((ended[0].validity_duration_s, ended[0].termination), (86_400, Some(Termination::IsCancellation)));
     }
 }
