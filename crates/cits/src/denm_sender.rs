@@ -180,6 +180,9 @@ pub fn step(
     now_us: u64,
     cfg: &SenderConfig,
 ) -> Vec<SimpleDenm> {
+    // The state is read back from key-value: a warning without its risk (this code never writes
+    // one) can be neither matched nor terminated at a place, so it is dropped.
+    state.warnings.retain(|w| w.risk.is_some());
     let mut out = Vec::new();
     // Most imminent first: it decides what an active warning now describes.
     let mut risks = frame.risks.clone();
@@ -352,5 +355,26 @@ mod tests {
         // Its termination too.
         let ended = step(&mut state, &CollisionRiskFrame::default(), 1_000_000, &cfg);
         assert_eq!((ended[0].validity_duration_s, ended[0].termination), (86_400, Some(Termination::IsCancellation)));
+    }
+
+    /// Found by fuzzing (fuzz/, target `state`): stored warnings come back from key-value, and
+    /// one without its risk (these bytes, made by the fuzzer) panicked on "active warnings keep
+    /// their risk" as soon as a frame had a risk to compare with it.
+    #[test]
+    fn a_stored_warning_without_its_risk_is_dropped() {
+        const STORED: &[u8] = &[
+            0x0a, 0x6b, 0x0a, 0x11, 0x31, 0x30, 0x30, 0x31, 0x2f, 0x30, 0x2f, 0x30, 0x2d, 0x31, 0x30, 0x30, 0x31, 0x2f,
+            0x33, 0x2f, 0x30, 0x18, 0xa8, 0xb5, 0x8e, 0x11, 0xfa, 0x9b, 0x22, 0x3d, 0x0a, 0x05, 0x08, 0xe9, 0x07, 0x20,
+            0x02, 0x12, 0x07, 0x08, 0xe9, 0x07, 0x10, 0x03, 0x20, 0x01, 0x19, 0x9c, 0x4d, 0x4a, 0x37, 0xb1, 0xe7, 0x47,
+            0x40, 0x21, 0x84, 0xd5, 0x1c, 0x1b, 0x7e, 0x1a, 0x2a, 0x40, 0x29, 0xe1, 0x7a, 0x14, 0xae, 0x47, 0xe1, 0xca,
+            0x3f, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, 0x38, 0xd0, 0x92, 0xa7, 0xc9, 0xaa, 0xbc, 0xfa,
+            0x02, 0x28, 0x80, 0xaa, 0x9a, 0xc9, 0xaa, 0xbc, 0xfa, 0x02, 0x30, 0xc8, 0xfa, 0xa1, 0xc9, 0xaa, 0xbc, 0xfa,
+            0x02, 0x10, 0x01,
+        ];
+        let mut state: ActiveWarnings = crate::stage::decode_state_or_empty(Some(STORED));
+        assert!(state.warnings[0].risk.is_none());
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), 1, &SenderConfig::default());
+        assert_eq!((sent.len(), sent[0].termination), (1, None), "the new risk's warning");
+        assert!(state.warnings.iter().all(|w| w.risk.is_some()));
     }
 }
