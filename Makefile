@@ -185,7 +185,7 @@ bench: setup build
 
 # ---- test ------------------------------------------------------------------------------------
 test: setup build
-	$(MAKE) test-unit test-python test-e2e
+	$(MAKE) test-unit test-fuzz test-python test-e2e
 
 test-unit: patches
 	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
@@ -199,6 +199,19 @@ test-python: $(PYTHON) patches
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
 test-e2e:
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
+
+# Fuzzing (fuzz/, libFuzzer; see fuzz/README.md): the UPER CPM decoder, each stage's input, the
+# state the stateful stages read back, the fused chain, seeded from data/*.rec.b64. `fuzz` runs all
+# targets for FUZZ_SECONDS in all and reports inputs, exec/s and crashes per target; `test-fuzz` is
+# the smoke of `test`: each target over its seeds plus FUZZ_SMOKE_RUNS inputs. In $(CITS_CACHE)/fuzz.
+FUZZ_SECONDS    ?= 560
+FUZZ_SMOKE_RUNS ?= 3000
+.PHONY: fuzz test-fuzz
+fuzz: patches .setup-toolchains
+	CITS_CACHE=$(CITS_CACHE) fuzz/fuzz.sh run $(FUZZ_SECONDS)
+
+test-fuzz: patches .setup-toolchains
+	CITS_CACHE=$(CITS_CACHE) fuzz/fuzz.sh smoke $(FUZZ_SMOKE_RUNS)
 
 # Fault injection with the default recording: every fault kind repeated during a 4x replay; prints
 # the table of tests/chaos.rs (CHAOS_SEED repeats a run's fault times; CHAOS_KINDS=3 runs one row).

@@ -1,0 +1,25 @@
+//! The stateful stages (assembler, collision detector, DENM sender) reading back arbitrary stored
+//! values (trajectories, paths, active warnings, ActionID sequences, applied markers) with an
+//! input frame: see `cits_fuzz::StateInput` for the layout.
+#![no_main]
+
+use cits::pipeline::{Assembler, CollisionDetector, DenmSender};
+use cits_fuzz::{check_dead_letters, deliver_to, input_subject, Platform, StateInput};
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let Some(input) = StateInput::parse(data) else { return };
+    let mut svc = Platform::new(input.stored);
+    let subject = input_subject(input.stage);
+    let result = match input.stage {
+        cits::assembler::STAGE => deliver_to::<Assembler>(&mut svc, &subject, input.frame),
+        cits::collision::STAGE => deliver_to::<CollisionDetector>(&mut svc, &subject, input.frame),
+        _ => deliver_to::<DenmSender>(&mut svc, &subject, input.frame),
+    };
+    match result {
+        Ok(handled) => check_dead_letters(input.stage, &handled),
+        // By design: an ActionID sequence that is no number is not skipped (an ActionID must never
+        // be given twice), the delivery fails until an operator repairs it.
+        Err(e) if e.unavailable && e.reason.starts_with("stored DENM sequence") => {}
+        Err(e) => panic!("{}: stored state made the delivery fail as if a service were down: {e}", input.stage),
+    }
+});

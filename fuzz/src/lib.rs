@@ -1,0 +1,147 @@
+//! What the fuzz targets share: the platform services in memory (the map and config the seeds
+//! were made with, see [`data`]), deliveries the way the actors make them
+//! ([`cits::pipeline::handle`]), the input layouts of the `state` and `fused` targets, and the
+//! checks every outcome must pass.
+//!
+//! The seeds come from `tools/cits/examples/fuzz_seeds.rs`, which writes these layouts.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use cits::pipeline::{self, flat_key, handle, Handled, Services, Stage};
+use cits::proto::DeadLetter;
+use cits::stage::{Outbound, StageError};
+use prost::Message as _;
+
+mod input;
+pub use input::*;
+
+/// Where `fuzz_seeds` wrote the map's blobs and the config (`CITS_FUZZ_DATA`, set by `make fuzz`).
+pub const DATA_ENV: &str = "CITS_FUZZ_DATA";
+
+/// The services' read-only part: config entries and the map's blobs (`<container>/<object>`).
+pub struct Data {
+    pub config: Vec<(String, String)>,
+    pub blobs: HashMap<String, Vec<u8>>,
+}
+
+/// `$CITS_FUZZ_DATA/config.txt` (one `key=value` a line) and the map tiles in
+/// `$CITS_FUZZ_DATA/map/`, read once. Without the variable: RSU [`RSU`] registered for station
+/// 1001 with no age limit, and no map (every tile empty).
+pub fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| match std::env::var_os(DATA_ENV) {
+        Some(dir) => load(Path::new(&dir)).unwrap_or_else(|e| panic!("{DATA_ENV}={}: {e}", dir.to_string_lossy())),
+        None => {
+            eprintln!("{DATA_ENV} not set: no map, default config");
+            Data {
+                config: vec![(format!("rsu.{RSU}"), "1001".into()), ("limits.max_age_ms".into(), MAX_AGE_MS.into())],
+                blobs: HashMap::new(),
+            }
+        }
+    })
+}
+
+fn load(dir: &Path) -> std::io::Result<Data> {
+    let text = std::fs::read_to_string(dir.join("config.txt"))?;
+    let config = text.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut blobs = HashMap::new();
+    for entry in std::fs::read_dir(dir.join("map"))? {
+        let entry = entry?;
+        let object = entry.file_name().to_string_lossy().into_owned();
+        blobs.insert(format!("{}/{object}", pipeline::MapTiles::<()>::CONTAINER), std::fs::read(entry.path())?);
+    }
+    Ok(Data { config, blobs })
+}
+
+/// Services in memory: key-value in a map; a key never written is read from `stored` (the
+/// values the `state` target's input gives, in the order they are asked for; absent after).
+pub struct Platform {
+    data: &'static Data,
+    kv: HashMap<String, Vec<u8>>,
+    stored: std::vec::IntoIter<Option<Vec<u8>>>,
+}
+
+impl Platform {
+    pub fn new(stored: Vec<Option<Vec<u8>>>) -> Self {
+        Self { data: data(), kv: HashMap::new(), stored: stored.into_iter() }
+    }
+}
+
+impl Services for Platform {
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+        Ok(self.data.config.clone())
+    }
+
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+        let mut values = Vec::with_capacity(keys.len());
+        for key in keys {
+            let written = self.kv.get(&flat_key(bucket, key)).cloned();
+            values.push(written.or_else(|| self.stored.next().flatten()));
+        }
+        Ok(values)
+    }
+
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+        self.kv.extend(items.into_iter().map(|(k, v)| (flat_key(bucket, &k), v)));
+        Ok(())
+    }
+
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+        Ok(self.data.blobs.get(&format!("{container}/{object}")).cloned())
+    }
+}
+
+/// One delivery of `body` on `subject`, as an actor makes it.
+pub fn deliver<'s>(
+    svc: &'s mut Platform,
+    name: &str,
+    stateful: bool,
+    run: fn(&mut pipeline::Cached<&'s mut Platform>, &str, &[u8], u64) -> pipeline::Outcome,
+    subject: &str,
+    body: &[u8],
+) -> Result<Handled, StageError> {
+    handle(svc, name, stateful, run, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
+}
+
+/// Stage `S` on one message, the way its actor handles it.
+pub fn deliver_to<S: Stage>(svc: &mut Platform, subject: &str, body: &[u8]) -> Result<Handled, StageError> {
+    deliver(svc, S::NAME, S::STATEFUL, pipeline::run::<S, _>, subject, body)
+}
+
+/// What every delivery must give with services that work: its outputs, or a dead letter with a
+/// reason for each message it refused — never a retry, which only a service that is down may
+/// cause (a retried message that fails every time would hold up its RSU for good).
+pub fn check(what: &str, result: Result<Handled, StageError>) -> Handled {
+    let handled =
+        result.unwrap_or_else(|e| panic!("{what}: the input made the delivery fail as if a service were down: {e}"));
+    check_dead_letters(what, &handled);
+    handled
+}
+
+/// Each refused message has a decodable dead letter on `cits.dlq.<stage>` with its reason.
+pub fn check_dead_letters(what: &str, handled: &Handled) {
+    let letters: Vec<DeadLetter> = handled
+        .outbound
+        .iter()
+        .filter(|(_, o)| o.subject.starts_with("cits.dlq."))
+        .map(|(_, o)| {
+            let letter = DeadLetter::decode(o.body.as_slice()).expect("a dead letter decodes");
+            assert_eq!(
+                o.subject,
+                cits::subjects::dead_letter(&letter.stage),
+                "{what}: dead letter on the wrong subject"
+            );
+            assert!(!letter.reason.is_empty(), "{what}: dead letter without a reason");
+            letter
+        })
+        .collect();
+    assert_eq!(letters.len(), handled.rejected.len(), "{what}: one dead letter per refused message");
+}
+
+/// Stage `S` given `body` on its input subject, with no stored state.
+pub fn fuzz_stage<S: Stage>(body: &[u8]) {
+    let mut svc = Platform::new(Vec::new());
+    check(S::NAME, deliver_to::<S>(&mut svc, &input_subject(S::NAME), body));
+}
