@@ -100,10 +100,21 @@ impl LaneMap {
     }
 
     /// Routes from `lanelet` that cover `distance` metres (or end), with their probabilities.
-    fn routes(&self, mode: TravelMode, braking: bool, lanelet: i64, remaining: f64) -> Vec<(Vec<i64>, f64)> {
+    /// A route enters no lanelet twice (`behind`: the route so far): successors can form cycles
+    /// (crosswalks and sidewalks lead both ways), and a long enough distance would go round them.
+    fn routes(
+        &self,
+        mode: TravelMode,
+        braking: bool,
+        lanelet: i64,
+        remaining: f64,
+        behind: &[i64],
+    ) -> Vec<(Vec<i64>, f64)> {
         let Some(lane) = self.lanes.get(&lanelet) else { return Vec::new() };
         let left = remaining - lane.stations.last().copied().unwrap_or(0.0);
-        let next: Vec<&i64> = lane.successors.iter().filter(|s| self.lanes.contains_key(s)).collect();
+        let behind = [behind, &[lanelet]].concat();
+        let next: Vec<&i64> =
+            lane.successors.iter().filter(|s| self.lanes.contains_key(s) && !behind.contains(s)).collect();
         if left <= 0.0 || next.is_empty() {
             return vec![(vec![lanelet], 1.0)];
         }
@@ -111,7 +122,7 @@ impl LaneMap {
         let mut out = Vec::new();
         for s in next {
             let p = turn_prior(mode, &self.lanes[s].turn, braking) / total;
-            for (mut route, q) in self.routes(mode, braking, *s, left) {
+            for (mut route, q) in self.routes(mode, braking, *s, left, &behind) {
                 route.insert(0, lanelet);
                 out.push((route, p * q));
             }
@@ -221,7 +232,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         return vec![path(Vec::new(), 1.0, 0, positions)];
     }
     let horizon_m = speed * cfg.horizon_us as f64 / 1e6;
-    let mut routes = map.routes(mode, braking(origin, t), last.lanelet_id, last.station_m + horizon_m);
+    let mut routes = map.routes(mode, braking(origin, t), last.lanelet_id, last.station_m + horizon_m, &[]);
     routes.sort_by(|a, b| b.1.total_cmp(&a.1));
     routes.truncate(cfg.max_alternatives);
     routes
@@ -376,5 +387,49 @@ mod tests {
         let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
         assert!((end.1 - 0.0).abs() < 1e-3, "{end:?}"); // 10 m/s for 1 s from 10 m before the line
         assert!(predict(&map(), &MatchedTrajectory::default(), &PredictorConfig::default()).is_empty());
+    }
+
+    /// Found by fuzzing (fuzz/, target `stage_predictor`): a matched frame (these bytes) with a
+    /// cyclist on a crosswalk lanelet (the map matcher sends none, but anything on the lattice
+    /// may) and a 600 m jump in its last second. Its routes went round the crosswalks, which lead
+    /// both ways, until they covered a horizon of 7 km: a stack overflow (or 2^550 routes).
+    #[test]
+    fn routes_never_go_round_a_cycle() {
+        use prost::Message as _;
+        const FRAME: &[u8] = &[
+            0x0a, 0x04, 0x72, 0x73, 0x75, 0x31, 0x1a, 0xa0, 0x01, 0x08, 0xe9, 0x07, 0x10, 0x9e, 0x01, 0x20, 0x02, 0x2a,
+            0x30, 0x08, 0xc0, 0xb1, 0xeb, 0xc2, 0xaa, 0xbc, 0xfa, 0x02, 0x11, 0x25, 0x01, 0x00, 0x00, 0x00, 0xe7, 0x47,
+            0x40, 0x19, 0xaf, 0x38, 0x93, 0x5f, 0x88, 0x1a, 0x2a, 0x40, 0x20, 0x99, 0x15, 0x29, 0xa0, 0x28, 0x0e, 0x46,
+            0xe0, 0x3d, 0xa4, 0x3f, 0x31, 0x12, 0x6b, 0xb3, 0x89, 0xd4, 0xd0, 0x37, 0x40, 0x2a, 0x30, 0x08, 0x88, 0x82,
+            0xf3, 0xc2, 0xaa, 0xbc, 0xfa, 0x02, 0x11, 0x29, 0x34, 0xa3, 0xf4, 0xb1, 0xe7, 0x47, 0x40, 0x19, 0x80, 0x56,
+            0x89, 0x47, 0x9c, 0x1a, 0x2a, 0x40, 0x20, 0xc4, 0x13, 0x29, 0x00, 0xe8, 0x2c, 0xdb, 0xbc, 0x23, 0x82, 0x3f,
+            0x31, 0x83, 0x5b, 0x57, 0x7f, 0x6a, 0xdf, 0x18, 0x40, 0x2a, 0x30, 0x08, 0xd0, 0xd2, 0xfa, 0xc2, 0xaa, 0xbc,
+            0xfa, 0x02, 0x11, 0x07, 0x30, 0x6f, 0xe9, 0xb1, 0xe7, 0x47, 0x40, 0x19, 0x26, 0x56, 0x89, 0x47, 0x9c, 0x1a,
+            0x2a, 0x40, 0x20, 0xc4, 0x13, 0x29, 0x00, 0x00, 0xf0, 0x64, 0x97, 0x43, 0x5d, 0x3f, 0x31, 0xf0, 0xb5, 0xeb,
+            0xe4, 0x78, 0x8f, 0x19, 0x40, 0x30, 0x01,
+        ];
+        let frame = crate::proto::MatchedTrajectoryFrame::decode(FRAME).unwrap();
+        let t = &frame.trajectories[0];
+        assert_eq!((t.mode, t.points[2].lanelet_id), (TravelMode::Bicycle as i32, 2500));
+        // Crosswalks round a corner, each leading on to both its neighbours, as in the map.
+        let map = LaneMap::new(&LaneGraph {
+            origin_latitude: ORIGIN.lat,
+            origin_longitude: ORIGIN.lon,
+            lanelets: vec![
+                lanelet(1500, (0.0, 0.0), (0.0, 13.0), vec![1600, 2600], ""),
+                lanelet(1600, (0.0, 13.0), (13.0, 13.0), vec![1500, 2500], ""),
+                lanelet(2500, (13.0, 13.0), (13.0, 0.0), vec![1600, 2600], ""),
+                lanelet(2600, (13.0, 0.0), (0.0, 0.0), vec![2500, 1500], ""),
+            ],
+            ..Default::default()
+        });
+        let paths = predict(&map, t, &PredictorConfig::default());
+        assert!(!paths.is_empty());
+        for p in paths {
+            let mut lanelets = p.lanelet_sequence.clone();
+            lanelets.sort();
+            lanelets.dedup();
+            assert_eq!(lanelets.len(), p.lanelet_sequence.len(), "{:?}", p.lanelet_sequence);
+        }
     }
 }
