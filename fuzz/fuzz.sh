@@ -16,7 +16,6 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-REPO=$PWD
 CITS_CACHE=${CITS_CACHE:-$HOME/.cache/cits}
 WORK=$CITS_CACHE/fuzz
 FUZZ_TARGET_DIR=${FUZZ_TARGET_DIR:-$CITS_CACHE/target-fuzz}
@@ -26,8 +25,8 @@ ALL_TARGETS="cpm_uper stage_decoder stage_collector stage_assembler stage_map_ma
   stage_collision_detector stage_denm_sender state fused"
 # FUZZ_TARGETS="state fused" runs only those (the budget is shared among them).
 read -r -a TARGETS <<<"$(echo ${FUZZ_TARGETS:-$ALL_TARGETS})"
-# libFuzzer options of every run: a unit slower than 10 s is a hang; CPMs are refused above 16 KiB,
-# so inputs up to 20 kB reach that check; a batch or a frame of stored state may be larger.
+# libFuzzer options of every run: a unit slower than 10 s is a hang; inputs up to 64 KiB (CPMs are
+# refused above 16 KiB, a batch or a frame with stored state may be larger).
 LIBFUZZER_OPTS=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1)
 
 HOST=$(rustc -vV | sed -n 's/^host: //p')
@@ -35,6 +34,11 @@ BIN_DIR=$FUZZ_TARGET_DIR/$HOST/release
 export CITS_FUZZ_DATA=$WORK/data
 
 build() {
+  # libfuzzer-sys compiles libFuzzer (C++).
+  if ! command -v c++ >/dev/null; then
+    echo "fuzz: installing g++ (Debian), libFuzzer is C++"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null
+  fi
   echo "fuzz: seeds from data/*.rec.b64"
   CARGO_TARGET_DIR=$MAIN_TARGET_DIR "${NICE[@]}" cargo build --locked -q --profile platform -p cits-tools \
     --example fuzz_seeds
@@ -49,35 +53,47 @@ build() {
     --release --target "$HOST" --bins)
 }
 
-# run_target TARGET LOG ARGS...: runs one target, its log in LOG; never fails (the caller reads the log).
+# run_target TARGET LOG ARGS...: runs one target, its log in LOG, its exit status in RC; never fails
+# (the caller reads the log).
 run_target() {
   local target=$1 log=$2
   shift 2
   mkdir -p "$WORK/artifacts/$target"
+  RC=0
   "${NICE[@]}" "$BIN_DIR/$target" "${LIBFUZZER_OPTS[@]}" -artifact_prefix="$WORK/artifacts/$target/" "$@" \
-    >"$log" 2>&1 || true
+    >"$log" 2>&1 || RC=$?
 }
 
-# stat LOG NAME: a final statistic of a libFuzzer log (0 when missing).
-stat() {
+# final_stat LOG NAME: a final statistic of a libFuzzer log (0 when missing).
+final_stat() {
   sed -n "s/^stat::$2: *//p" "$1" | tail -1 | grep . || echo 0
 }
 
-# report_line TARGET LOG SECONDS: one row of the report; returns 1 when the target crashed.
+# now_ms: the clock in milliseconds.
+now_ms() {
+  echo $(($(date +%s%N) / 1000000))
+}
+
+# seconds MS: milliseconds as seconds with one decimal.
+seconds() {
+  printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100))
+}
+
+# report_line TARGET LOG MS: one row of the report (MS: how long the target ran).
 report_line() {
-  local target=$1 log=$2 seconds=$3
+  local target=$1 log=$2 ms=$3
   local inputs corpus crashed=0
-  inputs=$(stat "$log" number_of_executed_units)
+  inputs=$(final_stat "$log" number_of_executed_units)
   [ "$inputs" = 0 ] && inputs=$(sed -n 's/^#\([0-9]*\).*/\1/p' "$log" | tail -1 | grep . || echo 0)
   corpus=$(sed -n 's/.*corp: \([0-9]*\)\/.*/\1/p' "$log" | tail -1 | grep . || echo 0)
-  if grep -q '^==[0-9]*== ERROR: libFuzzer\|^SUMMARY: libFuzzer\|panicked at\|Test unit written to' "$log"; then
+  if [ "$RC" != 0 ] || grep -q '^==[0-9]*== ERROR: libFuzzer\|panicked at\|Test unit written to' "$log"; then
     crashed=1
   fi
-  printf '%-26s %12s %8s %10s %8s %8s\n' "$target" "$inputs" "$seconds" \
-    "$((seconds > 0 ? inputs / seconds : inputs))" "$corpus" "$crashed"
+  printf '%-26s %12s %8s %10s %8s %8s\n' "$target" "$inputs" "$(seconds "$ms")" \
+    "$((inputs * 1000 / (ms > 0 ? ms : 1)))" "$corpus" "$crashed"
   TOTAL_INPUTS=$((TOTAL_INPUTS + inputs))
   if [ "$crashed" = 1 ]; then
-    CRASHES+=("$target: $(grep -m1 'panicked at\|ERROR: libFuzzer' "$log" | cut -c1-160)")
+    CRASHES+=("$target (exit $RC): $(grep -m1 -A1 'panicked at\|ERROR: libFuzzer' "$log" | tr '\n' ' ' | cut -c1-200)")
     CRASHES+=("  input: $(sed -n 's/.*Test unit written to //p' "$log" | tail -1), log: $log")
   fi
 }
@@ -87,8 +103,8 @@ header() {
 }
 
 footer() {
-  local seconds=$1
-  printf '%-26s %12s %8s %10s\n' total "$TOTAL_INPUTS" "$seconds" "$((seconds > 0 ? TOTAL_INPUTS / seconds : 0))"
+  local ms=$1
+  printf '%-26s %12s %8s %10s\n' total "$TOTAL_INPUTS" "$(seconds "$ms")" "$((TOTAL_INPUTS * 1000 / (ms > 0 ? ms : 1)))"
   if [ ${#CRASHES[@]} -gt 0 ]; then
     echo "crashes:"
     printf '  %s\n' "${CRASHES[@]}"
@@ -110,14 +126,14 @@ case $mode in
     mkdir -p "$logs"
     echo "fuzz: ${#TARGETS[@]} targets, ${per} s each (logs in $logs)"
     header
-    start=$(date +%s)
+    start=$(now_ms)
     for t in "${TARGETS[@]}"; do
       mkdir -p "$WORK/corpus/$t"
-      t0=$(date +%s)
+      t0=$(now_ms)
       run_target "$t" "$logs/$t.log" -max_total_time="$per" "$WORK/corpus/$t" "$WORK/seeds/$t"
-      report_line "$t" "$logs/$t.log" $(($(date +%s) - t0))
+      report_line "$t" "$logs/$t.log" $(($(now_ms) - t0))
     done
-    footer $(($(date +%s) - start))
+    footer $(($(now_ms) - start))
     ;;
   smoke)
     runs=${2:-3000}
@@ -126,15 +142,15 @@ case $mode in
     trap 'rm -rf "$logs"' EXIT
     echo "fuzz smoke: every target over its seeds plus $runs inputs"
     header
-    start=$(date +%s)
+    start=$(now_ms)
     for t in "${TARGETS[@]}"; do
       seeds=$(find "$WORK/seeds/$t" -type f | wc -l)
       mkdir -p "$logs/corpus-$t"
-      t0=$(date +%s)
+      t0=$(now_ms)
       run_target "$t" "$logs/$t.log" -seed=1 -runs=$((seeds + runs)) "$logs/corpus-$t" "$WORK/seeds/$t"
-      report_line "$t" "$logs/$t.log" $(($(date +%s) - t0))
+      report_line "$t" "$logs/$t.log" $(($(now_ms) - t0))
     done
-    if ! footer $(($(date +%s) - start)); then
+    if ! footer $(($(now_ms) - start)); then
       for t in "${TARGETS[@]}"; do grep -q 'panicked at\|ERROR: libFuzzer' "$logs/$t.log" && tail -40 "$logs/$t.log"; done
       exit 1
     fi

@@ -3,7 +3,7 @@
 //! same value.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Ok(cpm) = etsi_its::cpm::decode(data) else { return };
     let _ = etsi_its::cpm::SimpleCpm::from_cpm(&cpm);
     let again = etsi_its::cpm::encode(&cpm).unwrap_or_else(|e| panic!("a decoded CPM does not encode: {e}"));

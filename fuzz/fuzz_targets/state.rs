@@ -4,9 +4,9 @@
 #![no_main]
 
 use cits::pipeline::{Assembler, CollisionDetector, DenmSender};
-use cits_fuzz::{check_dead_letters, deliver_to, input_subject, Platform, StateInput};
+use cits_fuzz::{check_handled, deliver_to, input_subject, Platform, StateInput};
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = StateInput::parse(data) else { return };
     let mut svc = Platform::new(input.stored);
     let subject = input_subject(input.stage);
@@ -16,7 +16,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         _ => deliver_to::<DenmSender>(&mut svc, &subject, input.frame),
     };
     match result {
-        Ok(handled) => check_dead_letters(input.stage, &handled),
+        Ok(handled) => check_handled(input.stage, &subject, input.frame, &handled),
         // By design: an ActionID sequence that is no number is not skipped (an ActionID must never
         // be given twice), the delivery fails until an operator repairs it.
         Err(e) if e.unavailable && e.reason.starts_with("stored DENM sequence") => {}

@@ -17,6 +17,27 @@ use prost::Message as _;
 mod input;
 pub use input::*;
 
+/// What every target runs before libFuzzer starts (`fuzz_target!(init: …)`): lets libFuzzer's
+/// crash handler run on a stack of its own, so that a stack overflow is reported like any crash,
+/// with the input saved (libFuzzer keeps the `SA_ONSTACK` flag of the handler it replaces;
+/// otherwise its handler itself faults on the exhausted stack and the process dies silently).
+pub fn init() {
+    const SIZE: usize = 1 << 20;
+    let stack: &'static mut [u8] = Box::leak(vec![0u8; SIZE].into_boxed_slice());
+    // SAFETY: the alternate stack lives for the rest of the process; the handlers set are the
+    // defaults, only with the flag libFuzzer carries over to its own.
+    unsafe {
+        let alt = libc::stack_t { ss_sp: stack.as_mut_ptr().cast(), ss_flags: 0, ss_size: SIZE };
+        assert_eq!(libc::sigaltstack(&alt, std::ptr::null_mut()), 0, "sigaltstack");
+        for signal in [libc::SIGSEGV, libc::SIGBUS] {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = libc::SIG_DFL;
+            action.sa_flags = libc::SA_ONSTACK;
+            assert_eq!(libc::sigaction(signal, &action, std::ptr::null_mut()), 0, "sigaction");
+        }
+    }
+}
+
 /// Where `fuzz_seeds` wrote the map's blobs and the config (`CITS_FUZZ_DATA`, set by `make fuzz`).
 pub const DATA_ENV: &str = "CITS_FUZZ_DATA";
 
@@ -110,18 +131,21 @@ pub fn deliver_to<S: Stage>(svc: &mut Platform, subject: &str, body: &[u8]) -> R
     deliver(svc, S::NAME, S::STATEFUL, pipeline::run::<S, _>, subject, body)
 }
 
-/// What every delivery must give with services that work: its outputs, or a dead letter with a
-/// reason for each message it refused — never a retry, which only a service that is down may
-/// cause (a retried message that fails every time would hold up its RSU for good).
-pub fn check(what: &str, result: Result<Handled, StageError>) -> Handled {
+/// What every delivery of `body` on `subject` must give with services that work: the outputs
+/// of each of its messages or a dead letter with the reason — never a retry, which only a
+/// service that is down may cause (a message that fails every time would hold up its RSU for
+/// good).
+pub fn check(what: &str, subject: &str, body: &[u8], result: Result<Handled, StageError>) -> Handled {
     let handled =
         result.unwrap_or_else(|e| panic!("{what}: the input made the delivery fail as if a service were down: {e}"));
-    check_dead_letters(what, &handled);
+    check_handled(what, subject, body, &handled);
     handled
 }
 
-/// Each refused message has a decodable dead letter on `cits.dlq.<stage>` with its reason.
-pub fn check_dead_letters(what: &str, handled: &Handled) {
+/// Each refused message has a decodable dead letter on `cits.dlq.<stage>` with its reason, and
+/// each message is accounted for: unless skipped as already applied, it has an output (its id is
+/// the message id's prefix).
+pub fn check_handled(what: &str, subject: &str, body: &[u8], handled: &Handled) {
     let letters: Vec<DeadLetter> = handled
         .outbound
         .iter()
@@ -138,10 +162,31 @@ pub fn check_dead_letters(what: &str, handled: &Handled) {
         })
         .collect();
     assert_eq!(letters.len(), handled.rejected.len(), "{what}: one dead letter per refused message");
+    if handled.already_applied > 0 {
+        return;
+    }
+    for (subject, body) in messages(subject, body) {
+        let id = cits::stage::frame_id(&subject, &body);
+        assert!(
+            handled.outbound.iter().any(|(out, _)| out.starts_with(&id)),
+            "{what}: a message on {subject} gave neither an output nor a dead letter"
+        );
+    }
+}
+
+/// The messages of a delivery: a batch's, or the delivery itself.
+fn messages(subject: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
+    match cits::proto::MessageBatch::decode(body) {
+        Ok(batch) if subject == cits::subjects::BATCH => {
+            batch.messages.into_iter().map(|m| (m.subject, m.body)).collect()
+        }
+        _ => vec![(subject.to_string(), body.to_vec())],
+    }
 }
 
 /// Stage `S` given `body` on its input subject, with no stored state.
 pub fn fuzz_stage<S: Stage>(body: &[u8]) {
     let mut svc = Platform::new(Vec::new());
-    check(S::NAME, deliver_to::<S>(&mut svc, &input_subject(S::NAME), body));
+    let subject = input_subject(S::NAME);
+    check(S::NAME, &subject, body, deliver_to::<S>(&mut svc, &subject, body));
 }
