@@ -204,7 +204,7 @@ test-e2e:
 # state the stateful stages read back, the fused chain, seeded from data/*.rec.b64. `fuzz` runs all
 # targets for FUZZ_SECONDS in all and reports inputs, exec/s and crashes per target; `test-fuzz` is
 # the smoke of `test`: each target over its seeds plus FUZZ_SMOKE_RUNS inputs. In $(CITS_CACHE)/fuzz.
-FUZZ_SECONDS    ?= 560
+FUZZ_SECONDS    ?= 540
 FUZZ_SMOKE_RUNS ?= 3000
 .PHONY: fuzz test-fuzz
 fuzz: patches .setup-toolchains

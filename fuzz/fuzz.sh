@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets of fuzz/ (see fuzz/README.md).
 #
-#   fuzz/fuzz.sh run [SECONDS]   every target for its share of SECONDS (default 560), then a report:
+#   fuzz/fuzz.sh run [SECONDS]   every target for its share of SECONDS (default 540), then a report:
 #                                inputs executed, time, exec/s, corpus, crashes per target
 #   fuzz/fuzz.sh smoke [RUNS]    every target over its seeds plus RUNS (default 3000) mutated inputs
 #   fuzz/fuzz.sh build           seeds and targets only
@@ -119,7 +119,7 @@ mode=${1:-run}
 case $mode in
   build) build ;;
   run)
-    budget=${2:-560}
+    budget=${2:-540}
     build
     per=$((budget / ${#TARGETS[@]}))
     logs=$WORK/logs/$(date +%Y%m%d-%H%M%S)
