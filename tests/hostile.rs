@@ -16,7 +16,7 @@ use cits_tools::replay::replay;
 use etsi_its::cpm::{ObjectKind, SimpleCpm, SimpleObject};
 use futures::StreamExt as _;
 use prost::Message as _;
-use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use rumqttc::{Event, Packet, QoS};
 
 const CALM: &str = "rsu-calm";
 const GOOD: &str = "rsu-good";
@@ -136,30 +136,6 @@ fn hostile_payloads(valid: &[Vec<u8>], station: u32) -> Vec<(&'static str, Vec<u
     out
 }
 
-async fn connect(
-    lattice: &Lattice,
-    id: &str,
-    user: &str,
-    password: &str,
-) -> Result<(AsyncClient, rumqttc::EventLoop), String> {
-    let mut opts = MqttOptions::new(id, "127.0.0.1", lattice.mqtt_port);
-    opts.set_keep_alive(Duration::from_secs(30));
-    opts.set_max_packet_size(2 << 20, 2 << 20);
-    opts.set_credentials(user, password);
-    let (client, mut eventloop) = AsyncClient::new(opts, 512);
-    loop {
-        match tokio::time::timeout(Duration::from_secs(10), eventloop.poll()).await {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(a)))) if a.code == rumqttc::ConnectReturnCode::Success => {
-                return Ok((client, eventloop))
-            }
-            Ok(Ok(Event::Incoming(Packet::ConnAck(a)))) => return Err(format!("{:?}", a.code)),
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(e.to_string()),
-            Err(_) => return Err("no CONNACK".into()),
-        }
-    }
-}
-
 struct Attack {
     /// Distinct payloads the compromised RSU got acknowledged by the broker, with their kind.
     sent: HashMap<Vec<u8>, &'static str>,
@@ -173,8 +149,8 @@ struct Attack {
 
 /// Sends the attack over `over` (about the replay's length), QoS 1 so the broker's acceptance is known.
 async fn attack(lattice: &Lattice, evil: &str, payloads: Vec<(&'static str, Vec<u8>)>, over: Duration) -> Attack {
-    let token = std::fs::read_to_string(lattice.auth_dir().join("rsus").join(format!("{evil}.jwt"))).unwrap();
-    let (client, mut eventloop) = connect(lattice, "evil", evil, token.trim()).await.unwrap();
+    let token = lattice.rsu_token(evil);
+    let (client, mut eventloop) = lattice.mqtt_login("evil", Some((evil, &token))).await.unwrap();
     let total = payloads.len();
     let acks = tokio::spawn(async move {
         let mut acked = 0usize;
@@ -202,11 +178,11 @@ async fn attack(lattice: &Lattice, evil: &str, payloads: Vec<(&'static str, Vec<
         if i % 50 == 0 {
             // One signature character changed (not the last: its low bits are padding and a
             // lenient decoder may read the same signature).
-            let mut forged = token.trim().as_bytes().to_vec();
+            let mut forged = token.as_bytes().to_vec();
             let at = forged.len() - 10;
             forged[at] = if forged[at] == b'A' { b'B' } else { b'A' };
             let forged = String::from_utf8(forged).unwrap();
-            match connect(lattice, &format!("forger-{i}"), GOOD, &forged).await {
+            match lattice.mqtt_login(&format!("forger-{i}"), Some((GOOD, &forged))).await {
                 Ok(_) => out.forged_accepted += 1,
                 Err(_) => out.forged_refused += 1,
             }

@@ -9,34 +9,9 @@ use std::time::Duration;
 
 use cits_tests::{next_within, Lattice};
 use futures::StreamExt as _;
-use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS, SubscribeReasonCode};
+use rumqttc::{AsyncClient, Event, Packet, QoS, SubscribeReasonCode};
 
 const WAIT: Duration = Duration::from_secs(15);
-
-/// Connects over MQTT with `user`/`password` (None: anonymous); the CONNACK or the error.
-async fn mqtt_connect(
-    lattice: &Lattice,
-    id: &str,
-    creds: Option<(&str, &str)>,
-) -> Result<(AsyncClient, rumqttc::EventLoop), String> {
-    let mut opts = MqttOptions::new(id, "127.0.0.1", lattice.mqtt_port);
-    opts.set_keep_alive(Duration::from_secs(30));
-    if let Some((user, password)) = creds {
-        opts.set_credentials(user, password);
-    }
-    let (client, mut eventloop) = AsyncClient::new(opts, 16);
-    loop {
-        match tokio::time::timeout(WAIT, eventloop.poll()).await {
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if ack.code == rumqttc::ConnectReturnCode::Success => {
-                return Ok((client, eventloop))
-            }
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => return Err(format!("{:?}", ack.code)),
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(e.to_string()),
-            Err(_) => return Err("no CONNACK".into()),
-        }
-    }
-}
 
 /// Subscribes and returns the SUBACK's verdict: true if granted.
 async fn granted(client: &AsyncClient, eventloop: &mut rumqttc::EventLoop, filter: &str) -> bool {
@@ -49,10 +24,6 @@ async fn granted(client: &AsyncClient, eventloop: &mut rumqttc::EventLoop, filte
             _ => {}
         }
     }
-}
-
-fn token(lattice: &Lattice, rsu: &str) -> String {
-    std::fs::read_to_string(lattice.auth_dir().join("rsus").join(format!("{rsu}.jwt"))).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -74,18 +45,15 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
         tokio::time::timeout(Duration::from_secs(3), anonymous).await.map(|r| r.is_err()).unwrap_or(true),
         "anonymous NATS connection accepted"
     );
-    assert!(mqtt_connect(&lattice, "anon", None).await.is_err(), "anonymous MQTT accepted");
-    assert!(mqtt_connect(&lattice, "forged", Some(("rsu-a", "not-a-token"))).await.is_err(), "bad token accepted");
+    assert!(lattice.mqtt_login("anon", None).await.is_err(), "anonymous MQTT accepted");
+    assert!(lattice.mqtt_login("forged", Some(("rsu-a", "not-a-token"))).await.is_err(), "bad token accepted");
     // Another lattice's signature: a token of a fresh authority is not trusted here.
     let foreign_dir = lattice.state.join("foreign-auth");
     let foreign = cits_nats_auth::Authority::init(&foreign_dir).unwrap();
     let foreign_token = std::fs::read_to_string(foreign.add_rsu("rsu-a").unwrap()).unwrap();
-    assert!(
-        mqtt_connect(&lattice, "foreign", Some(("rsu-a", &foreign_token))).await.is_err(),
-        "foreign token accepted"
-    );
+    assert!(lattice.mqtt_login("foreign", Some(("rsu-a", &foreign_token))).await.is_err(), "foreign token accepted");
     // An RSU token is for MQTT only: as a plain NATS client it is refused.
-    let jwt = token(&lattice, "rsu-a");
+    let jwt = lattice.rsu_token("rsu-a");
     let key = std::sync::Arc::new(nkeys::KeyPair::new_user());
     let plain = async_nats::ConnectOptions::with_jwt(jwt.clone(), move |nonce| {
         let key = key.clone();
@@ -98,7 +66,7 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     );
 
     // rsu-a with its token: its own DENMs yes; another RSU's, all RSUs', the lattice's: no.
-    let (client, mut eventloop) = mqtt_connect(&lattice, "rsu-a-client", Some(("rsu-a", &jwt))).await.unwrap();
+    let (client, mut eventloop) = lattice.mqtt_login("rsu-a-client", Some(("rsu-a", &jwt))).await.unwrap();
     assert!(granted(&client, &mut eventloop, "cits/denm/rsu-a").await);
     for filter in ["cits/denm/rsu-b", "cits/denm/#", "cits/cpm/rsu-b", "wasmbus/#", "$JS/API/#", "#", "$MQTT/sub/#"] {
         assert!(!granted(&client, &mut eventloop, filter).await, "rsu-a may subscribe {filter}");
@@ -119,8 +87,8 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     // Removing rsu-b: its token stops working at once (config reload, no restart), the
     // server's PID unchanged; rsu-a is unaffected.
     let nats_pid = lattice.pid("nats").unwrap();
-    let b = token(&lattice, "rsu-b");
-    let (_b_client, mut b_loop) = mqtt_connect(&lattice, "rsu-b-client", Some(("rsu-b", &b))).await.unwrap();
+    let b = lattice.rsu_token("rsu-b");
+    let (_b_client, mut b_loop) = lattice.mqtt_login("rsu-b-client", Some(("rsu-b", &b))).await.unwrap();
     lattice.step(&["rsu-remove", "rsu-b"]).unwrap();
     let dropped = tokio::time::timeout(WAIT, async {
         loop {
@@ -131,9 +99,9 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     })
     .await;
     assert!(dropped.is_ok(), "rsu-b's connection survived its removal");
-    assert!(mqtt_connect(&lattice, "rsu-b-again", Some(("rsu-b", &b))).await.is_err(), "revoked token accepted");
+    assert!(lattice.mqtt_login("rsu-b-again", Some(("rsu-b", &b))).await.is_err(), "revoked token accepted");
     assert_eq!(lattice.pid("nats").unwrap(), nats_pid, "no server restart");
-    assert!(mqtt_connect(&lattice, "rsu-a-again", Some(("rsu-a", &jwt))).await.is_ok());
+    assert!(lattice.mqtt_login("rsu-a-again", Some(("rsu-a", &jwt))).await.is_ok());
     io.abort();
 }
 

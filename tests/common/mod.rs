@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use futures::StreamExt as _;
-use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, QoS};
+use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, Packet, QoS};
 
 fn env_path(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the end-to-end tests with `make test-e2e`"))
@@ -178,6 +178,42 @@ impl Lattice {
             qos,
             progress: false,
             auth: Some(self.auth_dir()),
+        }
+    }
+
+    /// RSU `rsu`'s token (its MQTT password), issued by `add_rsu`.
+    pub fn rsu_token(&self, rsu: &str) -> String {
+        cits_nats_auth::Authority::open(&self.auth_dir())
+            .and_then(|a| a.rsu_token(rsu))
+            .expect("RSU token")
+            .trim()
+            .into()
+    }
+
+    /// One MQTT login as `creds` (user, password; None: anonymous): the connected client and its
+    /// event loop, or why the broker refused (the CONNACK code, the connection error).
+    pub async fn mqtt_login(
+        &self,
+        id: &str,
+        creds: Option<(&str, &str)>,
+    ) -> Result<(AsyncClient, rumqttc::EventLoop), String> {
+        let mut opts = MqttOptions::new(id, "127.0.0.1", self.mqtt_port);
+        opts.set_keep_alive(Duration::from_secs(30));
+        opts.set_max_packet_size(2 << 20, 2 << 20);
+        if let Some((user, password)) = creds {
+            opts.set_credentials(user, password);
+        }
+        let (client, mut eventloop) = AsyncClient::new(opts, 512);
+        loop {
+            match tokio::time::timeout(Duration::from_secs(15), eventloop.poll()).await {
+                Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if ack.code == rumqttc::ConnectReturnCode::Success => {
+                    return Ok((client, eventloop))
+                }
+                Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => return Err(format!("{:?}", ack.code)),
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(e.to_string()),
+                Err(_) => return Err("no CONNACK".into()),
+            }
         }
     }
 

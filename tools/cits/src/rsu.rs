@@ -85,14 +85,21 @@ fn reload_nats(pid_file: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The lattice's control client (as the operator) and the registry it holds (empty if none yet).
+async fn read_registry(
+    lattice: &Lattice<'_>,
+) -> anyhow::Result<(wasmcloud_control_interface::Client, HashMap<String, String>)> {
+    let nats = crate::auth::connect_nats(lattice.nats).await?;
+    let ctl = wasmcloud_control_interface::ClientBuilder::new(nats).lattice(lattice.lattice).build();
+    let current = ctl.get_config(REGISTRY).await.map_err(|e| anyhow!("config.get {REGISTRY}: {e}"))?;
+    Ok((ctl, current.into_data().unwrap_or_default()))
+}
+
 async fn update_registry(
     lattice: &Lattice<'_>,
     change: impl FnOnce(&mut HashMap<String, String>),
 ) -> anyhow::Result<()> {
-    let nats = crate::auth::connect_nats(lattice.nats).await?;
-    let ctl = wasmcloud_control_interface::ClientBuilder::new(nats).lattice(lattice.lattice).build();
-    let current = ctl.get_config(REGISTRY).await.map_err(|e| anyhow!("config.get {REGISTRY}: {e}"))?;
-    let mut registry = current.into_data().unwrap_or_default();
+    let (ctl, mut registry) = read_registry(lattice).await?;
     change(&mut registry);
     let put = ctl.put_config(REGISTRY, registry).await.map_err(|e| anyhow!("config.put {REGISTRY}: {e}"))?;
     if !put.succeeded() {
@@ -103,14 +110,7 @@ async fn update_registry(
 
 /// The registered RSUs with their stations (from the registry) and token keys.
 pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<(String, String, String)>> {
-    let nats = crate::auth::connect_nats(lattice.nats).await?;
-    let ctl = wasmcloud_control_interface::ClientBuilder::new(nats).lattice(lattice.lattice).build();
-    let registry = ctl
-        .get_config(REGISTRY)
-        .await
-        .map_err(|e| anyhow!("config.get {REGISTRY}: {e}"))?
-        .into_data()
-        .unwrap_or_default();
+    let (_, registry) = read_registry(lattice).await?;
     Ok(Authority::open(auth_dir)?
         .rsus()?
         .into_iter()
