@@ -127,7 +127,13 @@ fn is_vru(mode: TravelMode) -> bool {
 }
 
 fn object(p: &PredictedPath) -> ObjectRef {
-    ObjectRef { station_id: p.station_id, object_id: p.object_id, generation: p.generation, mode: p.mode }
+    ObjectRef {
+        station_id: p.station_id,
+        object_id: p.object_id,
+        generation: p.generation,
+        mode: p.mode,
+        sensor_id: p.sensor_id,
+    }
 }
 
 type ObjectKey = (u32, u32, u32, u32); // station, sensor, object, generation

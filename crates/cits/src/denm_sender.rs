@@ -238,14 +238,12 @@ mod tests {
 
     fn risk(car: u32, bike: u32, east_m: f64, ttc: f64) -> CollisionRisk {
         let p = offset_to_wgs84(SPOT, east_m, 0.0);
+        let object = |object_id, mode: TravelMode| {
+            Some(ObjectRef { station_id: 1001, object_id, mode: mode as i32, ..Default::default() })
+        };
         CollisionRisk {
-            first: Some(ObjectRef { station_id: 1001, object_id: car, generation: 0, mode: TravelMode::Car as i32 }),
-            second: Some(ObjectRef {
-                station_id: 1001,
-                object_id: bike,
-                generation: 0,
-                mode: TravelMode::Bicycle as i32,
-            }),
+            first: object(car, TravelMode::Car),
+            second: object(bike, TravelMode::Bicycle),
             conflict_latitude: p.lat,
             conflict_longitude: p.lon,
             time_to_collision_s: ttc,

@@ -18,6 +18,7 @@ use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, RsuPaths};
 use etsi_its::denm::SimpleDenm;
 
 use crate::recording::Record;
+use crate::sim::{Kind, Params, Truth, TruthEncounter};
 
 pub struct NativePipeline {
     calibrations: Calibrations,
@@ -113,53 +114,168 @@ impl NativePipeline {
     }
 }
 
-/// How the DENMs compare with the planted conflicts of a ground-truth file.
-#[derive(Debug, Default)]
-pub struct Score {
-    pub planted: usize,
-    pub warned: usize,
-    pub false_warnings: usize,
-    pub lead_times_s: Vec<f64>,
-    pub denms: usize,
-    /// Sequence numbers of the ActionIDs that warned of no planted conflict.
-    pub false_action_ids: Vec<u16>,
-}
-
-/// A warning (new or update) counts for a planted conflict when its event position is within this
-/// distance of the conflict point and it comes at most `WARN_WINDOW_S` before the conflict time;
-/// a false warning is an ActionID none of whose warnings counted for a planted conflict.
+/// Ground-truth classes by post-encroachment time (PET): below this a pair is a conflict that
+/// must be warned; from `CLEARLY_SAFE_PET_S` on (or paths that never come within reach) a
+/// warning is clearly false; in between borderline.
+pub const CONFLICT_PET_S: f64 = 1.5;
+pub const CLEARLY_SAFE_PET_S: f64 = 3.0;
+/// Conflicts this soon after the cameras start cannot have been tracked long enough to warn.
+const SETTLE_S: f64 = 5.0;
+/// A DENM without its risk (as received over the air) is attributed by place and time: to the
+/// most critical encounter within this distance of its event position, at most
+/// `WARN_WINDOW_S` after it.
 const MATCH_RADIUS_M: f64 = 10.0;
 const WARN_WINDOW_S: f64 = 6.0;
+/// A DENM's objects were measured this long before its frame's reference time, at most.
+const TRACK_SLACK_MS: i64 = 1_500;
 
+/// How the DENMs compare with the ground truth's encounters.
+#[derive(Debug, Default, Clone)]
+pub struct Score {
+    /// Conflicts to warn: encounters with true PET < 1.5 s (planted or made by the traffic).
+    pub planted: usize,
+    pub warned: usize,
+    /// Per warned conflict, the first DENM about its pair before the conflict, s.
+    pub lead_times_s: Vec<f64>,
+    pub denms: usize,
+    /// ActionIDs (warnings) in all, and by the most critical pair they announced.
+    pub warnings: usize,
+    pub true_warnings: usize,
+    pub borderline: usize,
+    pub clearly_false: usize,
+    /// Same as `clearly_false` (the name the end-to-end tests use).
+    pub false_warnings: usize,
+    /// Sequence numbers of the clearly false ActionIDs.
+    pub false_action_ids: Vec<u16>,
+    /// Road user pairs (vehicle, VRU) and times of conflicts no warning came before.
+    pub missed: Vec<([u32; 2], i64)>,
+    /// Traffic observed, minutes.
+    pub minutes: f64,
+}
+
+impl Score {
+    pub fn per_10_min(&self, n: usize) -> f64 {
+        n as f64 * 10.0 / self.minutes.max(f64::MIN_POSITIVE)
+    }
+
+    pub fn precision(&self) -> f64 {
+        self.true_warnings as f64 / self.warnings.max(1) as f64
+    }
+
+    /// Adds another recording's score.
+    pub fn add(&mut self, o: &Score) {
+        self.planted += o.planted;
+        self.warned += o.warned;
+        self.lead_times_s.extend(&o.lead_times_s);
+        self.denms += o.denms;
+        self.warnings += o.warnings;
+        self.true_warnings += o.true_warnings;
+        self.borderline += o.borderline;
+        self.clearly_false += o.clearly_false;
+        self.false_warnings += o.false_warnings;
+        self.missed.extend(&o.missed);
+        self.minutes += o.minutes;
+    }
+
+    /// Median and minimum lead time, s.
+    pub fn lead(&self) -> (f64, f64) {
+        let mut lead = self.lead_times_s.clone();
+        lead.sort_by(f64::total_cmp);
+        (lead.get(lead.len() / 2).copied().unwrap_or(f64::NAN), lead.first().copied().unwrap_or(f64::NAN))
+    }
+}
+
+/// The road user a tracked object of a risk is, per the truth's tracker ids, at `at_ms`.
+fn road_user(truth: &Truth, o: &cits::proto::ObjectRef, at_ms: i64) -> Option<u32> {
+    use cits::proto::TravelMode;
+    let kind = match TravelMode::try_from(o.mode).unwrap_or_default() {
+        TravelMode::Car => Some(Kind::Car),
+        TravelMode::Bicycle => Some(Kind::Bicycle),
+        TravelMode::Pedestrian => Some(Kind::Pedestrian),
+        TravelMode::Unknown => None,
+    };
+    let kind_of = |user: u32| truth.road_users.iter().find(|u| u.id == user).map(|u| u.kind);
+    truth
+        .tracks
+        .iter()
+        .filter(|t| (o.sensor_id == 0 || u32::from(t.0) == o.sensor_id) && u32::from(t.1) == o.object_id)
+        .filter(|t| t.3 <= at_ms && t.4 + TRACK_SLACK_MS >= at_ms)
+        .filter(|t| kind.is_none() || kind_of(t.2) == kind)
+        .max_by_key(|t| t.3)
+        .map(|t| t.2)
+}
+
+/// The encounter a DENM announces: by its risk's road users when known, else by place and time.
+fn attribute<'a>(truth: &'a Truth, d: &EmittedDenm) -> Option<&'a TruthEncounter> {
+    let at_ms = (d.at_us / 1000) as i64;
+    if let Some(r) = &d.risk {
+        let (a, b) = (road_user(truth, r.first.as_ref()?, at_ms)?, road_user(truth, r.second.as_ref()?, at_ms)?);
+        return truth.encounters.iter().find(|e| e.users == [a, b] || e.users == [b, a]);
+    }
+    let event = Wgs84 { lat: d.denm.event_lat_e7 as f64 / 1e7, lon: d.denm.event_lon_e7 as f64 / 1e7 };
+    truth
+        .encounters
+        .iter()
+        .filter(|e| {
+            let (dx, dy) = wgs84_to_offset(event, Wgs84 { lat: e.lat, lon: e.lon });
+            let ahead_s = (e.time_unix_us - d.at_us as i64) as f64 / 1e6;
+            dx.hypot(dy) <= MATCH_RADIUS_M && (0.0..=WARN_WINDOW_S).contains(&ahead_s)
+        })
+        .min_by(|a, b| a.pet_s.total_cmp(&b.pet_s))
+}
+
+/// Scores DENMs against a ground truth (a [`Truth`] as JSON).
 pub fn score(denms: &[EmittedDenm], truth: &serde_json::Value) -> anyhow::Result<Score> {
-    let conflicts = truth["conflicts"].as_array().context("truth has no conflicts")?;
-    let warnings: Vec<&EmittedDenm> = denms.iter().filter(|d| d.denm.termination.is_none()).collect();
-    let mut true_action_ids = std::collections::BTreeSet::new();
-    let mut s = Score { planted: conflicts.len(), denms: denms.len(), ..Default::default() };
-    for c in conflicts {
-        let place = Wgs84 { lat: c["lat"].as_f64().context("lat")?, lon: c["lon"].as_f64().context("lon")? };
-        let at = c["time_unix_us"].as_u64().context("time_unix_us")?;
-        // Warnings (new or update) about this place in the window before the conflict. Every
-        // ActionID among them announces this conflict (each camera's pair of tracks may get its
-        // own before the sender fuses them); the earliest gives the lead time.
-        let in_window: Vec<&&EmittedDenm> = warnings
+    let truth: Truth = serde_json::from_value(truth.clone()).context("not a ground-truth file of this simulator")?;
+    Ok(score_truth(denms, &truth))
+}
+
+pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
+    let start_us = truth.parameters.start_unix_ms as i64 * 1000;
+    let duration_s = f64::from(truth.parameters.duration_s);
+    let warnings: Vec<(&EmittedDenm, Option<&TruthEncounter>)> =
+        denms.iter().filter(|d| d.denm.termination.is_none()).map(|d| (d, attribute(truth, d))).collect();
+    let mut s = Score { denms: denms.len(), minutes: duration_s / 60.0, ..Default::default() };
+    // Recall and lead time over the conflicts the cameras could have warned of.
+    for e in &truth.encounters {
+        let since_start_s = (e.time_unix_us - start_us) as f64 / 1e6;
+        if e.pet_s >= CONFLICT_PET_S || since_start_s < SETTLE_S {
+            continue;
+        }
+        s.planted += 1;
+        let first = warnings
             .iter()
-            .filter(|d| {
-                let p = Wgs84 { lat: d.denm.event_lat_e7 as f64 / 1e7, lon: d.denm.event_lon_e7 as f64 / 1e7 };
-                let (dx, dy) = wgs84_to_offset(place, p);
-                dx.hypot(dy) <= MATCH_RADIUS_M && d.at_us <= at && (at - d.at_us) as f64 / 1e6 <= WARN_WINDOW_S
-            })
-            .collect();
-        if let Some(first) = in_window.iter().map(|d| d.at_us).min() {
-            true_action_ids.extend(in_window.iter().map(|d| d.denm.sequence_number));
-            s.warned += 1;
-            s.lead_times_s.push((at - first) as f64 / 1e6);
+            .filter(|(d, a)| a.is_some_and(|a| std::ptr::eq(a, e)) && d.at_us as i64 <= e.time_unix_us)
+            .map(|(d, _)| d.at_us)
+            .min();
+        match first {
+            Some(at) => {
+                s.warned += 1;
+                s.lead_times_s.push((e.time_unix_us - at as i64) as f64 / 1e6);
+            }
+            None => s.missed.push((e.users, e.time_unix_us)),
         }
     }
-    let all_action_ids: std::collections::BTreeSet<u16> = warnings.iter().map(|d| d.denm.sequence_number).collect();
-    s.false_action_ids = all_action_ids.difference(&true_action_ids).copied().collect();
-    s.false_warnings = s.false_action_ids.len();
-    Ok(s)
+    // Each ActionID by the most critical encounter any of its DENMs announced.
+    let mut by_action: std::collections::BTreeMap<u16, f64> = std::collections::BTreeMap::new();
+    for (d, a) in &warnings {
+        let pet = a.map_or(f64::INFINITY, |a| a.pet_s);
+        let best = by_action.entry(d.denm.sequence_number).or_insert(f64::INFINITY);
+        *best = best.min(pet);
+    }
+    for (seq, pet) in by_action {
+        s.warnings += 1;
+        if pet < CONFLICT_PET_S {
+            s.true_warnings += 1;
+        } else if pet < CLEARLY_SAFE_PET_S {
+            s.borderline += 1;
+        } else {
+            s.false_action_ids.push(seq);
+        }
+    }
+    s.clearly_false = s.false_action_ids.len();
+    s.false_warnings = s.clearly_false;
+    s
 }
 
 /// Runs a recording through the native pipeline as one RSU.
@@ -172,37 +288,181 @@ pub fn run(graph: &LaneGraph, records: &[Record]) -> anyhow::Result<Vec<EmittedD
     Ok(out)
 }
 
+/// Parses a seed list: `1-10`, `3`, `1,4,7-9`.
+pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
+    let mut seeds = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let (from, to) = part.split_once('-').unwrap_or((part, part));
+        let (from, to): (u64, u64) = (from.trim().parse()?, to.trim().parse()?);
+        anyhow::ensure!(from <= to, "seed range {part} runs backwards");
+        seeds.extend(from..=to);
+    }
+    Ok(seeds)
+}
+
+/// Simulates each seed with `params` (its seed replaced) and scores the native pipeline's
+/// DENMs; seeds run on all cores.
+pub fn evaluate_seeds(graph: &LaneGraph, seeds: &[u64], params: &Params) -> anyhow::Result<Vec<(u64, Score)>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
+    let chunks: Vec<Vec<u64>> =
+        (0..threads).map(|t| seeds.iter().copied().skip(t).step_by(threads).collect()).collect();
+    let mut rows: Vec<(u64, Score)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|&seed| {
+                            let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
+                            let denms = run(graph, &sim.records)?;
+                            Ok((seed, score_truth(&denms, &crate::sim::truth(&sim))))
+                        })
+                        .collect::<anyhow::Result<Vec<_>>>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("evaluation thread panicked")).collect::<anyhow::Result<Vec<_>>>()
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    rows.sort_by_key(|r| r.0);
+    Ok(rows)
+}
+
+/// One table of per-recording scores and their totals (Markdown).
+pub fn table(rows: &[(String, Score)]) -> String {
+    let mut out = String::from(
+        "| recording | min | conflicts (PET < 1.5 s) | warned | lead median s | lead min s | warnings | clearly false /10 min | borderline /10 min | precision |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut total = Score::default();
+    let line = |name: &str, s: &Score| {
+        let (median, min) = s.lead();
+        format!(
+            "| {name} | {:.1} | {} | {} | {median:.2} | {min:.2} | {} | {:.1} ({}) | {:.1} ({}) | {:.0} % |\n",
+            s.minutes,
+            s.planted,
+            s.warned,
+            s.warnings,
+            s.per_10_min(s.clearly_false),
+            s.clearly_false,
+            s.per_10_min(s.borderline),
+            s.borderline,
+            100.0 * s.precision()
+        )
+    };
+    for (name, s) in rows {
+        out.push_str(&line(name, s));
+        total.add(s);
+    }
+    if rows.len() > 1 {
+        out.push_str(&line("**total**", &total));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn warnings_count_for_a_planted_conflict_by_place_and_time() {
-        let conflict_us = 1_664_534_590_000_000;
-        let truth = serde_json::json!({"conflicts": [{"lat": 47.8101, "lon": 13.0518, "time_unix_us": conflict_us}]});
-        let warning = |seq: u16, east_m: f64, before_s: f64| {
+    /// A truth with a vehicle (1) and two VRUs (2: a conflict, PET 0.4 s; 3: passes 4 s apart),
+    /// and trackers: sensor 1 saw them as ids 10, 20 and 30.
+    fn truth() -> Truth {
+        let mut t: Truth = serde_json::from_str(include_str!("../../../data/short.truth.json")).unwrap();
+        let start = t.parameters.start_unix_ms as i64;
+        t.parameters.duration_s = 60;
+        let user = |id: u32, kind: crate::sim::Kind| crate::sim::TruthUser { id, kind, ..t.road_users[0].clone() };
+        t.road_users = vec![
+            user(1, crate::sim::Kind::Car),
+            user(2, crate::sim::Kind::Bicycle),
+            user(3, crate::sim::Kind::Pedestrian),
+        ];
+        t.tracks = vec![
+            (1, 10, 1, start, start + 60_000),
+            (1, 20, 2, start, start + 60_000),
+            (1, 30, 3, start, start + 60_000),
+        ];
+        let encounter = |users, pet_s, at_s: i64, east_m| {
             let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
-            EmittedDenm {
-                at_us: conflict_us - (before_s * 1e6) as u64,
-                denm: SimpleDenm {
-                    sequence_number: seq,
-                    event_lat_e7: (p.lat * 1e7).round() as i32,
-                    event_lon_e7: (p.lon * 1e7).round() as i32,
-                    termination: None,
-                    ..etsi_its::denm::fixtures::sample()
-                },
-                risk: None,
+            TruthEncounter {
+                users,
+                pet_s,
+                min_ttc_s: None,
+                time_unix_us: (start + at_s * 1000) * 1000,
+                lat: p.lat,
+                lon: p.lon,
+                planted: None,
             }
         };
+        t.encounters = vec![encounter([1, 2], 0.4, 30, 0.0), encounter([1, 3], 4.0, 40, 30.0)];
+        t
+    }
+
+    fn warning(truth: &Truth, seq: u16, objects: Option<(u32, u32)>, east_m: f64, at_s: f64) -> EmittedDenm {
+        let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
+        let object = |id, mode: cits::proto::TravelMode| cits::proto::ObjectRef {
+            station_id: 1001,
+            object_id: id,
+            sensor_id: 1,
+            mode: mode as i32,
+            ..Default::default()
+        };
+        EmittedDenm {
+            at_us: ((truth.parameters.start_unix_ms as f64 + at_s * 1000.0) * 1000.0) as u64,
+            denm: SimpleDenm {
+                sequence_number: seq,
+                event_lat_e7: (p.lat * 1e7).round() as i32,
+                event_lon_e7: (p.lon * 1e7).round() as i32,
+                termination: None,
+                ..etsi_its::denm::fixtures::sample()
+            },
+            risk: objects.map(|(a, b)| cits::proto::CollisionRisk {
+                first: Some(object(a, cits::proto::TravelMode::Car)),
+                second: Some(object(
+                    b,
+                    if b == 20 { cits::proto::TravelMode::Bicycle } else { cits::proto::TravelMode::Pedestrian },
+                )),
+                ..Default::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn warnings_are_judged_by_the_true_pet_of_the_pair_they_name() {
+        let t = truth();
         let denms = [
-            warning(0, 8.0, 3.0),  // one camera's pair, early, the conflict point predicted 8 m off
-            warning(1, 1.0, 1.0),  // the other camera's pair, later, on the spot
-            warning(2, 30.0, 2.0), // elsewhere
-            warning(3, 0.0, 7.0),  // too early to be about it
+            warning(&t, 0, Some((10, 20)), 8.0, 27.0), // the conflict, 3 s ahead, its point 8 m off
+            warning(&t, 0, Some((10, 20)), 1.0, 31.0), // the same ActionID after the conflict
+            warning(&t, 1, Some((10, 30)), 0.0, 28.0), // the pair that passes 4 s apart: clearly false
+            warning(&t, 2, Some((30, 20)), 0.0, 28.0), // objects of no listed pair: clearly false
         ];
-        let s = score(&denms, &truth).unwrap();
-        assert_eq!((s.planted, s.warned, s.false_action_ids.clone()), (1, 1, vec![2, 3]));
-        assert_eq!(s.lead_times_s, vec![3.0]);
+        let s = score_truth(&denms, &t);
+        assert_eq!((s.planted, s.warned, s.lead_times_s.clone()), (1, 1, vec![3.0]));
+        assert_eq!((s.warnings, s.true_warnings, s.borderline, s.false_action_ids.clone()), (3, 1, 0, vec![1, 2]));
+        assert!((s.per_10_min(s.clearly_false) - 2.0 * 10.0).abs() < 1e-9);
+        // Late only: missed.
+        let s = score_truth(&denms[1..2], &t);
+        assert_eq!((s.warned, s.missed.len()), (0, 1));
+    }
+
+    #[test]
+    fn warnings_without_their_risk_are_judged_by_place_and_time() {
+        let t = truth();
+        let denms = [
+            warning(&t, 0, None, 5.0, 26.0),  // near the conflict, 4 s ahead
+            warning(&t, 1, None, 29.0, 37.0), // near the safe pair's place, 3 s ahead
+            warning(&t, 2, None, 0.0, 20.0),  // too early to be about anything
+        ];
+        let s = score_truth(&denms, &t);
+        assert_eq!((s.warned, s.lead_times_s.clone()), (1, vec![4.0]));
+        assert_eq!(s.false_action_ids, vec![1, 2]);
+    }
+
+    #[test]
+    fn seeds_parse_as_lists_and_ranges() {
+        assert_eq!(parse_seeds("1-3,7, 9-9").unwrap(), vec![1, 2, 3, 7, 9]);
+        assert!(parse_seeds("3-1").is_err() && parse_seeds("x").is_err());
     }
 
     #[test]

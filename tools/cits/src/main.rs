@@ -138,6 +138,12 @@ enum Command {
         truth: PathBuf,
         #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// Planted scenarios: `library` (all kinds) or `classic` (the committed recordings' three).
+        #[arg(long, default_value = "library")]
+        scenarios: String,
+        /// Background traffic relative to the default (≈ 8 objects per CPM at 1).
+        #[arg(long, default_value_t = 1.0)]
+        density: f64,
     },
     /// Run a recording through the whole pipeline natively and score its DENMs against the
     /// simulator's planted conflicts.
@@ -151,6 +157,16 @@ enum Command {
         /// Also list each false warning (first DENM of its ActionID and the risk it announced).
         #[arg(long)]
         list_false: bool,
+        /// Instead of --file: simulate these seeds (e.g. `1-10`, `11-20`, `3,5`) and print one
+        /// table with totals.
+        #[arg(long)]
+        seeds: Option<String>,
+        /// With --seeds: length of each recording.
+        #[arg(long, default_value_t = 207)]
+        duration_s: u32,
+        /// With --seeds: background traffic relative to the default.
+        #[arg(long, default_value_t = 1.0)]
+        density: f64,
     },
     /// Run one stage of the pipeline (or `pipeline`: all seven) as a native process on the
     /// pipeline's NATS subjects: the baseline `make bench` compares wasmCloud with.
@@ -794,33 +810,57 @@ async fn main() -> anyhow::Result<()> {
                 eprintln!("map {name}: {} lanelets → {}", graph.lanelets.len(), dir.display());
             }
         }
-        Command::Simulate { seed, duration_s, out, truth, osm } => {
-            let params = cits_tools::sim::Params { seed, duration_s };
+        Command::Simulate { seed, duration_s, out, truth, osm, scenarios, density } => {
+            let scenarios = serde_json::from_value(serde_json::Value::String(scenarios.clone()))
+                .map_err(|_| anyhow::anyhow!("--scenarios must be `library` or `classic`, got `{scenarios}`"))?;
+            let params = cits_tools::sim::Params { seed, duration_s, scenarios, density };
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
-        Command::Evaluate { file, truth, osm, list_false } => {
+        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, .. } => {
+            let graph = cits_tools::sim::load_map(&osm)?;
+            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let started = std::time::Instant::now();
+            let rows = evaluate::evaluate_seeds(&graph, &evaluate::parse_seeds(&seeds)?, &params)?;
+            let rows: Vec<(String, evaluate::Score)> =
+                rows.into_iter().map(|(seed, s)| (format!("seed {seed}"), s)).collect();
+            print!("{}", evaluate::table(&rows));
+            for (name, s) in &rows {
+                for (users, at) in &s.missed {
+                    println!(
+                        "{name}: conflict of road users {} and {} at {} not warned",
+                        users[0],
+                        users[1],
+                        watch::format_time_us(*at as u64)
+                    );
+                }
+            }
+            println!("({} recordings simulated and evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
+        }
+        Command::Evaluate { file, truth, osm, list_false, .. } => {
             let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
             let graph = map::lane_graph_from_osm(&xml, "map")?;
             let records = recording::read_file(&file)?;
-            let truth: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&truth)?)?;
+            let truth = cits_tools::sim::read_truth(&truth)?;
             let started = std::time::Instant::now();
             let denms = evaluate::run(&graph, &records)?;
             let elapsed = started.elapsed();
-            let s = evaluate::score(&denms, &truth)?;
+            let s = evaluate::score_truth(&denms, &truth);
             let mut lead = s.lead_times_s.clone();
             lead.sort_by(f64::total_cmp);
             let median = lead.get(lead.len() / 2).copied().unwrap_or(f64::NAN);
             println!(
-                "{} CPMs in {:.1} ms ({:.1} µs/CPM): {} DENMs; planted conflicts warned {}/{}, false warnings {}, median lead time {:.2} s",
+                "{} CPMs in {:.1} ms ({:.1} µs/CPM): {} DENMs, {} warnings; conflicts (PET < 1.5 s) warned {}/{}, median lead time {:.2} s; clearly false {}, borderline {}",
                 records.len(),
                 elapsed.as_secs_f64() * 1e3,
                 elapsed.as_secs_f64() * 1e6 / records.len().max(1) as f64,
                 s.denms,
+                s.warnings,
                 s.warned,
                 s.planted,
-                s.false_warnings,
-                median
+                median,
+                s.clearly_false,
+                s.borderline,
             );
             if list_false {
                 for seq in &s.false_action_ids {

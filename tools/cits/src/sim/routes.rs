@@ -1,0 +1,249 @@
+//! Routes through the intersection from the lane graph, and where they cross.
+
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Context as _};
+use cits::geo::{wgs84_to_offset, Wgs84};
+use cits::proto::{LaneGraph, Lanelet};
+use etsi_its::cpm::ObjectKind;
+
+use crate::demo::CENTER;
+
+pub(super) type P = (f64, f64); // east, north (m) from the intersection centre
+
+pub(super) fn dist(a: P, b: P) -> f64 {
+    (a.0 - b.0).hypot(a.1 - b.1)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Car,
+    Bicycle,
+    Pedestrian,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Car, Kind::Bicycle, Kind::Pedestrian];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Car => "car",
+            Kind::Bicycle => "bicycle",
+            Kind::Pedestrian => "pedestrian",
+        }
+    }
+
+    pub(super) fn object_kind(self) -> ObjectKind {
+        match self {
+            Kind::Car => ObjectKind::Car,
+            Kind::Bicycle => ObjectKind::Bicycle,
+            Kind::Pedestrian => ObjectKind::Pedestrian,
+        }
+    }
+}
+
+pub(super) const ARMS: [&str; 4] = ["north", "east", "south", "west"];
+
+/// Arms are numbered 1..=4 clockwise from north, like the map's ids (leading digit).
+pub(super) fn arm_of(lanelet: i64) -> u8 {
+    (lanelet / 1000) as u8
+}
+
+pub(super) fn arm_name(arm: u8) -> &'static str {
+    ARMS[(arm as usize + 3) % 4]
+}
+
+pub(super) fn opposite(arm: u8) -> u8 {
+    (arm + 1) % 4 + 1
+}
+
+/// A way through the intersection: approach → connector → exit (pedestrians: crosswalk →
+/// walkway), as one polyline in travel direction.
+pub(super) struct Route {
+    pub(super) kind: Kind,
+    pub(super) lanelets: Vec<i64>,
+    /// Approach arm (pedestrians: the crosswalk's arm).
+    pub(super) arm: u8,
+    /// "left" / "straight" / "right"; empty for pedestrians.
+    pub(super) turn: String,
+    pub(super) points: Vec<P>,
+    /// Arc length at each point.
+    pub(super) cum: Vec<f64>,
+    /// (lanelet, arc length where it ends).
+    pub(super) legs: Vec<(i64, f64)>,
+    /// Arc-length span of a left or right connector, where vehicles slow down.
+    pub(super) turn_span: Option<(f64, f64)>,
+}
+
+impl Route {
+    pub(super) fn length(&self) -> f64 {
+        *self.cum.last().unwrap()
+    }
+
+    /// Position and unit tangent at arc length `s`.
+    pub(super) fn at(&self, s: f64) -> (P, P) {
+        let s = s.clamp(0.0, self.length());
+        let i = self.cum.partition_point(|&c| c <= s).clamp(1, self.points.len() - 1);
+        let (a, b) = (self.points[i - 1], self.points[i]);
+        let d = self.cum[i] - self.cum[i - 1];
+        let f = if d > 0.0 { (s - self.cum[i - 1]) / d } else { 0.0 };
+        let tangent = if d > 0.0 { ((b.0 - a.0) / d, (b.1 - a.1) / d) } else { (1.0, 0.0) };
+        ((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)), tangent)
+    }
+
+    pub(super) fn lanelet_at(&self, s: f64) -> i64 {
+        self.legs.iter().find(|(_, end)| s <= *end).unwrap_or(self.legs.last().unwrap()).0
+    }
+
+    pub(super) fn describe(&self) -> String {
+        match self.kind {
+            Kind::Pedestrian => format!("pedestrian across {} crosswalk", arm_name(self.arm)),
+            k => format!("{} from {} {}", k.name(), arm_name(self.arm), self.turn),
+        }
+    }
+}
+
+pub(super) fn local_centerline(l: &Lanelet) -> Vec<P> {
+    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(CENTER, Wgs84 { lat: c[1], lon: c[0] })).collect()
+}
+
+pub(super) fn build_route(
+    kind: Kind,
+    arm: u8,
+    turn: &str,
+    parts: &[(i64, Vec<P>)],
+    turn_lanelet: Option<i64>,
+) -> Route {
+    let mut points: Vec<P> = Vec::new();
+    let mut legs = Vec::new();
+    let mut turn_span = None;
+    let mut cum: Vec<f64> = Vec::new();
+    for (id, line) in parts {
+        let start_s = cum.last().copied().unwrap_or(0.0);
+        for &p in line {
+            if let Some(&last) = points.last() {
+                if dist(last, p) < 1e-6 {
+                    continue; // lanelets share their joining point
+                }
+                cum.push(cum.last().unwrap() + dist(last, p));
+            } else {
+                cum.push(0.0);
+            }
+            points.push(p);
+        }
+        let end_s = *cum.last().unwrap();
+        legs.push((*id, end_s));
+        if Some(*id) == turn_lanelet {
+            turn_span = Some((start_s, end_s));
+        }
+    }
+    Route {
+        kind,
+        lanelets: parts.iter().map(|p| p.0).collect(),
+        arm,
+        turn: turn.to_string(),
+        points,
+        cum,
+        legs,
+        turn_span,
+    }
+}
+
+/// Every route the map offers: car and bicycle approach → connector → exit; pedestrian
+/// crosswalk (either direction) → the walkway at the end reached.
+pub(super) fn routes_from_graph(graph: &LaneGraph) -> anyhow::Result<Vec<Route>> {
+    let by_id: BTreeMap<i64, &Lanelet> = graph.lanelets.iter().map(|l| (l.id, l)).collect();
+    let mut routes = Vec::new();
+    for approach in graph.lanelets.iter().filter(|l| l.role == "approach") {
+        let kind = if approach.mode == cits::proto::TravelMode::Car as i32 { Kind::Car } else { Kind::Bicycle };
+        for c in &approach.successors {
+            let connector = by_id[c];
+            let exit = by_id[connector.successors.first().with_context(|| format!("connector {c} leads nowhere"))?];
+            let turning = (connector.turn != "straight").then_some(connector.id);
+            let parts = [approach, connector, exit].map(|l| (l.id, local_centerline(l)));
+            routes.push(build_route(kind, arm_of(approach.id), &connector.turn, &parts, turning));
+        }
+    }
+    for crosswalk in graph.lanelets.iter().filter(|l| l.role == "crosswalk") {
+        for reverse in [false, true] {
+            let mut line = local_centerline(crosswalk);
+            if reverse {
+                line.reverse();
+            }
+            let end = *line.last().unwrap();
+            let walkway = crosswalk
+                .successors
+                .iter()
+                .map(|w| by_id[w])
+                .find(|w| {
+                    let c = local_centerline(w);
+                    dist(c[0], end) < 0.5 || dist(*c.last().unwrap(), end) < 0.5
+                })
+                .with_context(|| format!("no walkway at an end of crosswalk {}", crosswalk.id))?;
+            let mut walk = local_centerline(walkway);
+            if dist(walk[0], end) > dist(*walk.last().unwrap(), end) {
+                walk.reverse();
+            }
+            let parts = [(crosswalk.id, line), (walkway.id, walk)];
+            routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
+        }
+    }
+    if routes.is_empty() {
+        bail!("map {} has no routes", graph.name);
+    }
+    Ok(routes)
+}
+
+/// Where two routes' polylines cross: arc lengths along each and the point.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Crossing {
+    pub(super) s_a: f64,
+    pub(super) s_b: f64,
+    pub(super) at: P,
+}
+
+/// All crossings of two routes, in order along `a`. Collinear stretches (a shared lane) are not
+/// crossings; the spacing rule covers those. Where routes merge or diverge their polylines touch
+/// at one point, which counts.
+pub(super) fn crossings(a: &Route, b: &Route) -> Vec<Crossing> {
+    const EPS: f64 = 1e-9;
+    let boxes = |r: &Route| -> Vec<[f64; 4]> {
+        r.points
+            .windows(2)
+            .map(|w| [w[0].0.min(w[1].0), w[0].1.min(w[1].1), w[0].0.max(w[1].0), w[0].1.max(w[1].1)])
+            .collect()
+    };
+    let (boxes_a, boxes_b) = (boxes(a), boxes(b));
+    let mut found: Vec<Crossing> = Vec::new();
+    for (i, ba) in boxes_a.iter().enumerate() {
+        let (p, p2) = (a.points[i], a.points[i + 1]);
+        let r = (p2.0 - p.0, p2.1 - p.1);
+        for (j, bb) in boxes_b.iter().enumerate() {
+            if ba[0] > bb[2] + EPS || bb[0] > ba[2] + EPS || ba[1] > bb[3] + EPS || bb[1] > ba[3] + EPS {
+                continue;
+            }
+            let (q, q2) = (b.points[j], b.points[j + 1]);
+            let d = (q2.0 - q.0, q2.1 - q.1);
+            let denom = r.0 * d.1 - r.1 * d.0;
+            if denom.abs() < 1e-6 * r.0.hypot(r.1) * d.0.hypot(d.1) {
+                continue; // parallel
+            }
+            let w = (q.0 - p.0, q.1 - p.1);
+            let t = (w.0 * d.1 - w.1 * d.0) / denom;
+            let u = (w.0 * r.1 - w.1 * r.0) / denom;
+            if !(-EPS..=1.0 + EPS).contains(&t) || !(-EPS..=1.0 + EPS).contains(&u) {
+                continue;
+            }
+            let s_a = a.cum[i] + t.clamp(0.0, 1.0) * (a.cum[i + 1] - a.cum[i]);
+            let s_b = b.cum[j] + u.clamp(0.0, 1.0) * (b.cum[j + 1] - b.cum[j]);
+            // Touching segment ends report the same crossing twice.
+            if found.iter().any(|c| (c.s_a - s_a).abs() < 1.0 && (c.s_b - s_b).abs() < 1.0) {
+                continue;
+            }
+            found.push(Crossing { s_a, s_b, at: (p.0 + t * r.0, p.1 + t * r.1) });
+        }
+    }
+    found.sort_by(|x, y| x.s_a.total_cmp(&y.s_a));
+    found
+}

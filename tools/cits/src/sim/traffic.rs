@@ -1,0 +1,223 @@
+//! Road users on their routes: speed profiles, and the world's rules for keeping them apart.
+
+use cits::proto::LaneGraph;
+
+use super::rng::Rng;
+use super::routes::{crossings, dist, routes_from_graph, Crossing, Kind, Route, P};
+use super::*;
+
+/// A road user on its route: entry time and speed profile (time and speed per arc length).
+#[derive(Clone)]
+pub(super) struct Mover {
+    pub(super) kind: Kind,
+    pub(super) route: usize,
+    pub(super) entry_s: f64,
+    pub(super) cruise_mps: f64,
+    pub(super) turn_mps: Option<f64>,
+    /// Seconds since entry at each profile sample (every `PROFILE_STEP_M`, last one at the end).
+    pub(super) t: Vec<f64>,
+    pub(super) v: Vec<f64>,
+    pub(super) step: f64,
+    /// A stop (yielding): the profile sample where the road user stands, and for how long (s).
+    pub(super) stop: Option<(usize, f64)>,
+}
+
+/// Seconds since entry at each sample of a speed profile sampled every `step` metres.
+fn profile_times(v: &[f64], step: f64) -> Vec<f64> {
+    let mut t = vec![0.0];
+    for i in 1..v.len() {
+        t.push(t[i - 1] + 2.0 * step / (v[i - 1] + v[i]));
+    }
+    t
+}
+
+impl Mover {
+    pub(super) fn new(routes: &[Route], route: usize, entry_s: f64, cruise_mps: f64, turn_mps: Option<f64>) -> Self {
+        let r = &routes[route];
+        let n = ((r.length() / PROFILE_STEP_M).ceil() as usize).max(1);
+        let step = r.length() / n as f64;
+        let speed = |s: f64| match (r.turn_span, turn_mps) {
+            (Some((a, _)), Some(vt)) if s < a => cruise_mps.min((vt * vt + 2.0 * BRAKING_MPS2 * (a - s)).sqrt()),
+            (Some((_, b)), Some(vt)) if s > b => cruise_mps.min((vt * vt + 2.0 * ACCELERATION_MPS2 * (s - b)).sqrt()),
+            (Some(_), Some(vt)) => vt,
+            _ => cruise_mps,
+        };
+        let v: Vec<f64> = (0..=n).map(|i| speed(i as f64 * step)).collect();
+        let t = profile_times(&v, step);
+        Mover { kind: routes[route].kind, route, entry_s, cruise_mps, turn_mps, t, v, step, stop: None }
+    }
+
+    /// The same road user stopping at arc length `at_m` for `dwell_s` (braking and pulling away
+    /// as before turns): a driver yielding.
+    pub(super) fn stopping(mut self, at_m: f64, dwell_s: f64) -> Self {
+        let k = ((at_m / self.step).round() as usize).clamp(1, self.v.len() - 2);
+        let stop_m = k as f64 * self.step;
+        for (i, v) in self.v.iter_mut().enumerate() {
+            let d = i as f64 * self.step - stop_m;
+            let limit = if d < 0.0 { (2.0 * BRAKING_MPS2 * -d).sqrt() } else { (2.0 * ACCELERATION_MPS2 * d).sqrt() };
+            *v = v.min(limit);
+        }
+        self.t = profile_times(&self.v, self.step);
+        self.stop = Some((k, dwell_s));
+        self
+    }
+
+    fn dwell_s(&self) -> f64 {
+        self.stop.map_or(0.0, |(_, d)| d)
+    }
+
+    pub(super) fn exit_s(&self) -> f64 {
+        self.entry_s + self.t.last().unwrap() + self.dwell_s()
+    }
+
+    /// Arc length and speed at absolute time `time_s`, `None` outside the route.
+    pub(super) fn s_at(&self, time_s: f64) -> Option<(f64, f64)> {
+        let mut rel = time_s - self.entry_s;
+        if rel < 0.0 || rel > *self.t.last().unwrap() + self.dwell_s() {
+            return None;
+        }
+        if let Some((k, dwell)) = self.stop {
+            if rel >= self.t[k] {
+                if rel <= self.t[k] + dwell {
+                    return Some((k as f64 * self.step, 0.0));
+                }
+                rel -= dwell;
+            }
+        }
+        let i = self.t.partition_point(|&x| x <= rel).clamp(1, self.t.len() - 1);
+        let f = (rel - self.t[i - 1]) / (self.t[i] - self.t[i - 1]);
+        Some(((i - 1) as f64 * self.step + f * self.step, self.v[i - 1] + f * (self.v[i] - self.v[i - 1])))
+    }
+
+    /// Absolute time at arc length `s`.
+    pub(super) fn time_at(&self, s: f64) -> f64 {
+        let x = (s / self.step).clamp(0.0, (self.t.len() - 1) as f64);
+        let i = (x.floor() as usize).min(self.t.len() - 2);
+        let waited = self.stop.filter(|&(k, _)| x > k as f64).map_or(0.0, |(_, d)| d);
+        self.entry_s + self.t[i] + (x - i as f64) * (self.t[i + 1] - self.t[i]) + waited
+    }
+
+    /// Position, velocity (east/north, m/s) and lanelet at `time_s`.
+    pub(super) fn state(&self, routes: &[Route], time_s: f64) -> Option<(P, P, i64)> {
+        let (s, v) = self.s_at(time_s)?;
+        let r = &routes[self.route];
+        let (p, tangent) = r.at(s);
+        Some((p, (v * tangent.0, v * tangent.1), r.lanelet_at(s)))
+    }
+}
+
+/// The map's routes and their pairwise crossings.
+pub(super) struct World {
+    pub(super) routes: Vec<Route>,
+    pub(super) crossings: Vec<Vec<Vec<Crossing>>>,
+}
+
+impl World {
+    pub(super) fn new(graph: &LaneGraph) -> anyhow::Result<Self> {
+        let routes = routes_from_graph(graph)?;
+        let n = routes.len();
+        let mut table = vec![vec![Vec::new(); n]; n];
+        for a in 0..n {
+            for b in a + 1..n {
+                let found = crossings(&routes[a], &routes[b]);
+                let mut mirrored: Vec<Crossing> =
+                    found.iter().map(|c| Crossing { s_a: c.s_b, s_b: c.s_a, at: c.at }).collect();
+                mirrored.sort_by(|x, y| x.s_a.total_cmp(&y.s_a));
+                table[a][b] = found;
+                table[b][a] = mirrored;
+            }
+        }
+        let crossings = table;
+        Ok(World { routes, crossings })
+    }
+
+    pub(super) fn find_route(&self, kind: Kind, arm: u8, turn: &str) -> Option<usize> {
+        self.routes.iter().position(|r| r.kind == kind && r.arm == arm && r.turn == turn)
+    }
+
+    /// The first crossing (along `a`) both reach within `window_s` of each other, with their
+    /// arrival times. The one test used to plant conflicts and to keep other traffic clear.
+    pub(super) fn close_crossing(&self, a: &Mover, b: &Mover, window_s: f64) -> Option<(Crossing, f64, f64)> {
+        if a.entry_s > b.exit_s() + window_s || b.entry_s > a.exit_s() + window_s {
+            return None;
+        }
+        self.crossings[a.route][b.route].iter().find_map(|c| {
+            let (ta, tb) = (a.time_at(c.s_a), b.time_at(c.s_b));
+            ((ta - tb).abs() <= window_s).then_some((*c, ta, tb))
+        })
+    }
+
+    /// Closer than road users keep to each other: following on one lanelet needs a real gap,
+    /// anywhere else (adjacent lanes, passing pedestrians) a little more than the 2 m the
+    /// conflict-free check demands.
+    pub(super) fn too_close(&self, a: &Mover, b: &Mover) -> bool {
+        let (from, to) = (a.entry_s.max(b.entry_s), a.exit_s().min(b.exit_s()));
+        // The distance shrinks at most by the sum of top speeds per second: skip ahead while far.
+        let closing = a.cruise_mps.max(a.turn_mps.unwrap_or(0.0)) + b.cruise_mps.max(b.turn_mps.unwrap_or(0.0));
+        let mut t = from;
+        while t <= to {
+            let mut step = 0.1;
+            if let (Some((pa, _, la)), Some((pb, _, lb))) = (a.state(&self.routes, t), b.state(&self.routes, t)) {
+                let gap = if la != lb {
+                    2.3
+                } else if a.kind == Kind::Car || b.kind == Kind::Car {
+                    8.0
+                } else if a.kind == Kind::Bicycle || b.kind == Kind::Bicycle {
+                    4.0
+                } else {
+                    2.5
+                };
+                let d = dist(pa, pb);
+                if d < gap {
+                    return true;
+                }
+                step = f64::max(step, (d - 8.0) / closing);
+            }
+            t += step;
+        }
+        false
+    }
+
+    pub(super) fn compatible(&self, a: &Mover, b: &Mover) -> bool {
+        self.close_crossing(a, b, CROSSING_WINDOW_S).is_none() && !self.too_close(a, b)
+    }
+
+    /// A road user of `kind` on `route` with random speeds from the kind's range.
+    pub(super) fn mover(&self, rng: &mut Rng, route: usize, entry_s: f64) -> Mover {
+        let r = &self.routes[route];
+        let (cruise, turn) = match r.kind {
+            Kind::Car => (kmh(rng.range(35.0, 50.0)), r.turn_span.map(|_| kmh(rng.range(15.0, 25.0)))),
+            Kind::Bicycle => {
+                let v = kmh(rng.range(15.0, 22.0));
+                (v, r.turn_span.map(|_| v.min(kmh(rng.range(12.0, 16.0)))))
+            }
+            Kind::Pedestrian => (rng.range(1.1, 1.6), None),
+        };
+        Mover::new(&self.routes, route, entry_s, cruise, turn)
+    }
+
+    /// A random route for a background road user: cars favour the east–west axis through the
+    /// viaduct, cyclists the north–south commute; turning mix as in the module docs.
+    pub(super) fn random_route(&self, rng: &mut Rng, kind: Kind) -> usize {
+        let pick = |rng: &mut Rng, weights: &[f64; 4]| rng.weighted(weights) as u8 + 1;
+        let found = match kind {
+            Kind::Car => {
+                let arm = pick(rng, &[1.0, 1.5, 1.0, 1.5]);
+                let turn = ["left", "straight", "right"][rng.weighted(&[0.25, 0.55, 0.20])];
+                self.find_route(kind, arm, turn)
+            }
+            Kind::Bicycle => {
+                let arm = pick(rng, &[1.5, 1.0, 1.5, 1.0]);
+                self.find_route(kind, arm, ["straight", "right"][rng.weighted(&[0.75, 0.25])])
+            }
+            Kind::Pedestrian => {
+                let peds: Vec<usize> = (0..self.routes.len()).filter(|&i| self.routes[i].kind == kind).collect();
+                Some(peds[rng.index(peds.len())])
+            }
+        };
+        found.unwrap_or_else(|| {
+            // A map without the preferred turn: any route of the kind.
+            (0..self.routes.len()).find(|&i| self.routes[i].kind == kind).expect("every kind has a route")
+        })
+    }
+}
