@@ -327,8 +327,13 @@ pub fn components_of(model: &Value) -> Vec<ComponentModel> {
                 Some("link") => {
                     let p = p.cloned().unwrap_or_default();
                     let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                    let interfaces: Vec<&str> =
-                        p.get("interfaces").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+                    let interfaces: Vec<&str> = p
+                        .get("interfaces")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
                     view.links.push(LinkModel {
                         index,
                         name: p.get("name").and_then(Value::as_str).unwrap_or("default").into(),
@@ -443,7 +448,8 @@ pub async fn apply(admin: &wadm_client::Client, plan: &Plan) -> anyhow::Result<S
 pub async fn version_diff(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<(String, String)> {
     let deployed = model(wadm, app, None).await?;
     let other = model(wadm, app, Some(version)).await?;
-    let from = deployed.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
+    let from =
+        deployed.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
     Ok((from.clone(), unified_diff(&canonical_yaml(&deployed), &canonical_yaml(&other), &from, version)))
 }
 
@@ -486,8 +492,11 @@ mod tests {
         assert_eq!(plan.summary, "decoder: instances 8 → 3");
         let decoder = components_of(&plan.manifest).into_iter().find(|c| c.name == "decoder").unwrap();
         assert_eq!(decoder.instances, Some(3));
-        let changed: Vec<&str> =
-            plan.diff.lines().filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---")).collect();
+        let changed: Vec<&str> = plan
+            .diff
+            .lines()
+            .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+            .collect();
         // The instance count and the version/annotations: nothing else moved.
         assert!(changed.contains(&"-        instances: 8"), "{}", plan.diff);
         assert!(changed.contains(&"+        instances: 3"), "{}", plan.diff);
@@ -519,7 +528,9 @@ mod tests {
         assert_eq!(l.source_config[0].properties["concurrency"], "2");
         let (m, _) = apply_edits(&m, &[edit("max_attempts", None)]).unwrap();
         let nats = components_of(&m).into_iter().find(|c| c.name == "nats").unwrap();
-        assert!(!nats.links.iter().find(|l| l.index == link).unwrap().source_config[0].properties.contains_key("max_attempts"));
+        assert!(!nats.links.iter().find(|l| l.index == link).unwrap().source_config[0]
+            .properties
+            .contains_key("max_attempts"));
         // Refused: no change, unknown config, a trait that is no link, an empty key.
         assert!(apply_edits(&base, &[edit("concurrency", Some("4"))]).unwrap_err().to_string().contains("already"));
         let bad = Edit::LinkConfig {
@@ -531,14 +542,17 @@ mod tests {
             value: Some("v".into()),
         };
         assert!(apply_edits(&base, &[bad]).is_err());
-        assert!(apply_edits(&base, &[Edit::LinkConfig {
-            source: "nats".into(),
-            link: 0,
-            side: Side::Source,
-            config: "cits-nats".into(),
-            key: "k".into(),
-            value: None
-        }])
+        assert!(apply_edits(
+            &base,
+            &[Edit::LinkConfig {
+                source: "nats".into(),
+                link: 0,
+                side: Side::Source,
+                config: "cits-nats".into(),
+                key: "k".into(),
+                value: None
+            }]
+        )
         .is_err());
         assert!(apply_edits(&base, &[edit(" ", Some("1"))]).is_err());
     }

@@ -316,7 +316,8 @@ impl IntersectionWatch {
             if path_keys.is_empty() { Vec::new() } else { conn.mget(&path_keys).await? };
         let mut paths: BTreeMap<String, (String, RsuPaths)> = BTreeMap::new();
         for (key, value) in path_keys.iter().zip(path_values) {
-            let Some((intersection, rsu)) = key.trim_start_matches(&format!("{}:", buckets::PATHS)).split_once('/') else {
+            let Some((intersection, rsu)) = key.trim_start_matches(&format!("{}:", buckets::PATHS)).split_once('/')
+            else {
                 continue;
             };
             if let Some(Ok(p)) = value.map(|v| RsuPaths::decode(v.as_slice())) {
@@ -424,7 +425,10 @@ mod tests {
     fn road_users_their_paths_and_warnings_in_metres() {
         let p = origin();
         let tracks = vec![
-            ("1001/1/7".to_string(), track(7, ObjectClass::Car, &[(1_000_000, 47.81, 13.052), (10_000_000, 47.81, 13.0521)])),
+            (
+                "1001/1/7".to_string(),
+                track(7, ObjectClass::Car, &[(1_000_000, 47.81, 13.052), (10_000_000, 47.81, 13.0521)]),
+            ),
             // Last seen 3 s before the newest point of the RSU: gone.
             ("1001/1/8".to_string(), track(8, ObjectClass::Pedestrian, &[(7_000_000, 47.8101, 13.052)])),
         ];
@@ -435,7 +439,12 @@ mod tests {
                 paths: vec![PredictedPath {
                     mode: TravelMode::Car as i32,
                     probability: 0.8,
-                    positions: vec![PredictedPosition { at_us: 11_000_000, latitude: 47.81, longitude: 13.0522, lanelet_id: 1 }],
+                    positions: vec![PredictedPosition {
+                        at_us: 11_000_000,
+                        latitude: 47.81,
+                        longitude: 13.0522,
+                        lanelet_id: 1,
+                    }],
                     ..Default::default()
                 }],
             }],

@@ -122,7 +122,9 @@ async fn main() -> anyhow::Result<()> {
         plans: Default::default(),
         poke_app,
     });
-    let listener = tokio::net::TcpListener::bind(&args.listen).await.with_context(|| format!("cannot listen on {}", args.listen))?;
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
     println!("dashboard ready at http://{addr}/");
     axum::serve(listener, web::router(shared))

@@ -364,7 +364,8 @@ async fn read_dead_letters(
     if state.messages == 0 || state.last_sequence < *next_seq {
         return Ok(());
     }
-    let from = (*next_seq).max(state.first_sequence).max(state.last_sequence.saturating_sub(DEAD_LETTERS_KEPT as u64 - 1));
+    let from =
+        (*next_seq).max(state.first_sequence).max(state.last_sequence.saturating_sub(DEAD_LETTERS_KEPT as u64 - 1));
     for seq in from..=state.last_sequence {
         match stream.get_raw_message(seq).await {
             Ok(m) => {

@@ -149,7 +149,11 @@ async fn dead_letter(State(s): State<AppState>, Path(seq): Path<u64>) -> Respons
 
 fn session_token(headers: &HeaderMap) -> Option<String> {
     let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
-    cookies.split(';').filter_map(|c| c.trim().split_once('=')).find(|(k, _)| *k == SESSION_COOKIE).map(|(_, v)| v.to_string())
+    cookies
+        .split(';')
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.to_string())
 }
 
 fn logged_in(s: &Shared, headers: &HeaderMap) -> bool {
@@ -191,7 +195,8 @@ async fn login(State(s): State<AppState>, Json(body): Json<Login>) -> Response {
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e),
     };
     s.sessions.lock().expect("sessions").insert(token.clone(), Instant::now());
-    let cookie = format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}", SESSION_TTL.as_secs());
+    let cookie =
+        format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}", SESSION_TTL.as_secs());
     ([(header::SET_COOKIE, cookie)], Json(json!({ "operator": true }))).into_response()
 }
 

@@ -192,11 +192,11 @@ function scaleCard(A) {
     const instances = h('input', { type: 'number', min: 1, class: 'small instances-input', value: c.instances });
     const input = inputLink(A, c.name);
     const conc = input && input[1].source_config[0] && input[1].source_config[0].properties.concurrency;
-    const concurrency = conc !== undefined ? h('input', { type: 'number', min: 1, class: 'small concurrency-input', value: conc }) : null;
+    const concurrency = conc != null ? h('input', { type: 'number', min: 1, class: 'small concurrency-input', value: conc }) : null;
     const go = () => {
       const edits = [];
       if (Number(instances.value) !== c.instances) edits.push({ kind: 'scale', component: c.name, instances: Number(instances.value) });
-      if (concurrency && concurrency.value !== conc) {
+      if (concurrency && concurrency.value !== String(conc)) {
         edits.push({ kind: 'link_config', source: input[0].name, link: input[1].index, side: 'source', config: input[1].source_config[0].name, key: 'concurrency', value: concurrency.value });
       }
       planChange(edits);

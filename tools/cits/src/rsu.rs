@@ -60,10 +60,7 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
         // put and deployed through wadm, nothing else.
         (
             "dashboard-operator",
-            Permissions {
-                publish: vec![format!("wadm.api.{lattice}.model.>")],
-                subscribe: vec!["_INBOX.>".into()],
-            },
+            Permissions { publish: vec![format!("wadm.api.{lattice}.model.>")], subscribe: vec!["_INBOX.>".into()] },
         ),
     ]
 }
