@@ -4,7 +4,7 @@
 #   make test    set up, build, run unit and end-to-end tests
 #   make bench   set up, build, benchmark 1x–16x: seven actors, fused actor, native baseline
 #   make chaos   set up, build, kill and restart parts of the lattice during replays; count every frame
-#   make stop    stop everything `make run` started
+#   make stop    stop everything `make run` started (the dashboard of `make run`: http://127.0.0.1:8480/)
 #
 # Everything comes from package registries (crates.io, Go module proxy, Debian) and is built once
 # into $(CITS_CACHE), outside the clone; a second `make setup` finds it and takes seconds.
@@ -22,6 +22,9 @@ HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
 WADM_VERSION     := 0.21.1
 # Python tools for independent checks (map validation, ETSI cross-checks) and the bench plots.
 PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2
+# The dashboard's page libraries and browser-test driver: dashboard/package.json (exact versions,
+# package-lock.json); its browser tests run Debian's Chromium (no browser download).
+NODE_MAJOR       := 20
 # wash up looks for this host version in its downloads dir (its default).
 WASH_UP_HOST_VERSION := v1.9.1
 
@@ -39,6 +42,7 @@ HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
 CITS_BIN        := $(PLATFORM_DIR)/cits
 POLICY_BIN      := $(PLATFORM_DIR)/cits-policy
+DASHBOARD_BIN   := $(PLATFORM_DIR)/cits-dashboard
 VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | cut -c1-8)
 PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
@@ -51,6 +55,7 @@ WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.loc
 NATS_PORT  ?= 4222
 MQTT_PORT  ?= 1883
 REDIS_PORT ?= 6379
+DASHBOARD_PORT ?= 8480
 SPEED      ?= 1
 # wasmCloud hosts in the lattice (make run HOSTS=2): every stage and provider runs on each.
 HOSTS      ?= 1
@@ -61,11 +66,11 @@ CITS_STATE ?= $(REPO)/.state
 # The binaries tools/lattice.sh runs (the e2e tests start lattices of their own with them).
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
-	CITS_POLICY=$(POLICY_BIN)
+	CITS_POLICY=$(POLICY_BIN) CITS_DASHBOARD=$(DASHBOARD_BIN)
 # A replay faster than real time sends CPMs older than live: the age limit widens with it.
 LATTICE_ENV = $(BIN_ENV) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
-	MAX_AGE_MS=$(if $(filter 1,$(SPEED)),,300000)
+	MAX_AGE_MS=$(if $(filter 1,$(SPEED)),,300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
 
 .PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory
 
@@ -73,10 +78,10 @@ help:
 	@sed -n '3,9p' Makefile
 
 # ---- setup -----------------------------------------------------------------------------------
-setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON)
+setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON) dashboard-deps
 	@echo "setup complete: cache $(CITS_CACHE)"
 
-.PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches
+.PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches dashboard-deps
 # Dependencies patched at build time (Cargo.toml [patch.crates-io]); see each script for why.
 WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
 patches: $(WRPC_NATS_PATCHED)/.cits-patched
@@ -97,6 +102,16 @@ $(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	fi
 	@command -v go >/dev/null || { echo "go is required to build nats-server"; exit 1; }
+	@if ! command -v chromium >/dev/null; then \
+	  echo "installing chromium (Debian; the dashboard's browser tests)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@node --version | grep -q '^v$(NODE_MAJOR)\.' || { echo "Node.js $(NODE_MAJOR) is required (dashboard)"; exit 1; }
+
+# The page's libraries and the browser-test driver, as package-lock.json pins them.
+dashboard-deps: dashboard/node_modules/.package-lock.json
+dashboard/node_modules/.package-lock.json: dashboard/package.json dashboard/package-lock.json
+	cd dashboard && npm ci --no-audit --no-fund --loglevel=error
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -144,7 +159,7 @@ actors: patches
 	@ls -l $(ACTOR_WASMS) | awk '{print "actor " $$NF ": " $$5 " bytes"}'
 
 $(CITS_BIN): FORCE patches
-	cargo build --locked --profile platform -p cits-tools
+	cargo build --locked --profile platform -p cits-tools -p cits-dashboard
 
 .PHONY: FORCE actors
 FORCE:
@@ -156,11 +171,12 @@ run: setup build
 	@trap '$(LATTICE_ENV) tools/lattice.sh down' INT TERM; \
 	$(LATTICE_ENV) tools/lattice.sh up && \
 	$(LATTICE_ENV) tools/lattice.sh deploy && \
+	$(LATTICE_ENV) tools/lattice.sh dashboard-up && \
 	$(LATTICE_ENV) tools/lattice.sh probe && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
 	  --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
-	@echo "The lattice keeps running: try 'make inventory'; 'make stop' stops it."
+	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."
 
 stop:
 	@$(LATTICE_ENV) tools/lattice.sh down
@@ -188,7 +204,7 @@ test: setup build
 	$(MAKE) test-unit test-fuzz test-python test-e2e
 
 test-unit: patches
-	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools
+	cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools -p cits-dashboard
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches

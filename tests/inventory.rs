@@ -19,15 +19,7 @@ fn wash_shows_hosts_signed_actors_providers_and_app() {
     for host in hosts {
         let components: Vec<&str> =
             host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
-        for c in [
-            "cits-decoder",
-            "cits-collector",
-            "cits-assembler",
-            "cits-map-matcher",
-            "cits-predictor",
-            "cits-collision-detector",
-            "cits-denm-sender",
-        ] {
+        for c in cits_tests::STAGE_COMPONENTS {
             assert!(components.contains(&c), "{c} missing from {components:?}");
         }
         let providers: Vec<&str> =

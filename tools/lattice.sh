@@ -3,7 +3,7 @@
 # wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
 #   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up | native-down | status
-#                    | rsu-add RSU [STATION] | rsu-remove RSU | redis-url
+#                    | rsu-add RSU [STATION] | rsu-remove RSU | redis-url | dashboard-up | dashboard-down
 #
 # Used by `make run` / `make stop` and by the integration tests (with their own ports and state
 # dir). Binaries come from `make setup`; the Makefile exports their paths.
@@ -43,6 +43,8 @@ RSUS="${RSUS:-rsu1}"
 # chaos widen the pipeline's age limit (limits.max_age_ms, production 60 s) with MAX_AGE_MS.
 MAX_AGE_MS="${MAX_AGE_MS:-}"
 RSU_STATION="${RSU_STATION:-1001}"
+# The web dashboard (dashboard/, `dashboard-up`); its binary comes from `make build`.
+DASHBOARD_PORT="${DASHBOARD_PORT:-8480}"
 
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
@@ -50,6 +52,8 @@ LOGS="$STATE/logs"
 # in the repository.
 AUTH="$STATE/auth"
 REDIS_USER=cits
+# The dashboard's Redis user: reads the pipeline's tracks, paths and warnings, nothing else.
+REDIS_DASHBOARD_USER=dashboard
 
 # wash talks to the lattice through NATS; keep its keys/contexts out of $HOME.
 export WASMCLOUD_CTL_HOST=127.0.0.1 WASMCLOUD_CTL_PORT="$NATS_PORT" WASMCLOUD_LATTICE="$LATTICE"
@@ -130,11 +134,24 @@ auth_init() {
     mkdir -p "$AUTH"
     chmod 700 "$AUTH"
     "$CITS_TOOL" auth init --dir "$AUTH" --lattice "$LATTICE" 2>>"$LOGS/auth.log"
-    if [[ ! -s "$AUTH/redis.password" ]]; then
-        (umask 077 && head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' >"$AUTH/redis.password")
+    secret "$AUTH/redis.password"
+    secret "$AUTH/redis-dashboard.password"
+    # The operator's login on the dashboard page (changes to the application).
+    secret "$AUTH/dashboard.password"
+    # The default user is off: every Redis client must log in as the pipeline's user (or, only
+    # reading the state the dashboard shows, as the dashboard's).
+    (umask 077 && {
+        printf 'user default off\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" "$(redis_password)"
+        printf 'user %s on >%s ~trajectories:* ~paths:* ~warnings:* resetchannels -@all +get +mget +scan +ping\n' \
+            "$REDIS_DASHBOARD_USER" "$(cat "$AUTH/redis-dashboard.password")"
+    } >"$AUTH/redis.acl")
+}
+
+# A random password in `file`, made once.
+secret() {
+    if [[ ! -s "$1" ]]; then
+        (umask 077 && head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' >"$1")
     fi
-    # The default user is off: every Redis client must log in as the pipeline's user.
-    (umask 077 && printf 'user default off\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" "$(redis_password)" >"$AUTH/redis.acl")
 }
 
 up() {
@@ -248,17 +265,31 @@ hosts_joined() { # count
 }
 
 # Renders the manifest for this lattice's ports and deploys it with wash.
-deploy() {
-    local rendered="$STATE/$(basename "$MANIFEST")" dir
-    dir="$(cd "$(dirname "$MANIFEST")" && pwd)"
+# A manifest with this lattice's paths, ports and Redis credentials, in the state dir.
+render() { # manifest → prints the rendered file's path
+    local rendered="$STATE/$(basename "$1")" dir
+    dir="$(cd "$(dirname "$1")" && pwd)"
     sed -e "s#file://\.\./#file://$dir/../#g" \
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
         -e "s#redis://127.0.0.1:6379/#$(redis_url)#g" \
         -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
         -e "s#limits.max_age_ms: \"60000\"#limits.max_age_ms: \"${MAX_AGE_MS:-60000}\"#g" \
-        "$MANIFEST" >"$rendered"
+        "$1" >"$rendered"
+    echo "$rendered"
+}
+
+deploy() {
+    local rendered other
+    rendered="$(render "$MANIFEST")"
     local i deployed=
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
+        # The other deployments of the same application (seven actors / fused) are stored as
+        # versions beside it, so an operator can switch with `wash app deploy APP VERSION` or
+        # from the dashboard.
+        for other in "$REPO"/wadm/cits-pipeline*.yaml; do
+            [[ "$other" -ef "$MANIFEST" ]] && continue
+            "$WASH" app put "$(render "$other")" >>"$LOGS/deploy.log" 2>&1 || true
+        done
         if "$WASH" app deploy "$rendered" >"$LOGS/deploy.log" 2>&1 || grep -q "already exists" "$LOGS/deploy.log"; then
             deployed=1
             break
@@ -343,7 +374,20 @@ native_down() {
     done
 }
 
+# The web dashboard (dashboard/README.md) as its own NATS and Redis users; changes need the
+# operator's password ($AUTH/dashboard.password).
+dashboard_up() {
+    local bin="${CITS_DASHBOARD:?set CITS_DASHBOARD (make build builds it)}"
+    start dashboard env CITS_DASHBOARD_REDIS="redis://$REDIS_DASHBOARD_USER:$(cat "$AUTH/redis-dashboard.password")@127.0.0.1:$REDIS_PORT/" \
+        "$bin" --listen "127.0.0.1:$DASHBOARD_PORT" --nats "127.0.0.1:$NATS_PORT" --lattice "$LATTICE" --app "$APP" \
+        --creds "$AUTH/users/dashboard.creds" --admin-creds "$AUTH/users/dashboard-operator.creds" \
+        --password-file "$AUTH/dashboard.password" --lane-graph "$STATE/blobstore/cits-map/lane-graph.pb"
+    wait_ready dashboard 30 grep -q "dashboard ready" "$LOGS/dashboard.log"
+    log "dashboard: http://127.0.0.1:$DASHBOARD_PORT/ (operator password: $AUTH/dashboard.password)"
+}
+
 down() {
+    stop dashboard
     host_down
     native_down
     stop policy
@@ -353,7 +397,7 @@ down() {
 
 status() {
     local s
-    for s in nats redis wadm policy $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
+    for s in nats redis wadm policy dashboard $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
         if running "$s"; then echo "$s: running (pid $(cat "$PIDS/$s.pid"))"; else echo "$s: stopped"; fi
     done
 }
@@ -370,11 +414,13 @@ crash-restart) crash_restart "${2:?nats or redis}" ;;
 rsu-add) rsu_add "${2:?rsu}" "${3:-$RSU_STATION}" ;;
 rsu-remove) rsu_remove "${2:?rsu}" ;;
 redis-url) redis_url ;;
+dashboard-up) dashboard_up ;;
+dashboard-down) stop dashboard ;;
 native-up) native_up ;;
 native-down) native_down ;;
 status) status ;;
 *)
-    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status|rsu-add RSU [STATION]|rsu-remove RSU|redis-url" >&2
+    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status|rsu-add RSU [STATION]|rsu-remove RSU|redis-url|dashboard-up|dashboard-down" >&2
     exit 2
     ;;
 esac

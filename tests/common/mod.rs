@@ -18,6 +18,17 @@ fn env_path(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the end-to-end tests with `make test-e2e`"))
 }
 
+/// The seven stage components' ids in the seven-actor deployment.
+pub const STAGE_COMPONENTS: [&str; 7] = [
+    "cits-decoder",
+    "cits-collector",
+    "cits-assembler",
+    "cits-map-matcher",
+    "cits-predictor",
+    "cits-collision-detector",
+    "cits-denm-sender",
+];
+
 /// A free TCP port on loopback.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -247,6 +258,19 @@ impl Lattice {
 }
 
 impl Lattice {
+    /// Starts the web dashboard on a free port; returns its URL.
+    pub fn start_dashboard(&self) -> String {
+        let port = free_port();
+        let status =
+            self.script("dashboard-up").env("DASHBOARD_PORT", port.to_string()).status().expect("lattice.sh runs");
+        assert!(
+            status.success(),
+            "lattice.sh dashboard-up failed; see {}",
+            self.state.join("logs/dashboard.log").display()
+        );
+        format!("http://127.0.0.1:{port}/")
+    }
+
     /// Runs a `tools/lattice.sh` step against this lattice.
     pub fn step(&self, args: &[&str]) -> anyhow::Result<()> {
         let status = self.script(args[0]).args(&args[1..]).status().context("tools/lattice.sh runs")?;

@@ -10,6 +10,10 @@
 //! each provider compares that list with the links it holds and applies those it lacks: right
 //! after start, then at growing intervals up to [`MAX_INTERVAL`]. A link put that is lost for any
 //! other reason (a NATS reconnect) heals the same way.
+//!
+//! The same pass applies a link again when a named config it uses changed: wadm puts a changed
+//! config (a new version of the application, e.g. from the dashboard) but not the link, so the
+//! host never tells the provider. A `config_set` lattice event starts a pass at once.
 
 mod serve;
 pub use serve::serve;
@@ -42,15 +46,31 @@ where
             Ok(c) => c,
             Err(e) => return warn!(error = %format!("{e:#}"), "link catch-up disabled: no control connection"),
         };
+        // A named config a link uses was changed (wadm puts the config, not the link again): look
+        // at once instead of at the next interval.
+        let mut config_events = match ctl.events_receiver(vec!["config_set".into()]).await {
+            Ok(rx) => Some(rx),
+            Err(e) => {
+                warn!(error = %e, "no config events: link config changes are seen at the next interval");
+                None
+            }
+        };
+        let mut seen = HashMap::new();
         let mut interval = FIRST_INTERVAL;
         loop {
-            match catch_up(&provider, &ctl).await {
+            match catch_up(&provider, &ctl, &mut seen).await {
                 Ok(0) => debug!("links up to date"),
                 Ok(n) => info!(applied = n, "applied links the host announced before this provider listened"),
                 Err(e) => warn!(error = %format!("{e:#}"), "link catch-up failed; trying again"),
             }
-            tokio::time::sleep(interval).await;
-            interval = (interval * 2).min(MAX_INTERVAL);
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => interval = (interval * 2).min(MAX_INTERVAL),
+                event = async { match config_events.as_mut() { Some(rx) => rx.recv().await, None => std::future::pending().await } } => {
+                    if event.is_none() {
+                        config_events = None;
+                    }
+                }
+            }
         }
     });
 }
@@ -83,8 +103,18 @@ async fn ctl_client() -> anyhow::Result<CtlClient> {
     Ok(ClientBuilder::new(nats).lattice(&host.lattice_rpc_prefix).build())
 }
 
-/// Applies every lattice link of this provider it does not hold yet; returns how many.
-async fn catch_up<P: Provider>(provider: &P, ctl: &CtlClient) -> anyhow::Result<usize> {
+/// A link: source, target, WIT namespace, package, name.
+type LinkKey = (String, String, String, String, String);
+/// A link's resolved source and target config as last applied.
+type LinkConfigs = (HashMap<String, String>, HashMap<String, String>);
+
+/// Applies every lattice link of this provider it does not hold yet, and again every held link
+/// whose named config changed since it was applied (`seen`); returns how many.
+async fn catch_up<P: Provider>(
+    provider: &P,
+    ctl: &CtlClient,
+    seen: &mut HashMap<LinkKey, LinkConfigs>,
+) -> anyhow::Result<usize> {
     let connection = get_connection();
     let me = connection.provider_key();
     let links = ctl.get_links().await.map_err(|e| anyhow!("link.get: {e}"))?;
@@ -99,19 +129,53 @@ async fn catch_up<P: Provider>(provider: &P, ctl: &CtlClient) -> anyhow::Result<
         let held = || {
             connection.is_linked(link.source_id(), link.target(), link.wit_namespace(), link.wit_package(), link.name())
         };
-        if held().await {
-            continue;
-        }
         if link.source_config().iter().chain(link.target_config()).any(|n| n.starts_with(SECRET_PREFIX)) {
             // Secrets are sealed by the host for this provider's key; only the host can send them.
-            warn!(source = link.source_id(), target = link.target(), "missing link carries secrets: left to the host");
+            if !held().await {
+                warn!(
+                    source = link.source_id(),
+                    target = link.target(),
+                    "missing link carries secrets: left to the host"
+                );
+            }
             continue;
         }
+        let key: LinkKey = (
+            link.source_id().into(),
+            link.target().into(),
+            link.wit_namespace().into(),
+            link.wit_package().into(),
+            link.name().into(),
+        );
         let definition = resolve(ctl, &link).await?;
+        let configs: LinkConfigs = (definition.source_config.clone(), definition.target_config.clone());
+        if held().await {
+            match seen.get(&key) {
+                // First look at a link the host delivered: as delivered.
+                None => {
+                    seen.insert(key, configs);
+                }
+                Some(applied_configs) if *applied_configs == configs => {}
+                Some(_) => {
+                    // The provider restarts what the link drives with the new config.
+                    receive_link_for_provider(provider, connection, definition).await?;
+                    info!(
+                        source = link.source_id(),
+                        target = link.target(),
+                        link = link.name(),
+                        "link config changed: applied"
+                    );
+                    seen.insert(key, configs);
+                    applied += 1;
+                }
+            }
+            continue;
+        }
         receive_link_for_provider(provider, connection, definition).await?;
         // Held now only if the provider accepted it (a refused link is tried again next time).
         if held().await {
             info!(source = link.source_id(), target = link.target(), link = link.name(), "link caught up");
+            seen.insert(key, configs);
             applied += 1;
         }
     }

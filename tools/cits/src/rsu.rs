@@ -29,6 +29,39 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
             "policy",
             Permissions { publish: vec!["_INBOX.>".into()], subscribe: vec![format!("wasmcloud.policy.{lattice}")] },
         ),
+        // The dashboard reads: control queries (hosts, inventories, links, config), wadm's models
+        // and status, stream and consumer info, stored dead letters, and what the pipeline says.
+        (
+            "dashboard",
+            Permissions {
+                publish: vec![
+                    format!("wasmbus.ctl.v1.{lattice}.host.ping"),
+                    format!("wasmbus.ctl.v1.{lattice}.host.get.*"),
+                    format!("wasmbus.ctl.v1.{lattice}.link.get"),
+                    format!("wasmbus.ctl.v1.{lattice}.config.get.*"),
+                    format!("wadm.api.{lattice}.model.list"),
+                    format!("wadm.api.{lattice}.model.get.*"),
+                    format!("wadm.api.{lattice}.model.versions.*"),
+                    format!("wadm.api.{lattice}.model.status.*"),
+                    "$JS.API.STREAM.INFO.*".into(),
+                    "$JS.API.CONSUMER.LIST.*".into(),
+                    format!("$JS.API.STREAM.MSG.GET.{}", cits_jetstream::DEAD_LETTERS.name),
+                ],
+                subscribe: vec![
+                    "_INBOX.>".into(),
+                    format!("wasmbus.evt.{lattice}.>"),
+                    format!("wadm.status.{lattice}.>"),
+                    "cits.done.*".into(),
+                    "cits.denm.*".into(),
+                ],
+            },
+        ),
+        // The dashboard's changes, made only after the operator logged in on the page: models
+        // put and deployed through wadm, nothing else.
+        (
+            "dashboard-operator",
+            Permissions { publish: vec![format!("wadm.api.{lattice}.model.>")], subscribe: vec!["_INBOX.>".into()] },
+        ),
     ]
 }
 

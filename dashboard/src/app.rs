@@ -1,0 +1,595 @@
+//! The Application and "Scale and link" pages, the wadm way: a change is made to the deployed
+//! model, put as a new version and deployed, so wadm's reconciliation carries it out (a direct
+//! control-interface call would be undone by it). The page sees the diff before applying and the
+//! status until reconciled. Editing is pure (`plan`) and unit-tested; `AppWatch` keeps the page
+//! live from wadm's status subject and its model API.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context as _};
+use futures::StreamExt as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wadm_types::Manifest;
+
+use crate::hub::Hub;
+
+/// One edit of a model.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Edit {
+    /// A component's or provider's scaler `instances`.
+    Scale { component: String, instances: u64 },
+    /// One entry of a named config a link carries (`side`: its source or its target config);
+    /// `value` None removes the entry.
+    LinkConfig { source: String, link: usize, side: Side, config: String, key: String, value: Option<String> },
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Source,
+    Target,
+}
+
+/// A change as the page asks for it: edits on top of a version (the one it was looking at).
+#[derive(Deserialize, Serialize, Debug, Clone)]
+pub struct ChangeRequest {
+    pub base_version: String,
+    pub edits: Vec<Edit>,
+}
+
+/// What applying a change would put: the new model, its version and the diff.
+#[derive(Serialize, Debug, Clone)]
+pub struct Plan {
+    pub base_version: String,
+    pub version: String,
+    pub summary: String,
+    pub diff: String,
+    #[serde(skip)]
+    pub manifest: Value,
+}
+
+/// Every named config the model declares (components, providers and links).
+pub fn config_names(manifest: &Manifest) -> Vec<String> {
+    let v = serde_json::to_value(manifest).unwrap_or_default();
+    let mut names = Vec::new();
+    collect_config_names(&v, &mut names);
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn collect_config_names(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                if k == "config" {
+                    for c in child.as_array().into_iter().flatten() {
+                        if let Some(name) = c.get("name").and_then(Value::as_str) {
+                            out.push(name.to_string());
+                        }
+                    }
+                }
+                collect_config_names(child, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_config_names(i, out)),
+        _ => {}
+    }
+}
+
+/// The model as YAML with keys in a fixed order, so that two versions diff line by line.
+pub fn canonical_yaml(v: &Value) -> String {
+    fn sorted(v: &Value) -> serde_yaml::Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serde_yaml::Mapping::new();
+                for k in keys {
+                    out.insert(serde_yaml::Value::String(k.clone()), sorted(&map[k]));
+                }
+                serde_yaml::Value::Mapping(out)
+            }
+            other => serde_yaml::to_value(other).unwrap_or(serde_yaml::Value::Null),
+        }
+    }
+    serde_yaml::to_string(&sorted(v)).unwrap_or_default()
+}
+
+pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    similar::TextDiff::from_lines(old, new).unified_diff().context_radius(3).header(old_name, new_name).to_string()
+}
+
+/// The version a change of `base` gets: the base's own version with a change number, unique by
+/// the time it was made (wadm refuses a version it already has).
+pub fn next_version(base: &str, now_ms: u64) -> String {
+    let root = base.split("-ops.").next().unwrap_or(base);
+    format!("{root}-ops.{now_ms}")
+}
+
+fn component_mut<'a>(model: &'a mut Value, name: &str) -> anyhow::Result<&'a mut Value> {
+    model
+        .pointer_mut("/spec/components")
+        .and_then(Value::as_array_mut)
+        .and_then(|cs| cs.iter_mut().find(|c| c.get("name").and_then(Value::as_str) == Some(name)))
+        .ok_or_else(|| anyhow!("the model has no component `{name}`"))
+}
+
+fn traits_mut(component: &mut Value) -> anyhow::Result<&mut Vec<Value>> {
+    component.get_mut("traits").and_then(Value::as_array_mut).ok_or_else(|| anyhow!("component has no traits"))
+}
+
+/// Applies `edits` to `base` (a model as wadm returns it); returns the new model and one line
+/// per edit saying what changed.
+pub fn apply_edits(base: &Value, edits: &[Edit]) -> anyhow::Result<(Value, Vec<String>)> {
+    if edits.is_empty() {
+        bail!("nothing to change");
+    }
+    let mut model = base.clone();
+    let mut said = Vec::new();
+    for edit in edits {
+        match edit {
+            Edit::Scale { component, instances } => {
+                if *instances == 0 {
+                    bail!("{component}: 0 instances would stop the stage; undeploy the application instead");
+                }
+                let c = component_mut(&mut model, component)?;
+                let scaler = traits_mut(c)?
+                    .iter_mut()
+                    .find(|t| matches!(t.get("type").and_then(Value::as_str), Some("spreadscaler" | "daemonscaler")))
+                    .ok_or_else(|| anyhow!("{component} has no scaler"))?;
+                let slot = scaler
+                    .pointer_mut("/properties/instances")
+                    .ok_or_else(|| anyhow!("{component}'s scaler has no instances"))?;
+                let old = slot.as_u64().unwrap_or_default();
+                if old == *instances {
+                    bail!("{component} already has {instances} instances");
+                }
+                *slot = Value::from(*instances);
+                said.push(format!("{component}: instances {old} → {instances}"));
+            }
+            Edit::LinkConfig { source, link, side, config, key, value } => {
+                if key.trim().is_empty() {
+                    bail!("a config key cannot be empty");
+                }
+                let c = component_mut(&mut model, source)?;
+                let t = traits_mut(c)?
+                    .get_mut(*link)
+                    .filter(|t| t.get("type").and_then(Value::as_str) == Some("link"))
+                    .ok_or_else(|| anyhow!("{source} has no link #{link}"))?;
+                let link_name = t.pointer("/properties/name").and_then(Value::as_str).unwrap_or("default").to_string();
+                let pointer = match side {
+                    Side::Source => "/properties/source/config",
+                    Side::Target => "/properties/target/config",
+                };
+                let configs = t
+                    .pointer_mut(pointer)
+                    .and_then(Value::as_array_mut)
+                    .ok_or_else(|| anyhow!("link {link_name} of {source} has no {side:?} config"))?;
+                let named = configs
+                    .iter_mut()
+                    .find(|c| c.get("name").and_then(Value::as_str) == Some(config.as_str()))
+                    .ok_or_else(|| anyhow!("link {link_name} of {source} has no config `{config}`"))?;
+                let props = named
+                    .as_object_mut()
+                    .expect("a config entry is an object")
+                    .entry("properties")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                let props = props.as_object_mut().ok_or_else(|| anyhow!("config `{config}` has no properties map"))?;
+                let old = props.get(key).and_then(Value::as_str).map(str::to_string);
+                match value {
+                    Some(v) if old.as_deref() == Some(v.as_str()) => bail!("{config}.{key} is already {v}"),
+                    Some(v) => {
+                        props.insert(key.clone(), Value::from(v.clone()));
+                    }
+                    None if old.is_none() => bail!("{config} has no entry {key}"),
+                    None => {
+                        props.remove(key);
+                    }
+                }
+                said.push(format!(
+                    "link {link_name} ({source}): {config}.{key} {} → {}",
+                    old.as_deref().unwrap_or("(unset)"),
+                    value.as_deref().unwrap_or("(removed)")
+                ));
+            }
+        }
+    }
+    Ok((model, said))
+}
+
+/// The whole change: edits, new version and annotations, diff. `base` must be the version the
+/// page was looking at.
+pub fn plan(base: &Value, request: &ChangeRequest, now_ms: u64, by: &str) -> anyhow::Result<Plan> {
+    let base_version =
+        base.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
+    if base_version != request.base_version {
+        bail!(
+            "the model changed while you were looking at it: {} is now at {base_version}, not {}; reload and try again",
+            base.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("the application"),
+            request.base_version
+        );
+    }
+    let (mut model, said) = apply_edits(base, &request.edits)?;
+    let version = next_version(&base_version, now_ms);
+    let summary = said.join("; ");
+    let annotations = model
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+        .context("model without metadata.annotations")?;
+    annotations.insert("version".into(), Value::from(version.clone()));
+    annotations.insert("cits.dashboard/change".into(), Value::from(summary.clone()));
+    annotations.insert("cits.dashboard/by".into(), Value::from(by));
+    // wadm checks the model (its schema, links to known components) when it is put; parse it
+    // here first so a bad edit is refused with serde's words before anything is sent.
+    let _: Manifest = serde_json::from_value(model.clone()).context("the changed model is not a wadm manifest")?;
+    let diff = unified_diff(&canonical_yaml(base), &canonical_yaml(&model), &base_version, &version);
+    Ok(Plan { base_version, version, summary, diff, manifest: model })
+}
+
+/// The application page's view: versions, the deployed model's components, links and scalers,
+/// and wadm's status.
+#[derive(Serialize, Debug, Default)]
+pub struct AppView {
+    pub name: String,
+    pub deployed_version: Option<String>,
+    pub latest_version: Option<String>,
+    pub versions: Vec<VersionView>,
+    pub status: String,
+    pub message: String,
+    pub scalers: Vec<ScalerView>,
+    pub components: Vec<ComponentModel>,
+    pub error: Option<String>,
+    pub refreshed_at_ms: u64,
+}
+
+#[derive(Serialize, Debug)]
+pub struct VersionView {
+    pub version: String,
+    pub deployed: bool,
+    pub description: String,
+    pub change: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ScalerView {
+    pub kind: String,
+    pub name: String,
+    pub status: String,
+    pub message: String,
+}
+
+/// A component of the deployed model as the Scale and link page edits it.
+#[derive(Serialize, Debug, Default, PartialEq)]
+pub struct ComponentModel {
+    pub name: String,
+    pub kind: String,
+    pub id: String,
+    pub instances: Option<u64>,
+    pub scaler: Option<String>,
+    pub links: Vec<LinkModel>,
+}
+
+#[derive(Serialize, Debug, Default, PartialEq)]
+pub struct LinkModel {
+    /// Index among the component's traits (what an edit names).
+    pub index: usize,
+    pub name: String,
+    pub target: String,
+    pub interface: String,
+    pub source_config: Vec<NamedConfig>,
+    pub target_config: Vec<NamedConfig>,
+}
+
+#[derive(Serialize, Debug, Default, PartialEq)]
+pub struct NamedConfig {
+    pub name: String,
+    pub properties: BTreeMap<String, String>,
+}
+
+fn named_configs(v: Option<&Value>) -> Vec<NamedConfig> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| NamedConfig {
+            name: c.get("name").and_then(Value::as_str).unwrap_or_default().into(),
+            properties: c
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The components of a model with their scalers and the links they are the source of.
+pub fn components_of(model: &Value) -> Vec<ComponentModel> {
+    let mut out = Vec::new();
+    for c in model.pointer("/spec/components").and_then(Value::as_array).into_iter().flatten() {
+        let mut view = ComponentModel {
+            name: c.get("name").and_then(Value::as_str).unwrap_or_default().into(),
+            kind: c.get("type").and_then(Value::as_str).unwrap_or_default().into(),
+            id: c.pointer("/properties/id").and_then(Value::as_str).unwrap_or_default().into(),
+            ..Default::default()
+        };
+        for (index, t) in c.get("traits").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let p = t.get("properties");
+            match t.get("type").and_then(Value::as_str) {
+                Some(kind @ ("spreadscaler" | "daemonscaler")) => {
+                    view.scaler = Some(kind.into());
+                    view.instances = p.and_then(|p| p.get("instances")).and_then(Value::as_u64);
+                }
+                Some("link") => {
+                    let p = p.cloned().unwrap_or_default();
+                    let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                    let interfaces: Vec<&str> = p
+                        .get("interfaces")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
+                    view.links.push(LinkModel {
+                        index,
+                        name: p.get("name").and_then(Value::as_str).unwrap_or("default").into(),
+                        target: p.pointer("/target/name").and_then(Value::as_str).unwrap_or_default().into(),
+                        interface: format!("{}:{}/{}", s("namespace"), s("package"), interfaces.join(",")),
+                        source_config: named_configs(p.pointer("/source/config")),
+                        target_config: named_configs(p.pointer("/target/config")),
+                    });
+                }
+                _ => {}
+            }
+        }
+        out.push(view);
+    }
+    out
+}
+
+/// Talks to wadm for the pages: reads as the dashboard user, changes as the operator.
+pub struct AppWatch {
+    pub wadm: wadm_client::Client,
+    pub nats: async_nats::Client,
+    pub lattice: String,
+    pub app: String,
+}
+
+impl AppWatch {
+    /// Keeps the "app" snapshot current: on every status wadm publishes, and every 3 s.
+    pub async fn run(self, hub: Hub, mut poke: tokio::sync::mpsc::Receiver<()>) {
+        let subject = format!("{}.{}.{}", wadm_types::api::WADM_STATUS_API_PREFIX, self.lattice, self.app);
+        let mut status = self.nats.subscribe(subject).await.ok();
+        let mut tick = tokio::time::interval(Duration::from_secs(3));
+        loop {
+            hub.publish("app", &view(&self.wadm, &self.app).await);
+            tokio::select! {
+                _ = tick.tick() => {}
+                Some(()) = poke.recv() => {}
+                msg = async { match status.as_mut() { Some(s) => s.next().await, None => std::future::pending().await } } => {
+                    if msg.is_none() { status = None; }
+                }
+            }
+        }
+    }
+}
+
+pub async fn view(wadm: &wadm_client::Client, app: &str) -> AppView {
+    let mut out = AppView { name: app.into(), refreshed_at_ms: crate::lattice::now_ms(), ..Default::default() };
+    if let Err(e) = fill(wadm, app, &mut out).await {
+        out.error = Some(format!("{e:#}"));
+    }
+    out
+}
+
+async fn fill(wadm: &wadm_client::Client, app: &str, out: &mut AppView) -> anyhow::Result<()> {
+    let summary = wadm
+        .list_manifests()
+        .await
+        .context("wadm model.list")?
+        .into_iter()
+        .find(|m| m.name == app)
+        .ok_or_else(|| anyhow!("wadm has no application `{app}`"))?;
+    out.deployed_version = summary.deployed_version.clone();
+    out.latest_version = Some(summary.version.clone());
+    let status = wadm.get_manifest_status(app).await.context("wadm model.status")?;
+    out.status = format!("{:?}", status.info.status_type).to_lowercase();
+    out.message = status.info.message.clone();
+    out.scalers = status
+        .scalers
+        .iter()
+        .map(|s| ScalerView {
+            kind: s.kind.clone(),
+            name: s.name.clone(),
+            status: format!("{:?}", s.info.status_type).to_lowercase(),
+            message: s.info.message.clone(),
+        })
+        .collect();
+    for v in wadm.list_versions(app).await.context("wadm model.versions")? {
+        let model = wadm.get_manifest(app, Some(&v.version)).await.ok();
+        let annotation = |k: &str| model.as_ref().and_then(|m| m.metadata.annotations.get(k).cloned());
+        out.versions.push(VersionView {
+            description: annotation("description").unwrap_or_default(),
+            change: annotation("cits.dashboard/change"),
+            version: v.version,
+            deployed: v.deployed,
+        });
+    }
+    if let Some(deployed) = &out.deployed_version {
+        let model = wadm.get_manifest(app, Some(deployed)).await.context("wadm model.get")?;
+        out.components = components_of(&serde_json::to_value(&model)?);
+    }
+    Ok(())
+}
+
+/// The deployed model (or `version`) as JSON.
+pub async fn model(wadm: &wadm_client::Client, app: &str, version: Option<&str>) -> anyhow::Result<Value> {
+    let version = match version {
+        Some(v) => v.to_string(),
+        None => view(wadm, app).await.deployed_version.ok_or_else(|| anyhow!("{app} is not deployed"))?,
+    };
+    let m = wadm.get_manifest(app, Some(&version)).await.with_context(|| format!("wadm model.get {app} {version}"))?;
+    Ok(serde_json::to_value(m)?)
+}
+
+/// Puts the planned model and deploys it (as the operator).
+pub async fn apply(admin: &wadm_client::Client, plan: &Plan) -> anyhow::Result<String> {
+    let manifest: Manifest = serde_json::from_value(plan.manifest.clone())?;
+    let (name, version) = admin.put_manifest(manifest).await.map_err(|e| anyhow!("wadm refused the model: {e}"))?;
+    admin.deploy_manifest(&name, Some(&version)).await.map_err(|e| anyhow!("wadm did not deploy {version}: {e}"))?;
+    Ok(version)
+}
+
+/// Diff between the deployed version and another stored one (the deployment switch).
+pub async fn version_diff(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<(String, String)> {
+    let deployed = model(wadm, app, None).await?;
+    let other = model(wadm, app, Some(version)).await?;
+    let from =
+        deployed.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
+    Ok((from.clone(), unified_diff(&canonical_yaml(&deployed), &canonical_yaml(&other), &from, version)))
+}
+
+pub async fn deploy_version(admin: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<()> {
+    admin.deploy_manifest(app, Some(version)).await.map_err(|e| anyhow!("wadm did not deploy {version}: {e}"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Value {
+        let yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wadm/cits-pipeline.yaml")).unwrap();
+        let m: Manifest = serde_yaml::from_str(&yaml).unwrap();
+        serde_json::to_value(m).unwrap()
+    }
+
+    fn decoder_input(model: &Value) -> usize {
+        components_of(model)
+            .into_iter()
+            .find(|c| c.name == "nats")
+            .unwrap()
+            .links
+            .into_iter()
+            .find(|l| l.name == "decoder-input")
+            .unwrap()
+            .index
+    }
+
+    #[test]
+    fn scaling_a_stage_changes_its_instances_and_nothing_else() {
+        let base = model();
+        let req = ChangeRequest {
+            base_version: "v0.6.0".into(),
+            edits: vec![Edit::Scale { component: "decoder".into(), instances: 3 }],
+        };
+        let plan = plan(&base, &req, 1_795_000_000_000, "operator").unwrap();
+        assert_eq!(plan.version, "v0.6.0-ops.1795000000000");
+        assert_eq!(plan.summary, "decoder: instances 8 → 3");
+        let decoder = components_of(&plan.manifest).into_iter().find(|c| c.name == "decoder").unwrap();
+        assert_eq!(decoder.instances, Some(3));
+        let changed: Vec<&str> = plan
+            .diff
+            .lines()
+            .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+            .collect();
+        // The instance count and the version/annotations: nothing else moved.
+        assert!(changed.contains(&"-        instances: 8"), "{}", plan.diff);
+        assert!(changed.contains(&"+        instances: 3"), "{}", plan.diff);
+        assert_eq!(changed.len(), 6, "{}", plan.diff);
+        // Every other component keeps its instances.
+        let before = components_of(&base);
+        let after = components_of(&plan.manifest);
+        for (b, a) in before.iter().zip(&after).filter(|(b, _)| b.name != "decoder") {
+            assert_eq!(b, a);
+        }
+    }
+
+    #[test]
+    fn a_link_config_entry_is_changed_added_or_removed() {
+        let base = model();
+        let link = decoder_input(&base);
+        let edit = |key: &str, value: Option<&str>| Edit::LinkConfig {
+            source: "nats".into(),
+            link,
+            side: Side::Source,
+            config: "cits-decoder-input".into(),
+            key: key.into(),
+            value: value.map(str::to_string),
+        };
+        let (m, said) = apply_edits(&base, &[edit("concurrency", Some("2"))]).unwrap();
+        assert_eq!(said, ["link decoder-input (nats): cits-decoder-input.concurrency 4 → 2"]);
+        let nats = components_of(&m).into_iter().find(|c| c.name == "nats").unwrap();
+        let l = nats.links.iter().find(|l| l.index == link).unwrap();
+        assert_eq!(l.source_config[0].properties["concurrency"], "2");
+        let (m, _) = apply_edits(&m, &[edit("max_attempts", None)]).unwrap();
+        let nats = components_of(&m).into_iter().find(|c| c.name == "nats").unwrap();
+        assert!(!nats.links.iter().find(|l| l.index == link).unwrap().source_config[0]
+            .properties
+            .contains_key("max_attempts"));
+        // Refused: no change, unknown config, a trait that is no link, an empty key.
+        assert!(apply_edits(&base, &[edit("concurrency", Some("4"))]).unwrap_err().to_string().contains("already"));
+        let bad = Edit::LinkConfig {
+            source: "nats".into(),
+            link,
+            side: Side::Source,
+            config: "nope".into(),
+            key: "k".into(),
+            value: Some("v".into()),
+        };
+        assert!(apply_edits(&base, &[bad]).is_err());
+        assert!(apply_edits(
+            &base,
+            &[Edit::LinkConfig {
+                source: "nats".into(),
+                link: 0,
+                side: Side::Source,
+                config: "cits-nats".into(),
+                key: "k".into(),
+                value: None
+            }]
+        )
+        .is_err());
+        assert!(apply_edits(&base, &[edit(" ", Some("1"))]).is_err());
+    }
+
+    #[test]
+    fn a_change_on_a_stale_version_or_to_nothing_is_refused() {
+        let base = model();
+        let stale = ChangeRequest {
+            base_version: "v0.5.0".into(),
+            edits: vec![Edit::Scale { component: "decoder".into(), instances: 3 }],
+        };
+        assert!(plan(&base, &stale, 1, "operator").unwrap_err().to_string().contains("changed while you were looking"));
+        let zero = ChangeRequest {
+            base_version: "v0.6.0".into(),
+            edits: vec![Edit::Scale { component: "decoder".into(), instances: 0 }],
+        };
+        assert!(plan(&base, &zero, 1, "operator").is_err());
+        let unknown = ChangeRequest {
+            base_version: "v0.6.0".into(),
+            edits: vec![Edit::Scale { component: "nobody".into(), instances: 2 }],
+        };
+        assert!(plan(&base, &unknown, 1, "operator").unwrap_err().to_string().contains("no component `nobody`"));
+    }
+
+    #[test]
+    fn versions_made_here_keep_their_root() {
+        assert_eq!(next_version("v0.6.0", 5), "v0.6.0-ops.5");
+        assert_eq!(next_version("v0.6.0-ops.5", 9), "v0.6.0-ops.9");
+        assert_eq!(next_version("v0.6.0-fused", 9), "v0.6.0-fused-ops.9");
+    }
+
+    #[test]
+    fn config_names_cover_components_and_links() {
+        let m: Manifest = serde_json::from_value(model()).unwrap();
+        let names = config_names(&m);
+        for n in ["cits-rsus", "cits-decoder-input", "cits-nats", "cits-denm-config"] {
+            assert!(names.contains(&n.to_string()), "{n} in {names:?}");
+        }
+    }
+}

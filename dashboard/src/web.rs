@@ -1,0 +1,327 @@
+//! HTTP: the page and its files, the update stream (server-sent events), and the operator's
+//! changes. Reads need no login (the dashboard's NATS and Redis users can only read); a change
+//! needs the operator's login, which gives the browser a session cookie and nothing else — the
+//! NATS credentials that change the model stay in this process.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::Stream;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::app::{self, ChangeRequest, Plan};
+use crate::hub::{Hub, Update};
+
+const SESSION_COOKIE: &str = "cits_session";
+const SESSION_TTL: Duration = Duration::from_secs(8 * 3600);
+
+pub struct Shared {
+    pub hub: Hub,
+    pub nats: async_nats::Client,
+    /// wadm as the dashboard user (reads).
+    pub wadm: wadm_client::Client,
+    /// wadm as the operator (puts and deploys); only behind a login.
+    pub admin: wadm_client::Client,
+    pub app: String,
+    pub password: String,
+    pub web_dir: PathBuf,
+    pub vendor_dir: PathBuf,
+    pub sessions: Mutex<HashMap<String, Instant>>,
+    /// Plans shown to the operator, applied only as shown.
+    pub plans: Mutex<HashMap<String, Plan>>,
+    /// Tells the app watch to refresh now (after a change).
+    pub poke_app: tokio::sync::mpsc::Sender<()>,
+}
+
+type AppState = Arc<Shared>;
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/assets/{file}", get(asset))
+        .route("/vendor/{file}", get(vendor))
+        .route("/api/stream", get(stream))
+        .route("/api/snapshot/{topic}", get(snapshot))
+        .route("/api/dead-letters/{seq}", get(dead_letter))
+        .route("/api/session", get(session))
+        .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
+        .route("/api/plan", post(plan))
+        .route("/api/plan/deploy", post(plan_deploy))
+        .route("/api/apply", post(apply))
+        .with_state(state)
+}
+
+fn error(status: StatusCode, message: impl std::fmt::Display) -> Response {
+    (status, Json(json!({ "error": message.to_string() }))).into_response()
+}
+
+async fn index(State(s): State<AppState>) -> Response {
+    file(s.web_dir.join("index.html")).await
+}
+
+async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
+    match safe_name(&name) {
+        Some(n) => file(s.web_dir.join(n)).await,
+        None => error(StatusCode::NOT_FOUND, "no such file"),
+    }
+}
+
+/// The UI libraries from the npm registry (`npm ci` in dashboard/), served as they are shipped.
+async fn vendor(State(s): State<AppState>, Path(name): Path<String>) -> Response {
+    let path = match name.as_str() {
+        "uPlot.iife.min.js" => "uplot/dist/uPlot.iife.min.js",
+        "uPlot.min.css" => "uplot/dist/uPlot.min.css",
+        _ => return error(StatusCode::NOT_FOUND, "no such file"),
+    };
+    file(s.vendor_dir.join(path)).await
+}
+
+/// A file name without path separators or leading dots.
+fn safe_name(name: &str) -> Option<&str> {
+    let ok = !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    ok.then_some(name)
+}
+
+async fn file(path: PathBuf) -> Response {
+    let kind = match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    };
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], bytes).into_response(),
+        Err(_) => error(StatusCode::NOT_FOUND, format!("{} not found", path.display())),
+    }
+}
+
+fn to_event(u: &Update) -> Event {
+    Event::default().event(u.topic).data(&*u.json)
+}
+
+/// Every snapshot, then every update; a page that falls behind gets the snapshots again.
+async fn stream(State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let (now, rx) = s.hub.subscribe();
+    let hub = s.hub.clone();
+    let pending: std::collections::VecDeque<Update> = now.into();
+    let events = futures::stream::unfold((pending, rx, hub), |(mut pending, mut rx, hub)| async move {
+        loop {
+            if let Some(u) = pending.pop_front() {
+                return Some((Ok(to_event(&u)), (pending, rx, hub)));
+            }
+            match rx.recv().await {
+                Ok(u) => return Some((Ok(to_event(&u)), (pending, rx, hub))),
+                Err(RecvError::Lagged(_)) => pending.extend(hub.snapshots()),
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(10)))
+}
+
+async fn snapshot(State(s): State<AppState>, Path(topic): Path<String>) -> Response {
+    match s.hub.snapshot(&topic) {
+        Some(json) => ([(header::CONTENT_TYPE, "application/json")], json.to_string()).into_response(),
+        None => error(StatusCode::NOT_FOUND, format!("no {topic} yet")),
+    }
+}
+
+async fn dead_letter(State(s): State<AppState>, Path(seq): Path<u64>) -> Response {
+    match crate::pipeline::dead_letter_detail(&s.nats, seq).await {
+        Ok(d) => Json(d).into_response(),
+        Err(e) => error(StatusCode::NOT_FOUND, format!("{e:#}")),
+    }
+}
+
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
+    cookies
+        .split(';')
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.to_string())
+}
+
+fn logged_in(s: &Shared, headers: &HeaderMap) -> bool {
+    let Some(token) = session_token(headers) else { return false };
+    let mut sessions = s.sessions.lock().expect("sessions");
+    sessions.retain(|_, started| started.elapsed() < SESSION_TTL);
+    sessions.contains_key(&token)
+}
+
+async fn session(State(s): State<AppState>, headers: HeaderMap) -> Response {
+    Json(json!({ "operator": logged_in(&s, &headers) })).into_response()
+}
+
+#[derive(Deserialize)]
+struct Login {
+    password: String,
+}
+
+/// Equal without telling by its timing how much of the password was right.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub fn random_token() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+async fn login(State(s): State<AppState>, Json(body): Json<Login>) -> Response {
+    if !same(body.password.trim(), &s.password) {
+        // Guessing costs a second a try.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        return error(StatusCode::UNAUTHORIZED, "wrong password");
+    }
+    let token = match random_token() {
+        Ok(t) => t,
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    };
+    s.sessions.lock().expect("sessions").insert(token.clone(), Instant::now());
+    let cookie =
+        format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}", SESSION_TTL.as_secs());
+    ([(header::SET_COOKIE, cookie)], Json(json!({ "operator": true }))).into_response()
+}
+
+async fn logout(State(s): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = session_token(&headers) {
+        s.sessions.lock().expect("sessions").remove(&token);
+    }
+    let cookie = format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0");
+    ([(header::SET_COOKIE, cookie)], Json(json!({ "operator": false }))).into_response()
+}
+
+fn store_plan(s: &Shared, plan: Plan) -> Response {
+    let id = match random_token() {
+        Ok(t) => t,
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    };
+    let body = json!({
+        "plan_id": id,
+        "base_version": plan.base_version,
+        "version": plan.version,
+        "summary": plan.summary,
+        "diff": plan.diff,
+    });
+    let mut plans = s.plans.lock().expect("plans");
+    // A page shows one plan at a time; old ones are not applied.
+    if plans.len() > 32 {
+        plans.clear();
+    }
+    plans.insert(id, plan);
+    Json(body).into_response()
+}
+
+/// The change the operator asks for, as a diff against the deployed model; nothing is changed.
+async fn plan(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ChangeRequest>) -> Response {
+    if !logged_in(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    }
+    let base = match app::model(&s.wadm, &s.app, None).await {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
+    };
+    match app::plan(&base, &req, crate::lattice::now_ms(), "operator (dashboard)") {
+        Ok(p) => store_plan(&s, p),
+        Err(e) => error(StatusCode::BAD_REQUEST, format!("{e:#}")),
+    }
+}
+
+#[derive(Deserialize)]
+struct DeployRequest {
+    version: String,
+}
+
+/// Deploying another stored version (the seven-actor or the fused deployment, or an earlier
+/// change): the diff from the deployed one.
+async fn plan_deploy(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<DeployRequest>) -> Response {
+    if !logged_in(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    }
+    let other = match app::model(&s.wadm, &s.app, Some(&req.version)).await {
+        Ok(m) => m,
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("{e:#}")),
+    };
+    match app::version_diff(&s.wadm, &s.app, &req.version).await {
+        Ok((from, diff)) => store_plan(
+            &s,
+            Plan {
+                base_version: from.clone(),
+                version: req.version.clone(),
+                summary: format!("deploy {} instead of {from}", req.version),
+                diff,
+                manifest: other,
+            },
+        ),
+        Err(e) => error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
+    }
+}
+
+#[derive(Deserialize)]
+struct ApplyRequest {
+    plan_id: String,
+}
+
+async fn apply(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ApplyRequest>) -> Response {
+    if !logged_in(&s, &headers) {
+        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    }
+    let Some(plan) = s.plans.lock().expect("plans").remove(&req.plan_id) else {
+        return error(StatusCode::NOT_FOUND, "that plan is gone (applied or replaced); plan the change again");
+    };
+    // A stored version is deployed as it is; a change is put as a new version first.
+    let stored = app::model(&s.wadm, &s.app, Some(&plan.version)).await.is_ok();
+    let result = if stored {
+        app::deploy_version(&s.admin, &s.app, &plan.version).await.map(|()| plan.version.clone())
+    } else {
+        app::apply(&s.admin, &plan).await
+    };
+    let _ = s.poke_app.try_send(());
+    match result {
+        Ok(version) => {
+            tracing::info!("operator deployed {} {version}: {}", s.app, plan.summary);
+            Json(json!({ "version": version, "summary": plan.summary })).into_response()
+        }
+        Err(e) => error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_cannot_leave_the_folder() {
+        assert_eq!(safe_name("app.js"), Some("app.js"));
+        assert_eq!(safe_name("../secret"), None);
+        assert_eq!(safe_name(".env"), None);
+        assert_eq!(safe_name("a/b.js"), None);
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, "a=1; cits_session=abc; b=2".parse().unwrap());
+        assert_eq!(session_token(&h).as_deref(), Some("abc"));
+        assert!(same("secret", "secret"));
+        assert!(!same("secret", "secreT"));
+        assert!(!same("secret", "secret2"));
+    }
+}
