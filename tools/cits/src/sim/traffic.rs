@@ -113,8 +113,8 @@ pub(super) struct World {
 }
 
 impl World {
-    pub(super) fn new(graph: &LaneGraph, walk_away: bool) -> anyhow::Result<Self> {
-        let routes = routes_from_graph(graph, walk_away)?;
+    pub(super) fn new(graph: &LaneGraph) -> anyhow::Result<Self> {
+        let routes = routes_from_graph(graph)?;
         let n = routes.len();
         let mut table = vec![vec![Vec::new(); n]; n];
         for a in 0..n {
