@@ -294,7 +294,7 @@ async function inspect(seq) {
 
 // Stages left to right, each coloured by its p95 in stage and its backlog (green → red).
 function drawGraph(P) {
-  const n = P.stages.length, w = 150, gap = 46, hgt = 118, width = n * w + (n - 1) * gap + 20;
+  const n = P.stages.length, w = 150, gap = 50, hgt = 118, width = n * w + (n - 1) * gap + 20;
   const root = svg('svg', { viewBox: `0 0 ${width} ${hgt + 40}`, class: 'graph' });
   P.stages.forEach((s, i) => {
     const x = 10 + i * (w + gap), y = 20;
@@ -314,8 +314,10 @@ function drawGraph(P) {
       const ax = x - gap, my = y + hgt / 2;
       root.append(svg('g', { class: 'hop' },
         svg('line', { x1: ax + 2, y1: my, x2: x - 4, y2: my, stroke: '#8c99a6', 'marker-end': 'url(#arrow)' }),
-        svg('text', { x: ax + 2, y: my - 16 }, `hop p50`), svg('text', { x: ax + 2, y: my - 4 }, ms(s.latency.hop_p50_ms)),
-        svg('text', { x: ax + 2, y: my + 14 }, 'p95'), svg('text', { x: ax + 2, y: my + 26 }, ms(s.latency.hop_p95_ms))));
+        svg('text', { x: ax + gap / 2, y: my - 18, 'text-anchor': 'middle' }, 'hop'),
+        svg('text', { x: ax + gap / 2, y: my - 5, 'text-anchor': 'middle' }, ms(s.latency.hop_p50_ms)),
+        svg('text', { x: ax + gap / 2, y: my + 14, 'text-anchor': 'middle' }, ms(s.latency.hop_p95_ms)),
+        svg('title', {}, `hop into ${s.name}: p50 ${ms(s.latency.hop_p50_ms)} ms (above the arrow), p95 ${ms(s.latency.hop_p95_ms)} ms (below)`)));
     }
   });
   root.prepend(svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto' }, svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#8c99a6' }))));
@@ -323,7 +325,14 @@ function drawGraph(P) {
 }
 
 function drawChart(P) {
-  const xs = P.series.map((p) => p.t_s), p50 = P.series.map((p) => p.p50_ms), p95 = P.series.map((p) => p.p95_ms), n = P.series.map((p) => p.frames);
+  // One point per second; seconds without frames are gaps, not lines across them.
+  const xs = [], p50 = [], p95 = [], n = [];
+  const by = new Map(P.series.map((p) => [p.t_s, p]));
+  const first = P.series.length ? P.series[0].t_s : 0, last = P.series.length ? P.series[P.series.length - 1].t_s : -1;
+  for (let t = first; t <= last; t++) {
+    const p = by.get(t);
+    xs.push(t); p50.push(p ? p.p50_ms : null); p95.push(p ? p.p95_ms : null); n.push(p ? p.frames : 0);
+  }
   const data = [xs, p50, p95, n];
   const el = $('#latency-chart');
   const width = Math.max(400, el.clientWidth - 10);
