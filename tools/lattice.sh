@@ -381,7 +381,8 @@ dashboard_up() {
     start dashboard env CITS_DASHBOARD_REDIS="redis://$REDIS_DASHBOARD_USER:$(cat "$AUTH/redis-dashboard.password")@127.0.0.1:$REDIS_PORT/" \
         "$bin" --listen "127.0.0.1:$DASHBOARD_PORT" --nats "127.0.0.1:$NATS_PORT" --lattice "$LATTICE" --app "$APP" \
         --creds "$AUTH/users/dashboard.creds" --admin-creds "$AUTH/users/dashboard-operator.creds" \
-        --password-file "$AUTH/dashboard.password" --lane-graph "$STATE/blobstore/cits-map/lane-graph.pb"
+        --password-file "$AUTH/dashboard.password" --lane-graph "$STATE/blobstore/cits-map/lane-graph.pb" \
+        --web "$REPO/dashboard/web" --vendor "$REPO/dashboard/node_modules"
     wait_ready dashboard 30 grep -q "dashboard ready" "$LOGS/dashboard.log"
     log "dashboard: http://127.0.0.1:$DASHBOARD_PORT/ (operator password: $AUTH/dashboard.password)"
 }
