@@ -26,6 +26,9 @@ const TRAIL_US: u64 = 5_000_000;
 /// A road user not seen for this long (behind its RSU's newest point) is gone from the page.
 const GONE_US: u64 = 2_000_000;
 const DENM_LOG: usize = 100;
+/// An RSU whose newest point has not changed for this long is idle (a probe, a finished replay):
+/// its last road users stay in Redis until their TTL but are no longer on the page.
+const IDLE_MS: u64 = 10_000;
 
 #[derive(Serialize, Debug, Clone)]
 pub struct MapView {
@@ -257,6 +260,8 @@ impl IntersectionWatch {
         // The ActionID originator per RSU, as its DENMs say (the sender's config may set one per RSU).
         let mut stations: BTreeMap<String, u32> = BTreeMap::new();
         let mut redis = None;
+        // Per RSU: its newest point and when (wall clock) it last changed.
+        let mut progress: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         loop {
             tokio::select! {
@@ -280,7 +285,11 @@ impl IntersectionWatch {
                     }
                     if let Some(conn) = redis.as_mut() {
                         match self.read(conn, &stations).await {
-                            Ok(rsus) => view.rsus = rsus,
+                            Ok(mut rsus) => {
+                                let now = view.refreshed_at_ms;
+                                rsus.retain(|r| active(&mut progress, &r.rsu, r.newest_us, now));
+                                view.rsus = rsus;
+                            }
                             Err(e) => view.error = Some(format!("Redis: {e:#}")),
                         }
                     }
@@ -347,6 +356,16 @@ impl IntersectionWatch {
         out.retain(|r| !r.objects.is_empty() || !r.warnings.is_empty());
         Ok(out)
     }
+}
+
+/// Whether an RSU's newest point changed within [`IDLE_MS`] (of wall clock, so that replays at any
+/// speed and with any time shift count alike).
+fn active(progress: &mut BTreeMap<String, (u64, u64)>, rsu: &str, newest_us: u64, now_ms: u64) -> bool {
+    let entry = progress.entry(rsu.to_string()).or_insert((newest_us, now_ms));
+    if entry.0 != newest_us {
+        *entry = (newest_us, now_ms);
+    }
+    now_ms.saturating_sub(entry.1) < IDLE_MS
 }
 
 async fn scan(conn: &mut redis::aio::ConnectionManager, pattern: &str) -> anyhow::Result<Vec<String>> {
@@ -475,6 +494,15 @@ mod tests {
         assert_eq!(v.warnings[0].action_id, "1001/3");
         assert_eq!(v.warnings[0].pair, "car 7 ↔ pedestrian 9");
         assert_eq!(v.warnings[0].place, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn an_rsu_that_sends_nothing_new_leaves_the_page() {
+        let mut progress = BTreeMap::new();
+        assert!(active(&mut progress, "rsu1", 5, 1_000));
+        assert!(active(&mut progress, "rsu1", 5, 10_999));
+        assert!(!active(&mut progress, "rsu1", 5, 11_000), "idle for 10 s");
+        assert!(active(&mut progress, "rsu1", 6, 30_000), "a new point brings it back");
     }
 
     #[test]
