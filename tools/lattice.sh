@@ -279,18 +279,21 @@ render() { # manifest → prints the rendered file's path
 }
 
 deploy() {
-    local rendered other
-    rendered="$(render "$MANIFEST")"
-    local i deployed=
+    local version m i deployed= manifests=()
+    version="$(sed -n 's/^ *version: *//p' "$MANIFEST" | head -1)"
+    # Every deployment of the application (seven actors / fused) is stored as a version of it, so
+    # an operator can switch with `wash app deploy APP VERSION` or from the dashboard; the chosen
+    # one is then deployed by its version (a version stored before is deployed as it was stored).
+    manifests+=("$(render "$MANIFEST")")
+    for m in "$REPO"/wadm/cits-pipeline*.yaml; do
+        [[ "$m" -ef "$MANIFEST" ]] || manifests+=("$(render "$m")")
+    done
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
-        # The other deployments of the same application (seven actors / fused) are stored as
-        # versions beside it, so an operator can switch with `wash app deploy APP VERSION` or
-        # from the dashboard.
-        for other in "$REPO"/wadm/cits-pipeline*.yaml; do
-            [[ "$other" -ef "$MANIFEST" ]] && continue
-            "$WASH" app put "$(render "$other")" >>"$LOGS/deploy.log" 2>&1 || true
+        : >"$LOGS/deploy.log"
+        for m in "${manifests[@]}"; do
+            "$WASH" app put "$m" >>"$LOGS/deploy.log" 2>&1 || true # "already exists": stored before
         done
-        if "$WASH" app deploy "$rendered" >"$LOGS/deploy.log" 2>&1 || grep -q "already exists" "$LOGS/deploy.log"; then
+        if "$WASH" app deploy "$APP" "$version" >>"$LOGS/deploy.log" 2>&1; then
             deployed=1
             break
         fi
@@ -302,9 +305,11 @@ deploy() {
         grep -v '^ \+[0-9]*:\|^ \+at \|^Stack backtrace' "$LOGS/deploy.log" >&2
         return 1
     fi
+    local list
     for ((i = 0; i < 300; i++)); do
-        # The application's own status (scalers have nested status objects).
-        if "$WASH" app list -o json 2>/dev/null | grep -q '"status": "deployed"'; then
+        # The application's own status (scalers have nested status objects), of this version.
+        list="$("$WASH" app list -o json 2>/dev/null || true)"
+        if grep -q '"status": "deployed"' <<<"$list" && grep -q "\"deployed_version\": \"$version\"" <<<"$list"; then
             log "$APP deployed"
             return 0
         fi
