@@ -49,6 +49,9 @@ pub struct Plan {
     pub diff: String,
     #[serde(skip)]
     pub manifest: Value,
+    /// `version` is stored in wadm already (a deployment switch): deployed as it is, not put.
+    #[serde(skip)]
+    pub stored: bool,
 }
 
 /// Every named config the model declares (components, providers and links).
@@ -227,7 +230,7 @@ pub fn plan(base: &Value, request: &ChangeRequest, now_ms: u64, by: &str) -> any
     // here first so a bad edit is refused with serde's words before anything is sent.
     let _: Manifest = serde_json::from_value(model.clone()).context("the changed model is not a wadm manifest")?;
     let diff = unified_diff(&canonical_yaml(base), &canonical_yaml(&model), &base_version, &version);
-    Ok(Plan { base_version, version, summary, diff, manifest: model })
+    Ok(Plan { base_version, version, summary, diff, manifest: model, stored: false })
 }
 
 /// The application page's view: versions, the deployed model's components, links and scalers,
@@ -430,7 +433,14 @@ async fn fill(wadm: &wadm_client::Client, app: &str, out: &mut AppView) -> anyho
 pub async fn model(wadm: &wadm_client::Client, app: &str, version: Option<&str>) -> anyhow::Result<Value> {
     let version = match version {
         Some(v) => v.to_string(),
-        None => view(wadm, app).await.deployed_version.ok_or_else(|| anyhow!("{app} is not deployed"))?,
+        None => wadm
+            .list_manifests()
+            .await
+            .context("wadm model.list")?
+            .into_iter()
+            .find(|m| m.name == app)
+            .and_then(|m| m.deployed_version)
+            .ok_or_else(|| anyhow!("{app} is not deployed"))?,
     };
     let m = wadm.get_manifest(app, Some(&version)).await.with_context(|| format!("wadm model.get {app} {version}"))?;
     Ok(serde_json::to_value(m)?)
@@ -444,13 +454,21 @@ pub async fn apply(admin: &wadm_client::Client, plan: &Plan) -> anyhow::Result<S
     Ok(version)
 }
 
-/// Diff between the deployed version and another stored one (the deployment switch).
-pub async fn version_diff(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<(String, String)> {
+/// Deploying another stored version (the other deployment, an earlier change): the diff from the
+/// deployed one.
+pub async fn deploy_plan(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<Plan> {
     let deployed = model(wadm, app, None).await?;
     let other = model(wadm, app, Some(version)).await?;
     let from =
         deployed.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
-    Ok((from.clone(), unified_diff(&canonical_yaml(&deployed), &canonical_yaml(&other), &from, version)))
+    Ok(Plan {
+        diff: unified_diff(&canonical_yaml(&deployed), &canonical_yaml(&other), &from, version),
+        summary: format!("deploy {version} instead of {from}"),
+        base_version: from,
+        version: version.to_string(),
+        manifest: other,
+        stored: true,
+    })
 }
 
 pub async fn deploy_version(admin: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<()> {

@@ -61,19 +61,11 @@ fn round_cm(v: f64) -> f64 {
 }
 
 fn mode_name(mode: i32) -> String {
-    TravelMode::try_from(mode)
-        .unwrap_or(TravelMode::Unknown)
-        .as_str_name()
-        .trim_start_matches("TRAVEL_MODE_")
-        .to_lowercase()
+    TravelMode::try_from(mode).unwrap_or(TravelMode::Unknown).short_name()
 }
 
 fn class_name(class: i32) -> String {
-    ObjectClass::try_from(class)
-        .unwrap_or(ObjectClass::Unknown)
-        .as_str_name()
-        .trim_start_matches("OBJECT_CLASS_")
-        .to_lowercase()
+    ObjectClass::try_from(class).unwrap_or(ObjectClass::Unknown).short_name()
 }
 
 pub fn map_view(graph: &LaneGraph) -> (MapView, Projection) {

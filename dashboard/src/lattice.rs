@@ -246,7 +246,7 @@ fn record(log: &mut VecDeque<EventView>, payload: &[u8]) -> Option<()> {
 }
 
 pub fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    cits::time::now_us() / 1000
 }
 
 trait NowOrNever: futures::Stream + Unpin {

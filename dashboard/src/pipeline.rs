@@ -263,7 +263,7 @@ impl PipelineWatch {
                     if let Err(e) = read_dead_letters(&js, &mut dlq_next_seq, &mut dead, &hub).await {
                         errors.push(format!("dead letters: {e:#}"));
                     }
-                    let counts = match dead_letter_counts(&js).await {
+                    let counts = match cits_tools::dlq::count(&js).await {
                         Ok(c) => c,
                         Err(e) => {
                             errors.push(format!("dead-letter counts: {e:#}"));
@@ -339,17 +339,6 @@ async fn backlog(js: &jetstream::Context, stream: &str) -> anyhow::Result<Backlo
     let _ = s.info().await;
     out.partitions.sort_by(|a, b| a.consumer.cmp(&b.consumer));
     Ok(out)
-}
-
-async fn dead_letter_counts(js: &jetstream::Context) -> anyhow::Result<BTreeMap<String, u64>> {
-    let stream = js.get_stream(cits_jetstream::DEAD_LETTERS.name).await?;
-    let info = stream.info_with_subjects(cits_jetstream::DEAD_LETTERS.subjects).await?;
-    futures::pin_mut!(info);
-    let mut counts = BTreeMap::new();
-    while let Some((subject, count)) = info.try_next().await? {
-        *counts.entry(subject.trim_start_matches("cits.dlq.").to_string()).or_insert(0) += count as u64;
-    }
-    Ok(counts)
 }
 
 /// Reads the dead letters stored since the last call (at most the newest `DEAD_LETTERS_KEPT`).

@@ -163,6 +163,15 @@ fn logged_in(s: &Shared, headers: &HeaderMap) -> bool {
     sessions.contains_key(&token)
 }
 
+/// Changes need the operator's login.
+fn operator_only(s: &Shared, headers: &HeaderMap) -> Result<(), Response> {
+    if logged_in(s, headers) {
+        Ok(())
+    } else {
+        Err(error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application"))
+    }
+}
+
 async fn session(State(s): State<AppState>, headers: HeaderMap) -> Response {
     Json(json!({ "operator": logged_in(&s, &headers) })).into_response()
 }
@@ -231,8 +240,8 @@ fn store_plan(s: &Shared, plan: Plan) -> Response {
 
 /// The change the operator asks for, as a diff against the deployed model; nothing is changed.
 async fn plan(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ChangeRequest>) -> Response {
-    if !logged_in(&s, &headers) {
-        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    if let Err(refused) = operator_only(&s, &headers) {
+        return refused;
     }
     let base = match app::model(&s.wadm, &s.app, None).await {
         Ok(m) => m,
@@ -252,25 +261,12 @@ struct DeployRequest {
 /// Deploying another stored version (the seven-actor or the fused deployment, or an earlier
 /// change): the diff from the deployed one.
 async fn plan_deploy(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<DeployRequest>) -> Response {
-    if !logged_in(&s, &headers) {
-        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    if let Err(refused) = operator_only(&s, &headers) {
+        return refused;
     }
-    let other = match app::model(&s.wadm, &s.app, Some(&req.version)).await {
-        Ok(m) => m,
-        Err(e) => return error(StatusCode::BAD_REQUEST, format!("{e:#}")),
-    };
-    match app::version_diff(&s.wadm, &s.app, &req.version).await {
-        Ok((from, diff)) => store_plan(
-            &s,
-            Plan {
-                base_version: from.clone(),
-                version: req.version.clone(),
-                summary: format!("deploy {} instead of {from}", req.version),
-                diff,
-                manifest: other,
-            },
-        ),
-        Err(e) => error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
+    match app::deploy_plan(&s.wadm, &s.app, &req.version).await {
+        Ok(p) => store_plan(&s, p),
+        Err(e) => error(StatusCode::BAD_REQUEST, format!("{e:#}")),
     }
 }
 
@@ -280,15 +276,14 @@ struct ApplyRequest {
 }
 
 async fn apply(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ApplyRequest>) -> Response {
-    if !logged_in(&s, &headers) {
-        return error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application");
+    if let Err(refused) = operator_only(&s, &headers) {
+        return refused;
     }
     let Some(plan) = s.plans.lock().expect("plans").remove(&req.plan_id) else {
         return error(StatusCode::NOT_FOUND, "that plan is gone (applied or replaced); plan the change again");
     };
     // A stored version is deployed as it is; a change is put as a new version first.
-    let stored = app::model(&s.wadm, &s.app, Some(&plan.version)).await.is_ok();
-    let result = if stored {
+    let result = if plan.stored {
         app::deploy_version(&s.admin, &s.app, &plan.version).await.map(|()| plan.version.clone())
     } else {
         app::apply(&s.admin, &plan).await

@@ -24,4 +24,18 @@ pub mod wkb;
 /// Protobuf messages exchanged between stages (generated from `proto/cits/v1/pipeline.proto`).
 pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/cits.v1.rs"));
+
+    impl ObjectClass {
+        /// "car", "bicycle", … (the enum name without its prefix), for people and file names.
+        pub fn short_name(self) -> String {
+            self.as_str_name().trim_start_matches("OBJECT_CLASS_").to_lowercase()
+        }
+    }
+
+    impl TravelMode {
+        /// "car", "bicycle", "pedestrian", "unknown".
+        pub fn short_name(self) -> String {
+            self.as_str_name().trim_start_matches("TRAVEL_MODE_").to_lowercase()
+        }
+    }
 }

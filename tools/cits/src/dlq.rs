@@ -13,6 +13,11 @@ pub const SUBJECTS: &str = cits_jetstream::DEAD_LETTERS.subjects;
 pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTreeMap<String, u64>> {
     let js = jetstream::new(client.clone());
     cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+    count(&js).await
+}
+
+/// The number of dead letters stored per stage (the stream must exist).
+pub async fn count(js: &jetstream::Context) -> anyhow::Result<BTreeMap<String, u64>> {
     let stream = js.get_stream(STREAM).await.context("cannot open the dead-letter stream")?;
     let info = stream.info_with_subjects(SUBJECTS).await.context("cannot read the dead-letter stream")?;
     let mut counts = BTreeMap::new();

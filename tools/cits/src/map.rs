@@ -15,8 +15,7 @@ pub const CONTAINER: &str = "cits-map";
 pub const LANE_GRAPH: &str = "lane-graph.pb";
 
 pub fn centerlines_object(mode: TravelMode) -> String {
-    let name = mode.as_str_name().trim_start_matches("TRAVEL_MODE_").to_lowercase();
-    format!("centerlines-{name}.wkb")
+    format!("centerlines-{}.wkb", mode.short_name())
 }
 
 /// Bound endpoints closer than this belong together (the map shares nodes; this absorbs rounding).

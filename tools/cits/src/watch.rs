@@ -13,7 +13,7 @@ pub fn format_frame(frame: &LocationsFrame) -> String {
     let mut out = String::new();
     for l in &frame.locations {
         let class = ObjectClass::try_from(l.classification).unwrap_or(ObjectClass::Unknown);
-        let class = class.as_str_name().trim_start_matches("OBJECT_CLASS_").to_lowercase();
+        let class = class.short_name();
         let motion = match (l.speed_mps, l.heading_deg) {
             (Some(v), Some(h)) => format!("{v:5.1} m/s {h:5.1}°"),
             _ => "      -          ".to_string(),
