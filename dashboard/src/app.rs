@@ -11,6 +11,7 @@ use anyhow::{anyhow, bail, Context as _};
 use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use wadm_types::api::Status;
 use wadm_types::Manifest;
 
 use crate::hub::Hub;
@@ -247,6 +248,10 @@ pub struct AppView {
     pub components: Vec<ComponentModel>,
     pub error: Option<String>,
     pub refreshed_at_ms: u64,
+    /// When wadm last published the status shown (0: none seen yet, the status is polled). Right
+    /// after a deploy the polled status is still the previous version's; a page waits for one
+    /// published after its change before it calls the change reconciled.
+    pub status_at_ms: u64,
 }
 
 #[derive(Serialize, Debug)]
@@ -368,17 +373,43 @@ impl AppWatch {
         let subject = format!("{}.{}.{}", wadm_types::api::WADM_STATUS_API_PREFIX, self.lattice, self.app);
         let mut status = self.nats.subscribe(subject).await.ok();
         let mut tick = tokio::time::interval(Duration::from_secs(3));
+        let mut pushed: Option<(u64, Status)> = None;
         loop {
-            hub.publish("app", &view(&self.wadm, &self.app).await);
+            let mut out = view(&self.wadm, &self.app).await;
+            if let Some((at, status)) = &pushed {
+                show_status(&mut out, status);
+                out.status_at_ms = *at;
+            }
+            hub.publish("app", &out);
             tokio::select! {
                 _ = tick.tick() => {}
                 Some(()) = poke.recv() => {}
                 msg = async { match status.as_mut() { Some(s) => s.next().await, None => std::future::pending().await } } => {
-                    if msg.is_none() { status = None; }
+                    match msg {
+                        None => status = None,
+                        Some(m) => if let Ok(s) = serde_json::from_slice::<Status>(&m.payload) {
+                            pushed = Some((crate::lattice::now_ms(), s));
+                        },
+                    }
                 }
             }
         }
     }
+}
+
+fn show_status(out: &mut AppView, status: &Status) {
+    out.status = format!("{:?}", status.info.status_type).to_lowercase();
+    out.message = status.info.message.clone();
+    out.scalers = status
+        .scalers
+        .iter()
+        .map(|s| ScalerView {
+            kind: s.kind.clone(),
+            name: s.name.clone(),
+            status: format!("{:?}", s.info.status_type).to_lowercase(),
+            message: s.info.message.clone(),
+        })
+        .collect();
 }
 
 pub async fn view(wadm: &wadm_client::Client, app: &str) -> AppView {
@@ -400,18 +431,7 @@ async fn fill(wadm: &wadm_client::Client, app: &str, out: &mut AppView) -> anyho
     out.deployed_version = summary.deployed_version.clone();
     out.latest_version = Some(summary.version.clone());
     let status = wadm.get_manifest_status(app).await.context("wadm model.status")?;
-    out.status = format!("{:?}", status.info.status_type).to_lowercase();
-    out.message = status.info.message.clone();
-    out.scalers = status
-        .scalers
-        .iter()
-        .map(|s| ScalerView {
-            kind: s.kind.clone(),
-            name: s.name.clone(),
-            status: format!("{:?}", s.info.status_type).to_lowercase(),
-            message: s.info.message.clone(),
-        })
-        .collect();
+    show_status(out, &status);
     for v in wadm.list_versions(app).await.context("wadm model.versions")? {
         let model = wadm.get_manifest(app, Some(&v.version)).await.ok();
         let annotation = |k: &str| model.as_ref().and_then(|m| m.metadata.annotations.get(k).cloned());

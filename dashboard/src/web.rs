@@ -282,6 +282,7 @@ async fn apply(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<Ap
     let Some(plan) = s.plans.lock().expect("plans").remove(&req.plan_id) else {
         return error(StatusCode::NOT_FOUND, "that plan is gone (applied or replaced); plan the change again");
     };
+    let applied_at_ms = crate::lattice::now_ms();
     // A stored version is deployed as it is; a change is put as a new version first.
     let result = if plan.stored {
         app::deploy_version(&s.admin, &s.app, &plan.version).await.map(|()| plan.version.clone())
@@ -292,7 +293,7 @@ async fn apply(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<Ap
     match result {
         Ok(version) => {
             tracing::info!("operator deployed {} {version}: {}", s.app, plan.summary);
-            Json(json!({ "version": version, "summary": plan.summary })).into_response()
+            Json(json!({ "version": version, "summary": plan.summary, "applied_at_ms": applied_at_ms })).into_response()
         }
         Err(e) => error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
     }

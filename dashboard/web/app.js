@@ -228,6 +228,13 @@ function linkCard(A) {
   return h('div', { class: 'card' }, h('h2', {}, 'Link config'), select, entries, h('div', {}, key, ' = ', value, ' ', h('button', { id: 'plan-link', onclick: go }, 'plan change')));
 }
 
+// The status's component and provider scalers are exactly the deployed model's components.
+function scalersOfModel(A) {
+  const scaled = new Set(A.scalers.filter((s) => /^(Daemon|Spread)Scaler$/.test(s.kind)).map((s) => s.name));
+  const ids = new Set(A.components.map((c) => c.id));
+  return scaled.size === ids.size && [...ids].every((id) => scaled.has(id));
+}
+
 async function planChange(edits) {
   try { showPlan(await api('/api/plan', { base_version: state.app.deployed_version, edits })); }
   catch (e) { showPlan({ error: e.message }); }
@@ -248,15 +255,18 @@ function drawPlan(box) {
   let status = '';
   if (P.applied) {
     const A = state.app;
-    const reconciled = A && A.deployed_version === P.applied && A.status === 'deployed';
-    const failed = A && A.deployed_version === P.applied && A.status === 'failed';
+    // Right after a deploy wadm's status can still be the previous version's: it speaks of the new
+    // one once wadm published it after the deploy, or once its scalers are the new model's.
+    const current = A && A.deployed_version === P.applied && (A.status_at_ms > P.applied_at || scalersOfModel(A));
+    const reconciled = current && A.status === 'deployed';
+    const failed = current && A.status === 'failed';
     status = h('div', { id: 'plan-status', 'data-state': reconciled ? 'reconciled' : failed ? 'failed' : 'reconciling' },
       'wadm: ', badge(A ? A.status : '?'), ' ', reconciled ? `${P.applied} is deployed and reconciled.` : failed ? A.message : `reconciling ${P.applied}…`,
       A ? h('ul', {}, A.scalers.filter((s) => s.status !== 'deployed').map((s) => h('li', {}, `${s.name}: ${s.status} ${s.message}`))) : '');
   }
   const apply = async (ev) => {
     ev.target.disabled = true;
-    try { const r = await api('/api/apply', { plan_id: P.plan_id }); state.plan.applied = r.version; }
+    try { const r = await api('/api/apply', { plan_id: P.plan_id }); state.plan.applied_at = r.applied_at_ms; state.plan.applied = r.version; }
     catch (e) { state.plan.error = e.message; }
     render();
   };
