@@ -16,6 +16,17 @@ use crate::stage::StageError;
 
 pub const STAGE: &str = "collision_detector";
 
+/// The warning policy's operating point, picked from the recall against clearly-false-warnings
+/// curve over simulated recordings (`cits evaluate --sweep`, docs/warnings/); the manifests name
+/// the same values.
+pub struct OperatingPoint {
+    pub min_probability: f64,
+    pub max_ttc_s: f64,
+    pub max_pet_s: f64,
+}
+
+pub const OPERATING_POINT: OperatingPoint = OperatingPoint { min_probability: 0.4, max_ttc_s: 2.0, max_pet_s: 1.5 };
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectorConfig {
     /// Risks below this probability are not reported.
@@ -28,22 +39,34 @@ pub struct DetectorConfig {
     pub max_pairs: usize,
     /// Paths an RSU's state keeps at most (`limits.max_paths_per_frame`, see [`update_paths`]).
     pub max_paths: usize,
+    /// Risks further ahead than this (time to collision, s) are not reported yet: the further
+    /// ahead, the less a prediction is worth.
+    pub max_ttc_s: f64,
+    /// How fast a predicted position's uncertainty grows with the time ahead of its
+    /// observation: the areas' radii grow by this many metres per second.
+    pub spread_mps: f64,
+    /// Paths that cross conflict when the predicted post-encroachment time there (the second
+    /// road user reaching the crossing after the first has left it) is at most this, s.
+    pub max_pet_s: f64,
 }
 
 impl Default for DetectorConfig {
     fn default() -> Self {
         Self {
-            min_probability: 0.3,
+            min_probability: OPERATING_POINT.min_probability,
             vru_only: true,
             path_ttl_us: 500_000,
             max_pairs: crate::limits::Limits::default().max_pairs_per_frame,
             max_paths: crate::limits::Limits::default().max_paths_per_frame,
+            max_ttc_s: OPERATING_POINT.max_ttc_s,
+            spread_mps: 0.3,
+            max_pet_s: OPERATING_POINT.max_pet_s,
         }
     }
 }
 
 impl DetectorConfig {
-    /// Reads `min_probability`, `vru_only`, `path_ttl_ms`; others (e.g. `intersection.*`) are
+    /// Reads `min_probability`, `vru_only`, `path_ttl_ms`, `max_ttc_s`, `spread_mps`; others (e.g. `intersection.*`) are
     /// left to [`intersection_of`].
     pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
         let mut cfg = Self::default();
@@ -52,6 +75,9 @@ impl DetectorConfig {
                 "min_probability" => cfg.min_probability = e.probability()?,
                 "vru_only" => cfg.vru_only = e.boolean()?,
                 "path_ttl_ms" => cfg.path_ttl_us = e.millis_as_us()?,
+                "max_ttc_s" => cfg.max_ttc_s = e.positive_f64()?,
+                "spread_mps" => cfg.spread_mps = e.non_negative_f64()?,
+                "max_pet_s" => cfg.max_pet_s = e.non_negative_f64()?,
                 _ => {}
             }
         }
@@ -111,8 +137,8 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
     }
 }
 
-/// Radius (m) of the area a road user of this mode occupies around its predicted position,
-/// including prediction uncertainty.
+/// Radius (m) of the area a road user of this mode occupies around its predicted position at
+/// the time of its observation (the uncertainty then grows, [`DetectorConfig::spread_mps`]).
 fn radius_m(mode: TravelMode) -> f64 {
     match mode {
         TravelMode::Car => 2.0,
@@ -167,53 +193,159 @@ fn half_width_m(mode: TravelMode) -> f64 {
     }
 }
 
-/// Whether two polylines (local metres) cross: some segment of one intersects a segment of the
-/// other.
-fn polylines_cross(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
-    let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0);
-    a.windows(2).any(|sa| {
-        b.windows(2).any(|sb| {
-            let (d1, d2) = (cross(sb[0], sb[1], sa[0]), cross(sb[0], sb[1], sa[1]));
-            let (d3, d4) = (cross(sa[0], sa[1], sb[0]), cross(sa[0], sa[1], sb[1]));
-            d1 * d2 <= 0.0 && d3 * d4 <= 0.0 && (d1 != d2 || d3 != d4)
-        })
-    })
+/// Where two polylines (local metres) cross: the point, and for each polyline the segment and
+/// the fraction along it.
+struct Crossing {
+    at: (f64, f64),
+    a: (usize, f64),
+    b: (usize, f64),
 }
 
-/// First time step at which two paths conflict: (time, conflict point). Their areas must overlap
-/// and their paths must cross — road users on neighbouring lanes that never cut across each
-/// other (a car passing a cyclist on the bike lane beside it, a car and a bike leaving the
-/// junction on parallel lanes) only conflict where they would actually touch sideways.
-/// Positions are in time order (the predictor's grid), so one merge walk pairs the common steps
-/// without building a lookup per pair on this O(paths²) path.
+fn crossing_points(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<Crossing> {
+    let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0);
+    let mut out = Vec::new();
+    for (i, sa) in a.windows(2).enumerate() {
+        for (j, sb) in b.windows(2).enumerate() {
+            let (d1, d2) = (cross(sb[0], sb[1], sa[0]), cross(sb[0], sb[1], sa[1]));
+            let (d3, d4) = (cross(sa[0], sa[1], sb[0]), cross(sa[0], sa[1], sb[1]));
+            if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 && (d1 != d2 || d3 != d4) {
+                // The crossing point (the segments' starts when they are collinear).
+                let fa = if d1 != d2 { d1 / (d1 - d2) } else { 0.0 };
+                let fb = if d3 != d4 { d3 / (d3 - d4) } else { 0.0 };
+                let at = (sa[0].0 + fa * (sa[1].0 - sa[0].0), sa[0].1 + fa * (sa[1].1 - sa[0].1));
+                out.push(Crossing { at, a: (i, fa), b: (j, fb) });
+            }
+        }
+    }
+    out
+}
+
+/// Longest a road user takes to pass a crossing (its length at a crawl), s: how much later than
+/// the other it can arrive there with a given post-encroachment time.
+const OCCUPANCY_S: f64 = 2.0;
+
+/// Length along the path and width of a road user of this mode (m).
+fn footprint_m(mode: TravelMode) -> (f64, f64) {
+    match mode {
+        TravelMode::Car => (4.5, 1.8),
+        TravelMode::Bicycle => (1.8, 0.6),
+        TravelMode::Pedestrian => (0.5, 0.5),
+        TravelMode::Unknown => (1.0, 1.0),
+    }
+}
+
+/// How far back a path is extended for the post-encroachment test, s: a road user who has just
+/// crossed the other's path still conflicts with one arriving there shortly after, though its
+/// predicted positions (all ahead of it) no longer reach the crossing.
+const PAST_S: f64 = 2.0;
+
+/// A path as timed points (µs, local metres), reaching `PAST_S` back from its first position
+/// along its first step's motion.
+fn with_past(p: &PredictedPath, local: &[(f64, f64)]) -> (Vec<f64>, Vec<(f64, f64)>) {
+    let times: Vec<f64> = p.positions.iter().map(|q| q.at_us as f64).collect();
+    let (mut t, mut pts) = (times.clone(), local.to_vec());
+    if let (Some(&t0), Some(&t1)) = (times.first(), times.get(1)) {
+        let dt = (t1 - t0) / 1e6;
+        let v = ((local[1].0 - local[0].0) / dt, (local[1].1 - local[0].1) / dt);
+        let back = (local[0].0 - v.0 * PAST_S, local[0].1 - v.1 * PAST_S);
+        t.insert(0, t0 - PAST_S * 1e6);
+        pts.insert(0, back);
+    }
+    (t, pts)
+}
+
+/// When a timed polyline passes segment `k` at fraction `f` (µs), and its speed there (m/s).
+fn passing(times: &[f64], local: &[(f64, f64)], (k, f): (usize, f64)) -> (f64, f64) {
+    let (t0, t1) = (times[k], times[k + 1]);
+    let (a, b) = (local[k], local[k + 1]);
+    let speed = (b.0 - a.0).hypot(b.1 - a.1) / ((t1 - t0) / 1e6).max(1e-6);
+    (t0 + f * (t1 - t0), speed)
+}
+
+/// The predicted post-encroachment time where two paths cross (s) and when the second road user
+/// enters the crossing (µs): as the ground truth measures it, from the predicted passing times,
+/// speeds and the road users' sizes.
+fn predicted_pet(
+    (ta, la, ma): (&[f64], &[(f64, f64)], TravelMode),
+    (tb, lb, mb): (&[f64], &[(f64, f64)], TravelMode),
+    c: &Crossing,
+) -> (f64, f64) {
+    let ((ta, va), (tb, vb)) = (passing(ta, la, c.a), passing(tb, lb, c.b));
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    // Time to cover its own half length and the other's half width, µs.
+    let half = |len: f64, other_width: f64, v: f64| (len + other_width) / 2.0 / v.max(0.1) * 1e6;
+    let (a_in, a_out) = (ta - half(len_a, wid_b, va), ta + half(len_a, wid_b, va));
+    let (b_in, b_out) = (tb - half(len_b, wid_a, vb), tb + half(len_b, wid_a, vb));
+    let pet_us = (b_in - a_out).max(a_in - b_out).max(0.0);
+    (pet_us / 1e6, a_in.max(b_in))
+}
+
+/// Position (local metres) of a path at `t_us`, interpolated between its positions; None
+/// outside its span. `k` is the index of the first position not before `t_us`.
+fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> Option<(f64, f64)> {
+    let next = p.positions.get(k)?;
+    if next.at_us == t_us {
+        return Some(local[k]);
+    }
+    let prev = p.positions.get(k.checked_sub(1)?)?;
+    let f = (t_us - prev.at_us) as f64 / (next.at_us - prev.at_us) as f64;
+    let (a, b) = (local[k - 1], local[k]);
+    Some((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)))
+}
+
+/// First time at which two paths conflict: (time, conflict point). Their areas must overlap and
+/// their paths must cross there — road users on neighbouring lanes that never cut across each other (a
+/// car passing a cyclist on the bike lane beside it, a car and a bike leaving the junction on
+/// parallel lanes) only conflict where they would actually touch sideways.
+/// The paths' positions need not share timestamps (two cameras measure at different times):
+/// one merge walk over both time grids compares them at every position of either, the other
+/// interpolated — linear in the positions, on this O(paths²) path.
 /// `la`, `lb`: the paths' positions in local metres around `origin` (converted once per path by
-/// the caller, not once per pair).
+/// the caller, not once per pair). The areas grow with the time ahead of each path's observation
+/// (`spread_mps`).
 fn first_overlap(
     (a, la): (&PredictedPath, &[(f64, f64)]),
     (b, lb): (&PredictedPath, &[(f64, f64)]),
     origin: Wgs84,
+    spread_mps: f64,
+    max_pet_s: f64,
 ) -> Option<(u64, Wgs84)> {
     let (ma, mb) = (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
     let reach = radius_m(ma) + radius_m(mb);
     let touch = half_width_m(ma) + half_width_m(mb);
-    let mut crossing: Option<bool> = None; // computed once, when first needed
+    let mut crossings: Option<Vec<Crossing>> = None; // computed once, when first needed
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
-        match pa.at_us.cmp(&pb.at_us) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                let ((xa, ya), (xb, yb)) = (la[i], lb[j]);
-                let d = (xa - xb).hypot(ya - yb);
-                if d <= touch || (d <= reach && *crossing.get_or_insert_with(|| polylines_cross(la, lb))) {
-                    return Some((pa.at_us, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
-                }
-                i += 1;
-                j += 1;
+        let t = pa.at_us.min(pb.at_us);
+        if let (Some((xa, ya)), Some((xb, yb))) = (position_at(a, la, i, t), position_at(b, lb, j, t)) {
+            let ahead_s = (t.saturating_sub(a.observed_at_us) + t.saturating_sub(b.observed_at_us)) as f64 / 1e6;
+            let d = (xa - xb).hypot(ya - yb);
+            let within = reach + spread_mps * ahead_s;
+            // Close, and about to cut across each other: where their paths cross is within
+            // reach of both (paths that cross somewhere else, later or earlier, do not count).
+            let cutting = |c: &Vec<Crossing>| {
+                c.iter()
+                    .any(|c| (c.at.0 - xa).hypot(c.at.1 - ya) <= within && (c.at.0 - xb).hypot(c.at.1 - yb) <= within)
+            };
+            if d <= touch || (d <= within && cutting(crossings.get_or_insert_with(|| crossing_points(la, lb)))) {
+                return Some((t, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
             }
         }
+        i += usize::from(pa.at_us == t);
+        j += usize::from(pb.at_us == t);
     }
-    None
+    // Never close at one time, but crossing where one follows the other closely: a near miss
+    // by post-encroachment time, the measure the warnings are judged by.
+    // Both paths reach back a little: where one has just crossed counts too, as long as the
+    // second is still to enter.
+    let ((ta, pa), (tb, pb)) = (with_past(a, la), with_past(b, lb));
+    let now = a.observed_at_us.max(b.observed_at_us) as f64;
+    crossing_points(&pa, &pb)
+        .iter()
+        .map(|c| (predicted_pet((&ta, &pa, ma), (&tb, &pb, mb), c), c.at))
+        .filter(|((pet_s, at_us), _)| *pet_s <= max_pet_s && *at_us >= now)
+        .min_by(|x, y| x.0 .1.total_cmp(&y.0 .1))
+        .map(|((_, at_us), p)| (at_us.max(0.0) as u64, offset_to_wgs84(origin, p.0, p.1)))
 }
 
 /// A path as straight motion, for ranking pairs cheaply: the chord from its first to its last
@@ -296,6 +428,11 @@ pub fn pairs_to_test(
     let chords: Vec<Option<Chord>> = paths.iter().zip(locals).map(|(p, l)| Chord::of(p, l, t_base)).collect();
     let modes: Vec<TravelMode> = paths.iter().map(|p| TravelMode::try_from(p.mode).unwrap_or_default()).collect();
     let keys: Vec<ObjectKey> = paths.iter().map(|p| key(p)).collect();
+    // How far ahead of its observation each path reaches, s: how much its areas grow.
+    let spans: Vec<f64> = paths
+        .iter()
+        .map(|p| p.positions.last().map_or(0.0, |q| q.at_us.saturating_sub(p.observed_at_us) as f64 / 1e6))
+        .collect();
     // (distance bound, time of closest approach, i, j)
     let mut candidates: Vec<(f64, f64, usize, usize)> = Vec::new();
     for i in 0..paths.len() {
@@ -306,7 +443,13 @@ pub fn pairs_to_test(
                 continue;
             }
             // Pairs never within reach of each other cannot conflict.
-            if let Some((bound, at_s)) = a.closest_approach(b, radius_m(modes[i]) + radius_m(modes[j])) {
+            // ... nor pairs one of which passes too long before the other (predicted PET).
+            let speeds = a.velocity.0.hypot(a.velocity.1) + b.velocity.0.hypot(b.velocity.1);
+            let within = radius_m(modes[i])
+                + radius_m(modes[j])
+                + cfg.spread_mps * (spans[i] + spans[j])
+                + if cfg.max_pet_s > 0.0 { (cfg.max_pet_s + OCCUPANCY_S) * speeds } else { 0.0 };
+            if let Some((bound, at_s)) = a.closest_approach(b, within) {
                 candidates.push((bound, at_s, i, j));
             }
         }
@@ -376,7 +519,11 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
     for (i, j) in pairs_to_test(&paths, &locals, cfg) {
         let (a, b) = (paths[i], paths[j]);
-        let Some((at_us, point)) = first_overlap((a, &locals[i]), (b, &locals[j]), origin) else { continue };
+        let Some((at_us, point)) =
+            first_overlap((a, &locals[i]), (b, &locals[j]), origin, cfg.spread_mps, cfg.max_pet_s)
+        else {
+            continue;
+        };
         let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
         let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
             first: Some(object(first)),
@@ -392,7 +539,10 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
             entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
         }
     }
-    let mut out: Vec<CollisionRisk> = risks.into_values().filter(|r| r.probability >= cfg.min_probability).collect();
+    let mut out: Vec<CollisionRisk> = risks
+        .into_values()
+        .filter(|r| r.probability >= cfg.min_probability && r.time_to_collision_s <= cfg.max_ttc_s)
+        .collect();
     // Deterministic order: earliest first, then by the pair.
     let pair = |r: &CollisionRisk| {
         let id = |o: &Option<ObjectRef>| o.as_ref().map(|o| (o.station_id, o.object_id, o.generation));
@@ -508,6 +658,12 @@ mod tests {
         assert_eq!(kept, vec![1_030_000, 1_040_000, 1_040_000, 1_040_000, 1_040_000]);
     }
 
+    /// The policy these tests were written against (any alternative with some chance, up to 3 s
+    /// ahead), independent of the operating point picked from the sweep.
+    fn lenient() -> DetectorConfig {
+        DetectorConfig { min_probability: 0.3, max_ttc_s: 3.0, ..Default::default() }
+    }
+
     #[test]
     fn crossing_car_and_cyclist_meet_at_the_crossing_point() {
         // Car eastbound reaches (0, 0) after 2 s; the cyclist northbound too.
@@ -515,7 +671,7 @@ mod tests {
             path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55),
             path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 0.75),
         ];
-        let risks = detect(&paths, 1_000_000, &DetectorConfig::default());
+        let risks = detect(&paths, 1_000_000, &lenient());
         assert_eq!(risks.len(), 1);
         let r = &risks[0];
         // Areas (2 m + 1 m) first overlap at t = 1.75 s: car at (-2.5, 0), bike at (0, -1.25).
@@ -533,7 +689,7 @@ mod tests {
             path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
             path(2, TravelMode::Bicycle, (0.0, -20.0), (0.0, 5.0), 1.0),
         ];
-        assert!(detect(&paths, 1_000_000, &DetectorConfig::default()).is_empty());
+        assert!(detect(&paths, 1_000_000, &lenient()).is_empty());
     }
 
     #[test]
@@ -542,9 +698,9 @@ mod tests {
         let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
         let mut left = crossing(1, 0.25);
         left.rank = 1;
-        let risks = detect(&[crossing(1, 0.55), left.clone(), bike.clone()], 1_000_000, &DetectorConfig::default());
+        let risks = detect(&[crossing(1, 0.55), left.clone(), bike.clone()], 1_000_000, &lenient());
         assert!((risks[0].probability - 0.80).abs() < 1e-9);
-        let unlikely = detect(&[crossing(1, 0.1), bike], 1_000_000, &DetectorConfig::default());
+        let unlikely = detect(&[crossing(1, 0.1), bike], 1_000_000, &lenient());
         assert!(unlikely.is_empty());
     }
 
@@ -554,10 +710,10 @@ mod tests {
         // but the paths never cross.
         let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
         let beside = path(2, TravelMode::Bicycle, (-5.0, 2.0), (5.0, 0.0), 1.0);
-        assert!(detect(&[car.clone(), beside], 1_000_000, &DetectorConfig::default()).is_empty());
+        assert!(detect(&[car.clone(), beside], 1_000_000, &lenient()).is_empty());
         // 1.2 m beside it they would touch (half widths 1.0 + 0.4).
         let touching = path(2, TravelMode::Bicycle, (-5.0, 1.2), (5.0, 0.0), 1.0);
-        assert_eq!(detect(&[car, touching], 1_000_000, &DetectorConfig::default()).len(), 1);
+        assert_eq!(detect(&[car, touching], 1_000_000, &lenient()).len(), 1);
     }
 
     #[test]
@@ -566,13 +722,51 @@ mod tests {
             path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0),
             path(2, TravelMode::Car, (0.0, -20.0), (0.0, 10.0), 1.0),
         ];
-        assert!(detect(&cars, 1_000_000, &DetectorConfig::default()).is_empty());
-        assert_eq!(detect(&cars, 1_000_000, &DetectorConfig { vru_only: false, ..Default::default() }).len(), 1);
+        assert!(detect(&cars, 1_000_000, &lenient()).is_empty());
+        assert_eq!(detect(&cars, 1_000_000, &DetectorConfig { vru_only: false, ..lenient() }).len(), 1);
         let vrus = [
             path(1, TravelMode::Bicycle, (-10.0, 0.0), (5.0, 0.0), 1.0),
             path(2, TravelMode::Pedestrian, (0.0, -2.0), (0.0, 1.0), 1.0),
         ];
-        assert!(detect(&vrus, 1_000_000, &DetectorConfig::default()).is_empty());
+        assert!(detect(&vrus, 1_000_000, &lenient()).is_empty());
+    }
+
+    #[test]
+    fn a_car_passing_just_after_a_pedestrian_is_a_near_miss_by_predicted_pet() {
+        // A pedestrian (0.5 m) running across the car's lane northwards at 2 m/s passes its
+        // middle 1.2 s after the paths' start and has left the car's width 0.575 s later; the
+        // car (4.5 m, 10 m/s) passes at 2.95 s and enters 0.25 s before: predicted PET 0.925 s,
+        // and the two are never within reach at one time.
+        let seen = |mut p: PredictedPath| {
+            p.observed_at_us = 1_000_000;
+            p
+        };
+        let ped = seen(path(2, TravelMode::Pedestrian, (0.0, -2.4), (0.0, 2.0), 1.0));
+        let car = seen(path(1, TravelMode::Car, (-29.5, 0.0), (10.0, 0.0), 1.0));
+        let strict = DetectorConfig { max_pet_s: 0.5, spread_mps: 0.0, ..lenient() };
+        assert!(detect(&[car.clone(), ped.clone()], 1_000_000, &strict).is_empty());
+        let risks = detect(&[car.clone(), ped.clone()], 1_000_000, &DetectorConfig { max_pet_s: 1.0, ..strict });
+        assert_eq!(risks.len(), 1, "{risks:?}");
+        // The car enters the crossing 2.7 s ahead.
+        assert!((risks[0].time_to_collision_s - 2.7).abs() < 0.05, "{risks:?}");
+        // Only risks soon enough are reported.
+        let soon = DetectorConfig { max_pet_s: 1.0, max_ttc_s: 2.0, ..strict };
+        assert!(detect(&[car, ped], 1_000_000, &soon).is_empty());
+    }
+
+    #[test]
+    fn paths_with_different_timestamps_are_compared_interpolated() {
+        // Two cameras: the cyclist's positions are 62 ms off the car's grid; head-on at the
+        // crossing point all the same.
+        let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
+        let mut bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+        for q in &mut bike.positions {
+            q.at_us += 62_000;
+        }
+        let cfg = DetectorConfig { max_pet_s: 0.0, spread_mps: 0.0, ..Default::default() };
+        let risks = detect(&[car, bike], 1_000_000, &cfg);
+        assert_eq!(risks.len(), 1);
+        assert!(risks[0].expected_at_us < 3_000_000 && risks[0].expected_at_us > 2_000_000, "{risks:?}");
     }
 
     fn locals_of(paths: &[&PredictedPath]) -> Vec<Vec<(f64, f64)>> {
@@ -588,6 +782,11 @@ mod tests {
     }
 
     /// Which objects' pairs [`pairs_to_test`] picks.
+    /// The same-time reach only: no growth with the horizon, no predicted-PET widening.
+    fn same_time() -> DetectorConfig {
+        DetectorConfig { spread_mps: 0.0, max_pet_s: 0.0, ..Default::default() }
+    }
+
     fn picked(paths: &[PredictedPath], cfg: &DetectorConfig) -> Vec<(u32, u32)> {
         let refs: Vec<&PredictedPath> = paths.iter().collect();
         pairs_to_test(&refs, &locals_of(&refs), cfg)
@@ -611,9 +810,9 @@ mod tests {
             .collect();
         paths.push(path(900, TravelMode::Car, (-20.0, -50.0), (10.0, 0.0), 1.0));
         paths.push(path(901, TravelMode::Bicycle, (0.0, -60.0), (0.0, 5.0), 1.0));
-        let uncapped = DetectorConfig { max_pairs: usize::MAX, ..Default::default() };
+        let uncapped = DetectorConfig { max_pairs: usize::MAX, ..same_time() };
         assert_eq!(picked(&paths, &uncapped).len(), 401);
-        let capped = DetectorConfig { max_pairs: 10, ..Default::default() };
+        let capped = DetectorConfig { max_pairs: 10, ..same_time() };
         let pairs = picked(&paths, &capped);
         assert_eq!(pairs.len(), 10, "the cap bounds the pairs tested");
         assert!(pairs.contains(&(900, 901)), "{pairs:?}");
@@ -634,7 +833,7 @@ mod tests {
             path(3, TravelMode::Car, (-10.0, 30.0), (10.0, 0.0), 1.0),
             path(4, TravelMode::Bicycle, (0.0, 25.0), (0.0, 5.0), 1.0),
         ];
-        assert_eq!(picked(&paths, &DetectorConfig::default()), vec![(1, 2), (3, 4)]);
+        assert_eq!(picked(&paths, &same_time()), vec![(1, 2), (3, 4)]);
         assert_eq!(picked(&paths, &DetectorConfig { max_pairs: 1, ..Default::default() }), vec![(3, 4)]);
     }
 
@@ -647,7 +846,7 @@ mod tests {
             // Far away.
             path(3, TravelMode::Pedestrian, (200.0, 200.0), (1.0, 0.0), 1.0),
         ];
-        assert!(picked(&paths, &DetectorConfig::default()).is_empty());
+        assert!(picked(&paths, &same_time()).is_empty());
     }
 
     proptest::proptest! {
@@ -691,7 +890,7 @@ mod tests {
                     if !relevant(&cfg, modes.0, modes.1) {
                         continue;
                     }
-                    if first_overlap((refs[i], &locals_detect[i]), (refs[j], &locals_detect[j]), origin).is_some() {
+                    if first_overlap((refs[i], &locals_detect[i]), (refs[j], &locals_detect[j]), origin, cfg.spread_mps, cfg.max_pet_s).is_some() {
                         proptest::prop_assert!(picked.contains(&(i, j)), "conflict {i}-{j} not picked");
                     }
                 }

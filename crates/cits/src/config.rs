@@ -35,6 +35,15 @@ impl Entry<'_> {
             .ok_or_else(|| self.invalid("a positive number"))
     }
 
+    pub fn non_negative_f64(&self) -> Result<f64, StageError> {
+        self.value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| self.invalid("a number of 0 or more"))
+    }
+
     pub fn probability(&self) -> Result<f64, StageError> {
         self.value
             .trim()
@@ -76,6 +85,7 @@ mod tests {
         assert!(e("1.5").probability().is_err());
         assert_eq!(e("0.25").probability().unwrap(), 0.25);
         assert!(e("NaN").positive_f64().is_err());
+        assert!(e("0").non_negative_f64().is_ok() && e("-0.1").non_negative_f64().is_err());
         assert!(e("yes").boolean().is_err());
         assert!(e("false").boolean().is_ok_and(|b| !b));
     }

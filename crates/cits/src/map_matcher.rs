@@ -272,7 +272,12 @@ impl LaneIndex {
                 latitude: snapped.lat,
                 longitude: snapped.lon,
                 lanelet_id: s.lanelet_id,
-                offset_m: (q.0 - foot.0).hypot(q.1 - foot.1),
+                // Signed, left of the lanelet's drawing direction positive: where in its lane a
+                // road user keeps tells the predictor which way it is about to turn.
+                offset_m: {
+                    let side = (s.b.0 - s.a.0) * (q.1 - s.a.1) - (s.b.1 - s.a.1) * (q.0 - s.a.0);
+                    (q.0 - foot.0).hypot(q.1 - foot.1).copysign(side)
+                },
                 station_m: station,
             }
         })
@@ -368,7 +373,7 @@ mod tests {
         let index = LaneIndex::new(&graph());
         let m = index.match_point(at(0.4, -30.0), Some(0.0), TravelMode::Car, None).unwrap();
         assert_eq!(m.lanelet_id, 1);
-        assert!((m.offset_m - 0.4).abs() < 1e-6, "{}", m.offset_m);
+        assert!((m.offset_m + 0.4).abs() < 1e-6, "{}", m.offset_m); // right of its lane: negative
         assert!((m.station_m - 30.0).abs() < 1e-3, "{}", m.station_m);
         let snapped = wgs84_to_offset(ORIGIN, Wgs84 { lat: m.latitude, lon: m.longitude });
         assert!(snapped.0.abs() < 1e-6 && (snapped.1 + 30.0).abs() < 1e-6);

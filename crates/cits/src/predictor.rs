@@ -26,7 +26,7 @@ pub struct PredictorConfig {
 
 impl Default for PredictorConfig {
     fn default() -> Self {
-        Self { horizon_us: 3_000_000, step_us: 250_000, max_alternatives: 3 }
+        Self { horizon_us: 4_000_000, step_us: 250_000, max_alternatives: 3 }
     }
 }
 
@@ -49,15 +49,23 @@ impl PredictorConfig {
     }
 }
 
-/// Prior weight of taking a successor with this turn, per mode.
-fn turn_prior(mode: TravelMode, turn: &str, braking: bool) -> f64 {
-    // A car braking on its approach is most likely slowing down for a turn.
-    let braking_factor = match (mode, turn, braking) {
-        (TravelMode::Car, "left" | "right", true) => 3.0,
-        (TravelMode::Car, "straight", true) => 0.5,
-        _ => 1.0,
-    };
-    braking_factor
+/// What a track shows about the turn ahead: from its speed profile the likelihood ratio
+/// turning : going straight ([`turn_likelihood`]), from where in its lane it keeps the lateral
+/// offset ([`lateral_likelihood`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence {
+    pub turning: f64,
+    /// Mean signed offset (m, left positive) of the last second's points on the approach, and
+    /// the metres left to its end; None off an approach or with too few points.
+    pub lateral: Option<(f64, f64)>,
+}
+
+/// Prior weight of taking a successor with this turn, per mode, times what the track shows.
+fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
+    let speed = if matches!(turn, "left" | "right") { evidence.turning } else { 1.0 };
+    let lateral = evidence.lateral.map_or(1.0, |(offset, to_go)| lateral_likelihood(mode, turn, offset, to_go));
+    speed
+        * lateral
         * match (mode, turn) {
             (TravelMode::Car, "left") => 0.25,
             (TravelMode::Car, "straight") => 0.55,
@@ -69,6 +77,101 @@ fn turn_prior(mode: TravelMode, turn: &str, braking: bool) -> f64 {
         }
 }
 
+/// How far (m) drivers and riders move over in their lane before a turn (towards the centre
+/// line for a left turn, the kerb for a right one), and over how many metres before the stop
+/// line; how much their own lane position varies (1σ, m).
+fn lane_shift_m(mode: TravelMode) -> Option<(f64, f64, f64)> {
+    match mode {
+        TravelMode::Car => Some((0.45, 30.0, 0.1)),
+        TravelMode::Bicycle => Some((0.2, 15.0, 0.08)),
+        _ => None,
+    }
+}
+
+/// Share of road users who do not move over before a turn: the lateral cue never rules a turn
+/// out, it only weighs it.
+const NO_SHIFT_SHARE: f64 = 0.15;
+
+/// Likelihood of a mean lateral `offset` (m, left positive) `to_go` metres before the stop line
+/// for a road user taking `turn`: a turning one has moved over by then in proportion to how far
+/// into the move it is, one going straight keeps its own position.
+fn lateral_likelihood(mode: TravelMode, turn: &str, offset: f64, to_go: f64) -> f64 {
+    let Some((shift, over, sigma)) = lane_shift_m(mode) else { return 1.0 };
+    let side = match turn {
+        "left" => 1.0,
+        "right" => -1.0,
+        _ => 0.0,
+    };
+    let share = (1.0 - to_go / over).clamp(0.0, 1.0);
+    let gauss = |mean: f64| {
+        let spread = (sigma * sigma + (0.2 * shift * share).powi(2)).sqrt();
+        (-(offset - mean).powi(2) / (2.0 * spread * spread)).exp()
+    };
+    if side == 0.0 {
+        gauss(0.0)
+    } else {
+        (1.0 - NO_SHIFT_SHARE) * gauss(side * shift * share) + NO_SHIFT_SHARE * gauss(0.0)
+    }
+}
+
+/// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,
+/// 12–16 km/h for cyclists): no turn signal reaches the RSU, so a road user's speed profile is
+/// what tells a turn — it has to slow down to this before the junction.
+fn turn_speed_mps(mode: TravelMode) -> Option<f64> {
+    match mode {
+        TravelMode::Car => Some(6.0),
+        TravelMode::Bicycle => Some(4.0),
+        _ => None,
+    }
+}
+
+/// Deceleration (m/s²) from which on a driver who means to turn must be braking (comfortable
+/// braking is about 2 m/s²), and beyond which turning would take braking hard.
+const BRAKING_ONSET_MPS2: f64 = 2.0;
+const HARD_BRAKING_MPS2: f64 = 3.5;
+/// Spread of the deceleration a track shows (estimation noise and drivers' variety), m/s².
+const DECELERATION_SIGMA_MPS2: f64 = 0.8;
+
+/// Likelihood ratio turning : going straight of a road user at `speed`, decelerating at `decel`
+/// (m/s², braking positive), `to_go` metres before its junction. A turn needs the turn speed at
+/// the junction: the deceleration that takes is what a turning driver shows once it exceeds the
+/// onset, a straight one shows none; needing more than hard braking rules a turn out.
+fn turn_likelihood(mode: TravelMode, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
+    let (Some(v_turn), Some(decel)) = (turn_speed_mps(mode), decel) else { return 1.0 };
+    if speed <= v_turn || to_go <= 0.0 {
+        return 1.0; // slow enough to turn already: the speed tells nothing
+    }
+    let needed = (speed * speed - v_turn * v_turn) / (2.0 * to_go);
+    let gauss = |x: f64, sigma: f64| (-x * x / (2.0 * sigma * sigma)).exp();
+    let too_hard = if needed > HARD_BRAKING_MPS2 { gauss(needed - HARD_BRAKING_MPS2, 0.5) } else { 1.0 };
+    // One going straight keeps its speed. One turning brakes as hard as its turn needs once that
+    // is past a comfortable onset; before, it may still be cruising or already braking
+    // comfortably (its turn speed is its own, so the onset is not sharp).
+    let straight = gauss(decel, DECELERATION_SIGMA_MPS2);
+    let turning = if needed >= BRAKING_ONSET_MPS2 {
+        gauss(decel - needed.min(HARD_BRAKING_MPS2), DECELERATION_SIGMA_MPS2)
+    } else {
+        0.5 * straight + 0.5 * gauss(decel - BRAKING_ONSET_MPS2, DECELERATION_SIGMA_MPS2)
+    };
+    (too_hard * turning / straight.max(1e-12)).clamp(1e-6, 1e6)
+}
+
+/// How much faster than its turn speed (m/s) a road user may still take a turn connector.
+const TURN_SPEED_SLACK_MPS: f64 = 1.5;
+
+/// Likelihood that a road user at `speed` is on a connector with this turn: one far faster than
+/// a turn is taken at is going straight, however its first points fit the connectors (they
+/// overlap where they start).
+fn connector_speed_likelihood(mode: TravelMode, turn: &str, speed: f64) -> f64 {
+    match turn_speed_mps(mode) {
+        Some(v_turn) if matches!(turn, "left" | "right") => {
+            let excess = (speed - v_turn - TURN_SPEED_SLACK_MPS).max(0.0);
+            (-excess * excess / 2.0).exp().max(1e-6)
+        }
+        _ => 1.0,
+    }
+}
+
 struct Lane {
     points: Vec<(f64, f64)>,
     /// Distance along the centerline at each point.
@@ -77,10 +180,45 @@ struct Lane {
     turn: String,
 }
 
+/// How far (1σ, m) a vehicle's measured points stray from its lane's centerline: measurement
+/// noise and lane keeping.
+const LANE_KEEPING_SIGMA_M: f64 = 0.5;
+
+impl Lane {
+    /// Station of the centerline point nearest `p`, and the distance to it.
+    fn project(&self, p: Local) -> (f64, f64) {
+        let mut best = (self.stations[0], f64::INFINITY);
+        for (k, w) in self.points.windows(2).enumerate() {
+            let (dx, dy) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
+            let len2 = dx * dx + dy * dy;
+            let f = if len2 > 0.0 { (((p.0 - w[0].0) * dx + (p.1 - w[0].1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+            let d = (p.0 - w[0].0 - f * dx).hypot(p.1 - w[0].1 - f * dy);
+            if d < best.1 {
+                best = (self.stations[k] + f * (self.stations[k + 1] - self.stations[k]), d);
+            }
+        }
+        best
+    }
+
+    /// The point at `station` metres along the centerline (held at its ends), and its lanelet
+    /// station clamped to the lane.
+    fn at(&self, station: f64) -> ((f64, f64), f64) {
+        let (first, last) = (self.stations[0], *self.stations.last().unwrap());
+        let d = station.clamp(first, last);
+        let k = self.stations.partition_point(|s| *s < d).clamp(1, self.points.len() - 1);
+        let (s0, s1) = (self.stations[k - 1], self.stations[k]);
+        let f = if s1 > s0 { (d - s0) / (s1 - s0) } else { 0.0 };
+        let (a, b) = (self.points[k - 1], self.points[k]);
+        ((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)), d)
+    }
+}
+
 /// The lane graph in local metres, for walking along routes.
 pub struct LaneMap {
     origin: Wgs84,
     lanes: HashMap<i64, Lane>,
+    /// Each lanelet's predecessors.
+    predecessors: HashMap<i64, Vec<i64>>,
 }
 
 impl LaneMap {
@@ -96,7 +234,48 @@ impl LaneMap {
                 (l.id, Lane { points, stations, successors: l.successors.clone(), turn: l.turn.clone() })
             })
             .collect();
-        Self { origin, lanes }
+        let mut predecessors: HashMap<i64, Vec<i64>> = HashMap::new();
+        for l in &graph.lanelets {
+            for s in &l.successors {
+                predecessors.entry(*s).or_default().push(l.id);
+            }
+        }
+        Self { origin, lanes, predecessors }
+    }
+
+    /// The turn connectors a vehicle matched to connector `lanelet` may really be on, with the
+    /// station of its position `at` on each and how well its recent points `track` (local
+    /// metres) follow each, as a likelihood. Connectors leaving one approach overlap where they
+    /// start, so the matcher's nearest one is a guess until they part: a car going straight
+    /// through is matched to the left turn's connector as often as not.
+    fn connector_candidates(&self, lanelet: i64, at: Local, track: &[Local]) -> Vec<(i64, f64, f64)> {
+        let from = self.predecessors.get(&lanelet).and_then(|p| p.first());
+        let siblings: Vec<i64> = match from.and_then(|f| self.lanes.get(f)) {
+            Some(approach) => approach.successors.iter().copied().filter(|s| self.lanes.contains_key(s)).collect(),
+            None => vec![lanelet],
+        };
+        let before = from.and_then(|f| self.lanes.get(f));
+        let fits: Vec<(i64, f64, f64)> = siblings
+            .iter()
+            .map(|id| {
+                let lane = &self.lanes[id];
+                let squared = track
+                    .iter()
+                    .map(|p| {
+                        let d = lane.project(*p).1;
+                        let d = before.map_or(d, |b| d.min(b.project(*p).1));
+                        d * d
+                    })
+                    .sum::<f64>();
+                (*id, lane.project(at).0, squared)
+            })
+            .collect();
+        let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, f64::min);
+        fits.into_iter()
+            .map(|(id, station, squared)| {
+                (id, station, (-(squared - best) / (2.0 * LANE_KEEPING_SIGMA_M.powi(2))).exp())
+            })
+            .collect()
     }
 
     /// Routes from `lanelet` that cover `distance` metres (or end), with their probabilities.
@@ -105,7 +284,7 @@ impl LaneMap {
     fn routes(
         &self,
         mode: TravelMode,
-        braking: bool,
+        evidence: &Evidence,
         lanelet: i64,
         remaining: f64,
         behind: &[i64],
@@ -118,11 +297,11 @@ impl LaneMap {
         if left <= 0.0 || next.is_empty() {
             return vec![(vec![lanelet], 1.0)];
         }
-        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn, braking)).sum();
+        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn, evidence)).sum();
         let mut out = Vec::new();
         for s in next {
-            let p = turn_prior(mode, &self.lanes[s].turn, braking) / total;
-            for (mut route, q) in self.routes(mode, braking, *s, left, &behind) {
+            let p = turn_prior(mode, &self.lanes[s].turn, evidence) / total;
+            for (mut route, q) in self.routes(mode, evidence, *s, left, &behind) {
                 route.insert(0, lanelet);
                 out.push((route, p * q));
             }
@@ -136,12 +315,7 @@ impl LaneMap {
             let lane = &self.lanes[id];
             let length = *lane.stations.last().unwrap();
             if distance <= length || i + 1 == route.len() {
-                let d = distance.min(length);
-                let k = lane.stations.partition_point(|s| *s < d).clamp(1, lane.points.len() - 1);
-                let (s0, s1) = (lane.stations[k - 1], lane.stations[k]);
-                let f = if s1 > s0 { (d - s0) / (s1 - s0) } else { 0.0 };
-                let (a, b) = (lane.points[k - 1], lane.points[k]);
-                return ((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)), *id);
+                return (lane.at(distance.min(length)).0, *id);
             }
             distance -= length;
         }
@@ -152,52 +326,138 @@ impl LaneMap {
 /// Local metres east/north of the map origin.
 type Local = (f64, f64);
 
-/// The track's displacement over its last second: (from, to, seconds).
-fn last_second(origin: Wgs84, t: &MatchedTrajectory) -> Option<(Local, Local, f64)> {
-    let last = t.points.last()?;
-    let first = t.points.iter().find(|p| p.measured_at_us + 1_000_000 >= last.measured_at_us)?;
-    let dt = (last.measured_at_us - first.measured_at_us) as f64 / 1e6;
-    let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
-    (dt >= 0.2).then(|| (local(first), local(last), dt))
+/// How long a track's recent motion is fitted over.
+const FIT_WINDOW_US: u64 = 1_500_000;
+
+/// A track's recent motion: where it is (fitted), its heading, speed (m/s) and acceleration
+/// (m/s², along its heading) at its last point.
+#[derive(Debug, Clone, Copy)]
+struct Kinematics {
+    at: Local,
+    heading: Local,
+    speed: f64,
+    accel: f64,
+    /// Whether `accel` was fitted (a window long enough for a parabola) or only assumed 0.
+    accel_fitted: bool,
 }
 
-/// Deceleration (m/s²) above which a track counts as braking.
-const BRAKING_MPS2: f64 = 1.5;
-
-/// Whether the track slowed down over its last second: mean speed of its last half second
-/// against the half second before.
-fn braking(origin: Wgs84, t: &MatchedTrajectory) -> bool {
-    let Some(last) = t.points.last() else { return false };
-    let at = |us: u64| t.points.iter().find(|p| p.measured_at_us + us >= last.measured_at_us);
-    let (Some(a), Some(b)) = (at(1_000_000), at(500_000)) else { return false };
+/// Least-squares fit of the track's last `FIT_WINDOW_US`: the displacement along its chord
+/// against time, a parabola (constant acceleration) when the window is long enough, a line
+/// otherwise. Several noisy points per second make speed and deceleration much steadier than
+/// any two points would.
+fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
+    let last = t.points.last()?;
     let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
-    let speed = |p: &crate::proto::MatchedPoint, q: &crate::proto::MatchedPoint| {
-        let dt = q.measured_at_us.saturating_sub(p.measured_at_us) as f64 / 1e6;
-        let ((x0, y0), (x1, y1)) = (local(p), local(q));
-        (dt >= 0.2).then(|| (x1 - x0).hypot(y1 - y0) / dt)
-    };
-    match (speed(a, b), speed(b, last)) {
-        (Some(before), Some(recent)) => {
-            let dt = (last.measured_at_us - a.measured_at_us) as f64 / 2e6;
-            (before - recent) / dt.max(0.2) > BRAKING_MPS2
-        }
-        _ => false,
+    let window: Vec<(f64, Local)> = t
+        .points
+        .iter()
+        .filter(|p| p.measured_at_us + FIT_WINDOW_US >= last.measured_at_us)
+        .map(|p| (-((last.measured_at_us - p.measured_at_us) as f64) / 1e6, local(p)))
+        .collect();
+    let (t0, first) = *window.first()?;
+    if -t0 < 0.2 || window.len() < 3 {
+        return None;
     }
+    let end = local(last);
+    let chord = (end.0 - first.0, end.1 - first.1);
+    let length = chord.0.hypot(chord.1);
+    let heading = if length > 1e-6 { (chord.0 / length, chord.1 / length) } else { (1.0, 0.0) };
+    // Sums for the normal equations of s = c0 + c1 t + c2 t² (t ≤ 0, the last point at 0).
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for &(ti, p) in &window {
+        let si = (p.0 - first.0) * heading.0 + (p.1 - first.1) * heading.1;
+        let basis = [1.0, ti, ti * ti];
+        for a in 0..3 {
+            r[a] += basis[a] * si;
+            for b in 0..3 {
+                m[a][b] += basis[a] * basis[b];
+            }
+        }
+    }
+    let quadratic = -t0 >= 0.9 && window.len() >= 6;
+    let (c0, c1, c2) = if quadratic {
+        let c = solve3(m, r)?;
+        (c[0], c[1], c[2])
+    } else {
+        let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+        if det.abs() < 1e-12 {
+            return None;
+        }
+        ((r[0] * m[1][1] - m[0][1] * r[1]) / det, (m[0][0] * r[1] - m[1][0] * r[0]) / det, 0.0)
+    };
+    let at = (first.0 + heading.0 * c0, first.1 + heading.1 * c0);
+    Some(Kinematics { at, heading, speed: c1.max(0.0), accel: (2.0 * c2).clamp(-8.0, 4.0), accel_fitted: quadratic })
+}
+
+/// Solves a 3×3 linear system (Cramer's rule); None when singular.
+fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |a: [[f64; 3]; 3]| {
+        a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+    };
+    let d = det(m);
+    if d.abs() < 1e-12 {
+        return None;
+    }
+    let column = |k: usize| {
+        let mut a = m;
+        for (row, value) in a.iter_mut().zip(r) {
+            row[k] = value;
+        }
+        det(a) / d
+    };
+    Some([column(0), column(1), column(2)])
+}
+
+/// Top speed a mode is predicted to accelerate to, m/s.
+fn top_speed_mps(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Car => 14.0,
+        TravelMode::Bicycle => 7.0,
+        _ => 2.5,
+    }
+}
+
+/// Distance covered after `secs` from `speed` at `accel` until the speed reaches `floor`
+/// (braking: a turn's speed, or a stop for one yielding) or `top` (accelerating).
+fn distance_after(speed: f64, accel: f64, floor: f64, top: f64, secs: f64) -> f64 {
+    if accel.abs() < 1e-9 {
+        return speed * secs;
+    }
+    let target = if accel < 0.0 { floor.min(speed) } else { top.max(speed) };
+    let ramp = ((target - speed) / accel).clamp(0.0, secs);
+    speed * ramp + 0.5 * accel * ramp * ramp + target * (secs - ramp)
+}
+
+/// Deceleration (m/s²) a track must show to be predicted to keep braking: below it, noise.
+const BRAKING_MPS2: f64 = 1.0;
+
+/// The mean signed lane offset of the track's last second on its current lanelet (at least
+/// four points), with `to_go`, for [`lateral_likelihood`].
+fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
+    let last = t.points.last()?;
+    let recent: Vec<f64> = t
+        .points
+        .iter()
+        .filter(|p| p.lanelet_id == last.lanelet_id && p.measured_at_us + 1_000_000 >= last.measured_at_us)
+        .map(|p| p.offset_m)
+        .filter(|o| o.is_finite())
+        .collect();
+    (recent.len() >= 4).then(|| (recent.iter().sum::<f64>() / recent.len() as f64, to_go))
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
 pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
     let Some(last) = t.points.last() else { return Vec::new() };
     let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
-    // Pedestrians walk their crosswalks and sidewalks either way (those lanelets have a drawing
-    // direction, not a travel direction), so they keep their own heading: constant velocity.
-    let on_lane = mode != TravelMode::Pedestrian && last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
+    let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
     // Local metres around the map origin on the lanes; around the object itself off them, where
     // the map (e.g. an empty off-map tile) may have no meaningful origin.
     let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
-    let Some((from, to, dt)) = last_second(origin, t) else { return Vec::new() };
-    let speed = (to.0 - from.0).hypot(to.1 - from.1) / dt;
+    let Some(k) = kinematics(origin, t) else { return Vec::new() };
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
+    let secs = |i: usize| (i as u64 * cfg.step_us) as f64 / 1e6;
     let path =
         |lanelet_sequence: Vec<i64>, probability: f64, rank: usize, positions: Vec<PredictedPosition>| PredictedPath {
             station_id: t.station_id,
@@ -211,38 +471,98 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             sensor_id: t.sensor_id,
             observed_at_us: last.measured_at_us,
         };
-    let position = |k: usize, p: (f64, f64), lanelet_id: i64| {
+    let position = |i: usize, p: (f64, f64), lanelet_id: i64| {
         let w = offset_to_wgs84(origin, p.0, p.1);
         PredictedPosition {
-            at_us: last.measured_at_us + k as u64 * cfg.step_us,
+            at_us: last.measured_at_us + i as u64 * cfg.step_us,
             latitude: w.lat,
             longitude: w.lon,
             lanelet_id,
         }
     };
-    if !on_lane {
-        // Off the lanes: constant velocity along the last second's displacement.
-        let (b, v) = (to, ((to.0 - from.0) / dt, (to.1 - from.1) / dt));
+    // Braking is kept up (to a stop at most: one yielding); speeding up to the mode's top speed.
+    let accel = if k.accel < -BRAKING_MPS2 || k.accel > 0.0 { k.accel } else { 0.0 };
+    let ahead = |i: usize, floor: f64| distance_after(k.speed, accel, floor, top_speed_mps(mode), secs(i));
+    if mode == TravelMode::Pedestrian && on_lane {
+        // Crosswalks and sidewalks are walked either way (their lanelets have a drawing direction,
+        // not a travel direction): along the lanelet the way the pedestrian goes, to its end,
+        // where the kerb or the corner is — not on into the road at constant velocity.
+        // Only the part of the motion along the lanelet counts: at a corner, where a sidewalk
+        // meets the next crosswalk, one walking on along the kerb is not about to cross.
+        let lane = &map.lanes[&last.lanelet_id];
+        let (here, _) = lane.at(last.station_m - 0.5);
+        let (onward, _) = lane.at(last.station_m + 0.5);
+        let length = (onward.0 - here.0).hypot(onward.1 - here.1).max(1e-6);
+        let along = ((onward.0 - here.0) * k.heading.0 + (onward.1 - here.1) * k.heading.1) / length;
         let positions = (1..=steps)
-            .map(|k| {
-                let s = (k as u64 * cfg.step_us) as f64 / 1e6;
-                position(k, (b.0 + v.0 * s, b.1 + v.1 * s), 0)
+            .map(|i| {
+                let (p, _) = lane.at(last.station_m + along * ahead(i, 0.0));
+                position(i, p, last.lanelet_id)
+            })
+            .collect();
+        return vec![path(vec![last.lanelet_id], 1.0, 0, positions)];
+    }
+    if !on_lane {
+        // Off the lanes: straight on along the fitted heading.
+        let positions = (1..=steps)
+            .map(|i| {
+                let d = ahead(i, 0.0);
+                position(i, (k.at.0 + k.heading.0 * d, k.at.1 + k.heading.1 * d), 0)
             })
             .collect();
         return vec![path(Vec::new(), 1.0, 0, positions)];
     }
-    let horizon_m = speed * cfg.horizon_us as f64 / 1e6;
-    let mut routes = map.routes(mode, braking(origin, t), last.lanelet_id, last.station_m + horizon_m, &[]);
-    routes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let lane = &map.lanes[&last.lanelet_id];
+    let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
+    // Lane position tells a turn only on the approach (on a connector, the connector tells).
+    let evidence = Evidence {
+        turning: turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+        lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { None },
+    };
+    let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
+    // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
+    // weighted by its turn's prior and how well the track follows it.
+    let candidates = if lane.turn.is_empty() {
+        vec![(last.lanelet_id, last.station_m, 1.0)]
+    } else {
+        let track: Vec<Local> = t
+            .points
+            .iter()
+            .filter(|p| p.measured_at_us + 1_000_000 >= last.measured_at_us)
+            .map(|p| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude }))
+            .collect();
+        let fits = map.connector_candidates(last.lanelet_id, k.at, &track);
+        let weight = |id: i64, fit: f64| {
+            turn_prior(mode, &map.lanes[&id].turn, &evidence)
+                * fit
+                * connector_speed_likelihood(mode, &map.lanes[&id].turn, k.speed)
+        };
+        let total: f64 = fits.iter().map(|&(id, _, fit)| weight(id, fit)).sum();
+        fits.into_iter().map(|(id, station, fit)| (id, station, weight(id, fit) / total)).collect()
+    };
+    let mut routes: Vec<(Vec<i64>, f64, f64)> = candidates
+        .into_iter()
+        .flat_map(|(id, station, p)| {
+            map.routes(mode, &evidence, id, station + horizon_m, &[]).into_iter().map(move |(r, q)| (r, station, p * q))
+        })
+        .collect();
+    routes.sort_by(|a, b| b.2.total_cmp(&a.2));
     routes.truncate(cfg.max_alternatives);
     routes
         .into_iter()
         .enumerate()
-        .map(|(rank, (route, probability))| {
+        .map(|(rank, (route, station, probability))| {
+            // A vehicle braking towards a turn slows to the turn's speed; on a straight route
+            // (or already in the turn) braking means stopping: yielding.
+            let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
+            let floor = match turn_speed_mps(mode) {
+                Some(v) if turns && map.lanes[&last.lanelet_id].turn.is_empty() => v,
+                _ => 0.0,
+            };
             let positions = (1..=steps)
-                .map(|k| {
-                    let (p, lanelet) = map.walk(&route, last.station_m + speed * (k as u64 * cfg.step_us) as f64 / 1e6);
-                    position(k, p, lanelet)
+                .map(|i| {
+                    let (p, lanelet) = map.walk(&route, station + ahead(i, floor));
+                    position(i, p, lanelet)
                 })
                 .collect();
             path(route, probability, rank, positions)
@@ -306,74 +626,129 @@ mod tests {
         }
     }
 
+    /// A car on the approach (lanelet 1) observed every 125 ms for 1.5 s, its last point
+    /// `to_go` metres before the line at `speed`, having slowed at `decel` m/s².
+    fn approaching(to_go: f64, speed: f64, decel: f64) -> MatchedTrajectory {
+        let points = (0..=12)
+            .map(|k| {
+                let ago = (12 - k) as f64 * 0.125;
+                let y = -to_go - (speed * ago + 0.5 * decel * ago * ago);
+                let w = offset_to_wgs84(ORIGIN, 0.0, y);
+                MatchedPoint {
+                    measured_at_us: 1_000_000 + k * 125_000,
+                    latitude: w.lat,
+                    longitude: w.lon,
+                    lanelet_id: 1,
+                    station_m: 60.0 + y,
+                    offset_m: 0.0,
+                }
+            })
+            .collect();
+        MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() }
+    }
+
     #[test]
-    fn routes_are_ranked_by_turn_priors() {
-        let paths = predict(&map(), &car(10.0), &PredictorConfig::default());
-        assert_eq!(paths.len(), 3);
+    fn far_from_the_junction_routes_are_ranked_by_turn_priors() {
+        // 10 m/s, 30 m before the line: turning needs only 1.1 m/s² yet, so no evidence.
+        let paths = predict(&map(), &car(30.0), &PredictorConfig::default());
         let routes: Vec<&[i64]> = paths.iter().map(|p| p.lanelet_sequence.as_slice()).collect();
-        assert_eq!(routes, vec![&[1, 3, 5][..], &[1, 2], &[1, 4]]);
+        // 40 m in 4 s: 10 m into the straight connector (20 m long).
+        assert_eq!(routes, vec![&[1, 3][..], &[1, 2], &[1, 4]]);
         let probs: Vec<f64> = paths.iter().map(|p| p.probability).collect();
         assert!((probs[0] - 0.55).abs() < 1e-9 && (probs[1] - 0.25).abs() < 1e-9 && (probs[2] - 0.20).abs() < 1e-9);
         assert_eq!(paths.iter().map(|p| p.rank).collect::<Vec<_>>(), vec![0, 1, 2]);
     }
 
     #[test]
-    fn a_braking_car_is_more_likely_to_turn() {
-        // 10 m/s, then 6 m/s over the last half second: braking at 8 m/s².
-        let mut t = car(10.0);
-        let w = |y: f64| offset_to_wgs84(ORIGIN, 0.0, y);
-        for (p, y) in t.points.iter_mut().zip([-25.0, -16.0, -13.0]) {
-            (p.latitude, p.longitude, p.station_m) = (w(y).lat, w(y).lon, 60.0 + y);
-        }
+    fn the_speed_profile_tells_a_turn_from_going_straight() {
+        let p = |t: &MatchedTrajectory, route: &[i64]| {
+            let paths = predict(&map(), t, &PredictorConfig::default());
+            paths.iter().find(|p| p.lanelet_sequence == route).map_or(0.0, |p| p.probability)
+        };
+        // 8 m/s, 6 m before the line: a turn (6 m/s) needs 2.3 m/s² of braking now. Braking,
+        // it keeps 0.35 m left of the centerline (its lane position tells which way).
+        let keeping = |mut t: MatchedTrajectory, offset: f64| {
+            t.points.iter_mut().for_each(|q| q.offset_m = offset);
+            t
+        };
+        let braking = keeping(approaching(6.0, 8.0, 2.0), 0.35);
+        let cruising = approaching(6.0, 8.0, 0.0);
+        assert!(p(&braking, &[1, 2]) + p(&braking, &[1, 4]) > 0.8, "a braking car turns");
+        assert!(p(&braking, &[1, 2]) > 0.75, "to the side it keeps to: left");
+        let right = keeping(approaching(6.0, 8.0, 2.0), -0.35);
+        assert!(p(&right, &[1, 4]) > 0.75, "or right");
+        // On the centerline it is no turn the lane position tells, and it brakes: one it may
+        // take either way, or a stop.
+        let centred = approaching(6.0, 8.0, 2.0);
+        assert!(p(&centred, &[1, 2]) < p(&braking, &[1, 2]));
+        assert!(p(&cruising, &[1, 3, 5]) > 0.95, "one keeping its speed goes straight");
+        // 14 m/s, 10 m before the line: turning would take braking at 7 m/s²: straight.
+        assert!(p(&approaching(10.0, 14.0, 0.0), &[1, 3, 5]) > 0.99);
+    }
+
+    #[test]
+    fn a_braking_car_is_predicted_to_slow_down() {
+        // 8 m/s braking at 2 m/s² on a straight route: in 4 s it stops after 16 m (not 32 m).
+        let t = approaching(40.0, 8.0, 2.0);
         let paths = predict(&map(), &t, &PredictorConfig::default());
-        let p = |route: &[i64]| paths.iter().find(|p| p.lanelet_sequence == route).unwrap().probability;
-        // Priors 0.55 / 0.25 / 0.20, turns ×3, straight ×0.5.
-        let total = 0.55 * 0.5 + 0.25 * 3.0 + 0.20 * 3.0;
-        assert!((p(&[1, 2]) - 0.75 / total).abs() < 1e-9);
-        assert!((p(&[1, 3, 5]) - 0.275 / total).abs() < 1e-9);
-        assert!(p(&[1, 2]) > p(&[1, 3, 5]));
+        let end = paths[0].positions.last().unwrap();
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        assert!((end.1 - (-40.0 + 16.0)).abs() < 1.0, "{end:?}");
     }
 
     #[test]
     fn positions_advance_at_the_tracked_speed_over_the_horizon() {
-        let paths = predict(&map(), &car(40.0), &PredictorConfig::default());
-        // 40 m before the line at 10 m/s: all 3 s stay on the approach, one route.
+        let paths = predict(&map(), &car(50.0), &PredictorConfig::default());
+        // 50 m before the line at 10 m/s: all 4 s stay on the approach, one route.
         assert_eq!(paths.len(), 1);
         let p = &paths[0];
-        assert_eq!(p.positions.len(), 12);
+        assert_eq!(p.positions.len(), 16);
         assert_eq!(p.positions[0].at_us, 1_000_000 + 250_000);
-        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: p.positions[11].latitude, lon: p.positions[11].longitude });
-        assert!(end.0.abs() < 1e-6 && (end.1 - (-40.0 + 30.0)).abs() < 1e-3, "{end:?}");
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: p.positions[15].latitude, lon: p.positions[15].longitude });
+        assert!(end.0.abs() < 1e-6 && (end.1 - (-50.0 + 40.0)).abs() < 1e-3, "{end:?}");
         assert!(p.positions.iter().all(|q| q.lanelet_id == 1));
     }
 
     #[test]
-    fn a_car_past_the_line_on_a_connector_has_one_route() {
-        let mut t = car(10.0);
+    fn on_a_connector_the_track_tells_which_one() {
+        // Matched to the right turn's connector, but the points run straight north: the car is
+        // on the straight connector, which starts at the same place.
+        let mut t = car(-3.0);
         for p in &mut t.points {
             p.lanelet_id = 4;
             p.station_m = 1.0;
         }
         let paths = predict(&map(), &t, &PredictorConfig::default());
-        assert_eq!(paths.len(), 1);
-        assert_eq!((paths[0].lanelet_sequence.as_slice(), paths[0].probability), (&[4][..], 1.0));
+        assert_eq!(paths[0].lanelet_sequence, vec![3, 5]);
+        assert!(paths[0].probability > 0.9, "{paths:?}");
+        // Points along the right turn's diagonal: the right turn.
+        let w = |d: f64| offset_to_wgs84(ORIGIN, d, d);
+        for (p, d) in t.points.iter_mut().zip([1.0, 3.0, 5.0]) {
+            (p.latitude, p.longitude) = (w(d).lat, w(d).lon);
+        }
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        assert_eq!(paths[0].lanelet_sequence, vec![4]);
+        assert!(paths[0].probability > 0.9, "{paths:?}");
     }
 
     #[test]
-    fn pedestrians_keep_their_heading_on_lanelets_walked_against_their_direction() {
-        // On lanelet 1 (drawn northwards) but walking south at 1.5 m/s.
+    fn pedestrians_walk_their_lanelet_the_way_they_go_up_to_its_end() {
+        // On lanelet 1 (drawn northwards) but walking south at 1.5 m/s, 1.5 m from its start.
         let mut t = car(10.0);
         t.mode = TravelMode::Pedestrian as i32;
         let w = |y: f64| offset_to_wgs84(ORIGIN, 0.0, y);
-        for (p, y) in t.points.iter_mut().zip([-10.0, -10.75, -11.5]) {
+        for (p, y) in t.points.iter_mut().zip([-57.0, -57.75, -58.5]) {
             (p.latitude, p.longitude, p.station_m) = (w(y).lat, w(y).lon, 60.0 + y);
         }
         let paths = predict(&map(), &t, &PredictorConfig::default());
-        assert_eq!(paths.len(), 1);
-        assert!(paths[0].lanelet_sequence.is_empty());
-        let end = paths[0].positions.last().unwrap();
-        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
-        assert!((end.1 - (-11.5 - 4.5)).abs() < 0.01, "{end:?}");
+        assert_eq!((paths.len(), paths[0].lanelet_sequence.clone()), (1, vec![1]));
+        let at = |i: usize| {
+            let q = &paths[0].positions[i];
+            wgs84_to_offset(ORIGIN, Wgs84 { lat: q.latitude, lon: q.longitude })
+        };
+        assert!((at(0).1 - (-58.5 - 0.375)).abs() < 0.01, "{:?}", at(0));
+        // Held at the lanelet's start (the kerb), not walked on past it.
+        assert!((at(15).1 - -60.0).abs() < 0.01, "{:?}", at(15));
     }
 
     #[test]

@@ -167,6 +167,18 @@ enum Command {
         /// With --seeds: background traffic relative to the default.
         #[arg(long, default_value_t = 1.0)]
         density: f64,
+        /// With --seeds: sweep the warning policy (minimum probability × maximum TTC) and write
+        /// sweep.csv and calibration.csv to this directory (plots: tools/plot_warnings.py).
+        #[arg(long)]
+        sweep: Option<PathBuf>,
+        /// With --seeds: stage config entries instead of the defaults (`KEY=VALUE`, the keys the
+        /// manifests give the predictor, detector and DENM sender), e.g. a candidate policy.
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// With --seeds: one line per missed conflict and per borderline or clearly false
+        /// warning (road users, true PET, the risk's TTC and probability).
+        #[arg(long)]
+        explain: bool,
     },
     /// Run one stage of the pipeline (or `pipeline`: all seven) as a native process on the
     /// pipeline's NATS subjects: the baseline `make bench` compares wasmCloud with.
@@ -817,11 +829,44 @@ async fn main() -> anyhow::Result<()> {
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, .. } => {
+        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, sweep: Some(dir), set, .. } => {
+            let graph = cits_tools::sim::load_map(&osm)?;
+            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let mut grid = Vec::new();
+            for p in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
+                for ttc in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
+                    grid.push((p, ttc));
+                }
+            }
+            let config = cits_tools::native::entries_set(&set)?;
+            let (rows, bins) = evaluate::sweep(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config, &grid)?;
+            std::fs::create_dir_all(&dir)?;
+            let mut csv = String::from("min_probability,max_ttc_s,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
+            for (p, ttc, s) in &rows {
+                let (median, min) = s.lead();
+                csv.push_str(&format!(
+                    "{p},{ttc},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
+                    s.planted,
+                    s.warned,
+                    s.per_10_min(s.clearly_false),
+                    s.per_10_min(s.borderline),
+                    s.precision()
+                ));
+            }
+            std::fs::write(dir.join("sweep.csv"), &csv)?;
+            let mut cal = String::from("bin_low,bin_high,routes,taken\n");
+            for (i, (n, hit)) in bins.iter().enumerate() {
+                cal.push_str(&format!("{:.1},{:.1},{n},{hit}\n", i as f64 / 10.0, (i + 1) as f64 / 10.0));
+            }
+            std::fs::write(dir.join("calibration.csv"), cal)?;
+            print!("{csv}");
+        }
+        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, .. } => {
             let graph = cits_tools::sim::load_map(&osm)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
             let started = std::time::Instant::now();
-            let rows = evaluate::evaluate_seeds(&graph, &evaluate::parse_seeds(&seeds)?, &params)?;
+            let config = cits_tools::native::entries_set(&set)?;
+            let rows = evaluate::evaluate_seeds(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config)?;
             let rows: Vec<(String, evaluate::Score)> =
                 rows.into_iter().map(|(seed, s)| (format!("seed {seed}"), s)).collect();
             print!("{}", evaluate::table(&rows));
@@ -833,6 +878,13 @@ async fn main() -> anyhow::Result<()> {
                         users[1],
                         watch::format_time_us(*at as u64)
                     );
+                }
+            }
+            if explain {
+                for (name, s) in &rows {
+                    for line in &s.explained {
+                        println!("{name}: {line}");
+                    }
                 }
             }
             println!("({} recordings simulated and evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
@@ -872,15 +924,24 @@ async fn main() -> anyhow::Result<()> {
                         })
                     };
                     let r = d.risk.unwrap_or_default();
+                    // Who the objects really were.
+                    let users = [&r.first, &r.second].map(|o| {
+                        o.as_ref()
+                            .and_then(|o| evaluate::road_user(&truth, o, (d.at_us / 1000) as i64))
+                            .and_then(|id| truth.road_users.iter().find(|u| u.id == id))
+                            .map_or("?".to_string(), |u| format!("{} ({})", u.id, u.description))
+                    });
                     println!(
-                        "false ActionID {seq}: {}  {} × {}  ttc {:.2} s  p {:.2}  at {:.7},{:.7}",
+                        "false ActionID {seq}: {}  {} × {}  ttc {:.2} s  p {:.2}  at {:.7},{:.7}  [{} × {}]",
                         watch::format_time_us(d.at_us),
                         describe(&r.first),
                         describe(&r.second),
                         r.time_to_collision_s,
                         r.probability,
                         r.conflict_latitude,
-                        r.conflict_longitude
+                        r.conflict_longitude,
+                        users[0],
+                        users[1]
                     );
                 }
             }

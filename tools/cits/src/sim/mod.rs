@@ -241,7 +241,7 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
     if params.duration_s == 0 {
         bail!("duration must be at least one second");
     }
-    let world = World::new(graph)?;
+    let world = World::new(graph, params.scenarios == Scenarios::Library)?;
     let (movers, planted, hidden) = schedule(&world, params);
     if !(params.density > 0.0 && params.density.is_finite()) {
         bail!("density must be a positive number");

@@ -152,7 +152,10 @@ pub(super) fn build_route(
 
 /// Every route the map offers: car and bicycle approach → connector → exit; pedestrian
 /// crosswalk (either direction) → the walkway at the end reached.
-pub(super) fn routes_from_graph(graph: &LaneGraph) -> anyhow::Result<Vec<Route>> {
+/// `walk_away`: pedestrians leave along the first half of the corner's walkway (their way on along
+/// the street) instead of walking it to the next crosswalk's kerb, where they would stand facing
+/// the road when their route ends — as if about to cross.
+pub(super) fn routes_from_graph(graph: &LaneGraph, walk_away: bool) -> anyhow::Result<Vec<Route>> {
     let by_id: BTreeMap<i64, &Lanelet> = graph.lanelets.iter().map(|l| (l.id, l)).collect();
     let mut routes = Vec::new();
     for approach in graph.lanelets.iter().filter(|l| l.role == "approach") {
@@ -184,6 +187,9 @@ pub(super) fn routes_from_graph(graph: &LaneGraph) -> anyhow::Result<Vec<Route>>
             let mut walk = local_centerline(walkway);
             if dist(walk[0], end) > dist(*walk.last().unwrap(), end) {
                 walk.reverse();
+            }
+            if walk_away {
+                walk.truncate(walk.len().div_ceil(2).max(2));
             }
             let parts = [(crosswalk.id, line), (walkway.id, walk)];
             routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));

@@ -20,6 +20,43 @@ pub(super) struct Mover {
     pub(super) step: f64,
     /// A stop (yielding): the profile sample where the road user stands, and for how long (s).
     pub(super) stop: Option<(usize, f64)>,
+    /// Where in its lane the road user keeps (m left of the centerline, [`LanePosition`]).
+    pub(super) lane_position: LanePosition,
+}
+
+/// Lateral position in the lane: drivers and riders keep a little off the centerline (a bias
+/// of their own) and, before a turn, move over to the side they turn to — towards the centre
+/// line for a left turn, the kerb for a right one — back to the centerline once on the
+/// connector. This is the cue a real RSU sees before any turn (no CPM carries a turn signal).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct LanePosition {
+    /// The road user's own offset, m (positive: left of the centerline).
+    pub(super) bias_m: f64,
+    /// The offset reached at the stop line before a turn (signed like `bias_m`), m.
+    pub(super) turn_m: f64,
+    /// Over how many metres before the connector the move happens.
+    pub(super) over_m: f64,
+}
+
+/// Largest lateral move before a turn (cars, cyclists) and over how long it happens, m.
+const TURN_SHIFT_M: [(Kind, f64, f64); 2] = [(Kind::Car, 0.6, 30.0), (Kind::Bicycle, 0.25, 15.0)];
+/// A road user's own offset from the centerline is drawn from ±this, m.
+const LANE_BIAS_M: f64 = 0.15;
+/// The connector distance over which a turning road user is back on the centerline, m.
+const BACK_ON_CENTERLINE_M: f64 = 5.0;
+
+impl LanePosition {
+    /// Offset (m left of the centerline) at arc length `s` of a route whose connector spans
+    /// `turn_span`.
+    fn at(&self, s: f64, turn_span: Option<(f64, f64)>) -> f64 {
+        let Some((a, _)) = turn_span.filter(|_| self.turn_m != 0.0) else { return self.bias_m };
+        let share = if s <= a {
+            ((s - (a - self.over_m)) / self.over_m).clamp(0.0, 1.0)
+        } else {
+            (1.0 - (s - a) / BACK_ON_CENTERLINE_M).clamp(0.0, 1.0)
+        };
+        self.bias_m * (1.0 - share) + self.turn_m * share
+    }
 }
 
 /// Seconds since entry at each sample of a speed profile sampled every `step` metres.
@@ -44,7 +81,18 @@ impl Mover {
         };
         let v: Vec<f64> = (0..=n).map(|i| speed(i as f64 * step)).collect();
         let t = profile_times(&v, step);
-        Mover { kind: routes[route].kind, route, entry_s, cruise_mps, turn_mps, t, v, step, stop: None }
+        Mover {
+            kind: routes[route].kind,
+            route,
+            entry_s,
+            cruise_mps,
+            turn_mps,
+            t,
+            v,
+            step,
+            stop: None,
+            lane_position: LanePosition::default(),
+        }
     }
 
     /// The same road user stopping at arc length `at_m` for `dwell_s` (braking and pulling away
@@ -102,6 +150,8 @@ impl Mover {
         let (s, v) = self.s_at(time_s)?;
         let r = &routes[self.route];
         let (p, tangent) = r.at(s);
+        let left = self.lane_position.at(s, r.turn_span);
+        let p = (p.0 - tangent.1 * left, p.1 + tangent.0 * left);
         Some((p, (v * tangent.0, v * tangent.1), r.lanelet_at(s)))
     }
 }
@@ -110,11 +160,14 @@ impl Mover {
 pub(super) struct World {
     pub(super) routes: Vec<Route>,
     pub(super) crossings: Vec<Vec<Vec<Crossing>>>,
+    /// Road users keep a lane position of their own and move over before turns
+    /// ([`LanePosition`]); off for the classic scenarios (the committed recordings).
+    pub(super) lane_keeping: bool,
 }
 
 impl World {
-    pub(super) fn new(graph: &LaneGraph) -> anyhow::Result<Self> {
-        let routes = routes_from_graph(graph)?;
+    pub(super) fn new(graph: &LaneGraph, library: bool) -> anyhow::Result<Self> {
+        let routes = routes_from_graph(graph, library)?;
         let n = routes.len();
         let mut table = vec![vec![Vec::new(); n]; n];
         for a in 0..n {
@@ -128,7 +181,7 @@ impl World {
             }
         }
         let crossings = table;
-        Ok(World { routes, crossings })
+        Ok(World { routes, crossings, lane_keeping: library })
     }
 
     pub(super) fn find_route(&self, kind: Kind, arm: u8, turn: &str) -> Option<usize> {
@@ -193,7 +246,19 @@ impl World {
             }
             Kind::Pedestrian => (rng.range(1.1, 1.6), None),
         };
-        Mover::new(&self.routes, route, entry_s, cruise, turn)
+        let mut m = Mover::new(&self.routes, route, entry_s, cruise, turn);
+        if self.lane_keeping {
+            if let Some(&(_, shift, over)) = TURN_SHIFT_M.iter().find(|(k, _, _)| *k == r.kind) {
+                let side = match r.turn.as_str() {
+                    "left" => 1.0,
+                    "right" => -1.0,
+                    _ => 0.0,
+                };
+                let bias_m = rng.range(-LANE_BIAS_M, LANE_BIAS_M);
+                m.lane_position = LanePosition { bias_m, turn_m: side * shift * rng.range(0.6, 1.0), over_m: over };
+            }
+        }
+        m
     }
 
     /// A random route for a background road user: cars favour the east–west axis through the
