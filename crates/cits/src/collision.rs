@@ -288,7 +288,13 @@ fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> 
         return Some(local[k]);
     }
     let prev = p.positions.get(k.checked_sub(1)?)?;
-    let f = (t_us - prev.at_us) as f64 / (next.at_us - prev.at_us) as f64;
+    // Positions out of time order (anything on the lattice may send them) have no position
+    // between them.
+    let (into, span) = (t_us.checked_sub(prev.at_us)?, next.at_us.checked_sub(prev.at_us)?);
+    if span == 0 || into > span {
+        return None;
+    }
+    let f = into as f64 / span as f64;
     let (a, b) = (local[k - 1], local[k]);
     Some((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)))
 }
@@ -752,6 +758,19 @@ mod tests {
         // Only risks soon enough are reported.
         let soon = DetectorConfig { max_pet_s: 1.0, max_ttc_s: 2.0, ..strict };
         assert!(detect(&[car, ped], 1_000_000, &soon).is_empty());
+    }
+
+    /// Found by fuzzing (target `state`): positions out of time order made the interpolation
+    /// subtract past zero.
+    #[test]
+    fn positions_out_of_time_order_are_no_panic() {
+        let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
+        let mut bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+        bike.positions.reverse();
+        for q in &mut bike.positions {
+            q.at_us += 62_000;
+        }
+        detect(&[car, bike], 1_000_000, &lenient());
     }
 
     #[test]

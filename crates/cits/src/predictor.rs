@@ -352,7 +352,7 @@ fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
         .points
         .iter()
         .filter(|p| p.measured_at_us + FIT_WINDOW_US >= last.measured_at_us)
-        .map(|p| (-((last.measured_at_us - p.measured_at_us) as f64) / 1e6, local(p)))
+        .map(|p| (-(last.measured_at_us.saturating_sub(p.measured_at_us) as f64) / 1e6, local(p)))
         .collect();
     let (t0, first) = *window.first()?;
     if -t0 < 0.2 || window.len() < 3 {
@@ -440,7 +440,9 @@ fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
     let recent: Vec<f64> = t
         .points
         .iter()
-        .filter(|p| p.lanelet_id == last.lanelet_id && p.measured_at_us + 1_000_000 >= last.measured_at_us)
+        .filter(|p| {
+            p.lanelet_id == last.lanelet_id && p.measured_at_us.saturating_add(1_000_000) >= last.measured_at_us
+        })
         .map(|p| p.offset_m)
         .filter(|o| o.is_finite())
         .collect();
