@@ -392,6 +392,26 @@ pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
     Ok(seeds)
 }
 
+/// `work` for every seed, the seeds spread over all cores (each seed is independent: simulate,
+/// run, score); results in no particular order.
+fn on_all_cores<T: Send>(seeds: &[u64], work: impl Fn(u64) -> anyhow::Result<T> + Sync) -> anyhow::Result<Vec<T>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let chunk: Vec<u64> = seeds.iter().copied().skip(t).step_by(threads).collect();
+                scope.spawn(move || chunk.into_iter().map(work).collect::<anyhow::Result<Vec<T>>>())
+            })
+            .collect();
+        let per_thread = handles
+            .into_iter()
+            .map(|h| h.join().expect("evaluation thread panicked"))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(per_thread.into_iter().flatten().collect())
+    })
+}
+
 /// Simulates each seed with `params` (its seed replaced) and scores the native pipeline's
 /// DENMs; seeds run on all cores.
 pub fn evaluate_seeds(
@@ -400,30 +420,11 @@ pub fn evaluate_seeds(
     params: &Params,
     config: &[(String, String)],
 ) -> anyhow::Result<Vec<(u64, Score)>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
-    let chunks: Vec<Vec<u64>> =
-        (0..threads).map(|t| seeds.iter().copied().skip(t).step_by(threads).collect()).collect();
-    let mut rows: Vec<(u64, Score)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|&seed| {
-                            let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
-                            let denms = run_configured(graph, &sim.records, config)?;
-                            Ok((seed, score_truth(&denms, &crate::sim::truth(&sim))))
-                        })
-                        .collect::<anyhow::Result<Vec<_>>>()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("evaluation thread panicked")).collect::<anyhow::Result<Vec<_>>>()
-    })?
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut rows = on_all_cores(seeds, |seed| {
+        let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
+        let denms = run_configured(graph, &sim.records, config)?;
+        Ok((seed, score_truth(&denms, &crate::sim::truth(&sim))))
+    })?;
     rows.sort_by_key(|r| r.0);
     Ok(rows)
 }
@@ -512,19 +513,7 @@ pub fn sweep(
             .collect();
         Ok((scores, calibration(&log.paths, &truth)))
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
-    let results: Vec<(Vec<Score>, Calibration)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let chunk: Vec<u64> = seeds.iter().copied().skip(t).step_by(threads).collect();
-                scope.spawn(move || chunk.into_iter().map(per_seed).collect::<anyhow::Result<Vec<_>>>())
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("sweep thread panicked")).collect::<anyhow::Result<Vec<_>>>()
-    })?
-    .into_iter()
-    .flatten()
-    .collect();
+    let results = on_all_cores(seeds, per_seed)?;
     let mut scores: Vec<Score> = vec![Score::default(); grid.len()];
     let mut bins = [(0usize, 0usize); 10];
     for (seed_scores, seed_bins) in results {
