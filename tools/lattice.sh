@@ -178,7 +178,9 @@ EOF
     nats_up
 
     # The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters).
-    "$CITS_TOOL" streams --nats "127.0.0.1:$NATS_PORT" >"$LOGS/streams.log"
+    # 256 MiB each by default: the server reserves that much disk per stream up front, and a
+    # development lattice should not need 10 GiB free (STREAM_MAX_BYTES for a long soak).
+    "$CITS_TOOL" streams --nats "127.0.0.1:$NATS_PORT" --max-bytes "${STREAM_MAX_BYTES:-268435456}" >"$LOGS/streams.log"
 
     # Street geometry for map matcher and predictor: blobstore-fs container cits-map.
     "$CITS_TOOL" map --osm "$REPO/data/map/weiser-gabelsberger.osm" --blobstore-root "$STATE/blobstore"

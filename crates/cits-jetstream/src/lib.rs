@@ -142,10 +142,20 @@ pub fn published_subject(stored: &str) -> String {
 /// Creates every stream that does not exist yet (an existing stream is left as it is).
 pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
     for spec in STREAMS {
-        js.get_or_create_stream(spec.config(limits))
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("cannot create JetStream stream {}", spec.name))?;
+        js.get_or_create_stream(spec.config(limits)).await.map_err(|e| anyhow::anyhow!("{e}")).with_context(|| {
+            // The server reserves every stream's max_bytes up front against its file store limit
+            // (max_file_store, by default 75 % of the free disk), so this fails on a nearly full disk
+            // even though the streams hold little yet.
+            format!(
+                "cannot create JetStream stream {} (reserving {} MiB; {} streams need {} MiB of the server's \
+                 file store: free disk space, raise the server's jetstream max_file_store, or create the \
+                 streams smaller with `cits streams --max-bytes`)",
+                spec.name,
+                limits.max_bytes >> 20,
+                STREAMS.len(),
+                (limits.max_bytes >> 20) * STREAMS.len() as i64
+            )
+        })?;
     }
     Ok(())
 }

@@ -105,6 +105,10 @@ enum Command {
     Streams {
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
         nats: String,
+        /// Bytes each stream keeps at most (oldest dropped first); the server reserves this much
+        /// of its file store per stream when creating it. Existing streams keep their size.
+        #[arg(long, env = "CITS_STREAM_MAX_BYTES", default_value_t = cits_jetstream::Limits::default().max_bytes)]
+        max_bytes: i64,
     },
     /// Keep dead letters in JetStream (stream CITS_DLQ on cits.dlq.>) and print how many each
     /// stage has produced.
@@ -790,9 +794,10 @@ async fn main() -> anyhow::Result<()> {
             cits_tools::native::serve(opts).await?;
         }
         Command::Bench(cmd) => bench(cmd).await?,
-        Command::Streams { nats } => {
+        Command::Streams { nats, max_bytes } => {
             let js = async_nats::jetstream::new(connect(&nats).await?);
-            cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+            let limits = cits_jetstream::Limits { max_bytes, ..Default::default() };
+            cits_jetstream::ensure_streams(&js, &limits).await?;
             for spec in cits_jetstream::STREAMS {
                 let mut stream = js.get_stream(spec.name).await?;
                 let messages = stream.info().await?.state.messages;
