@@ -234,24 +234,28 @@ fn footprint_m(mode: TravelMode) -> (f64, f64) {
     }
 }
 
-/// How far back a path is extended for the post-encroachment test, s: a road user who has just
-/// crossed the other's path still conflicts with one arriving there shortly after, though its
-/// predicted positions (all ahead of it) no longer reach the crossing.
-const PAST_S: f64 = 2.0;
+/// A path as timed points (µs, local metres): where its road user was ([`PredictedPath::past`])
+/// and where it is predicted to be, in time order. A road user that has just crossed the other's
+/// path still conflicts with one arriving there shortly after, though its predicted positions
+/// (all ahead of it) no longer reach the crossing.
+struct Timed {
+    times: Vec<f64>,
+    points: Vec<(f64, f64)>,
+}
 
-/// A path as timed points (µs, local metres), reaching `PAST_S` back from its first position
-/// along its first step's motion.
-fn with_past(p: &PredictedPath, local: &[(f64, f64)]) -> (Vec<f64>, Vec<(f64, f64)>) {
-    let times: Vec<f64> = p.positions.iter().map(|q| q.at_us as f64).collect();
-    let (mut t, mut pts) = (times.clone(), local.to_vec());
-    if let (Some(&t0), Some(&t1)) = (times.first(), times.get(1)) {
-        let dt = (t1 - t0) / 1e6;
-        let v = ((local[1].0 - local[0].0) / dt, (local[1].1 - local[0].1) / dt);
-        let back = (local[0].0 - v.0 * PAST_S, local[0].1 - v.1 * PAST_S);
-        t.insert(0, t0 - PAST_S * 1e6);
-        pts.insert(0, back);
+impl Timed {
+    /// `local`: the path's positions in local metres (see [`detect`]). Past points not before the
+    /// first position (out of order) are left out.
+    fn of(p: &PredictedPath, local: &[(f64, f64)], origin: Wgs84) -> Self {
+        let first = p.positions.first().map_or(u64::MAX, |q| q.at_us);
+        let past = p.past.iter().filter(|q| q.at_us < first);
+        let mut times: Vec<f64> = past.clone().map(|q| q.at_us as f64).collect();
+        let mut points: Vec<(f64, f64)> =
+            past.map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect();
+        times.extend(p.positions.iter().map(|q| q.at_us as f64));
+        points.extend_from_slice(local);
+        Self { times, points }
     }
-    (t, pts)
 }
 
 /// When a timed polyline passes segment `k` at fraction `f` (µs), and its speed there (m/s).
@@ -310,8 +314,8 @@ fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> 
 /// the caller, not once per pair). The areas grow with the time ahead of each path's observation
 /// (`spread_mps`).
 fn first_overlap(
-    (a, la): (&PredictedPath, &[(f64, f64)]),
-    (b, lb): (&PredictedPath, &[(f64, f64)]),
+    (a, la, ta): (&PredictedPath, &[(f64, f64)], &Timed),
+    (b, lb, tb): (&PredictedPath, &[(f64, f64)], &Timed),
     origin: Wgs84,
     spread_mps: f64,
     max_pet_s: f64,
@@ -342,13 +346,12 @@ fn first_overlap(
     }
     // Never close at one time, but crossing where one follows the other closely: a near miss
     // by post-encroachment time, the measure the warnings are judged by.
-    // Both paths reach back a little: where one has just crossed counts too, as long as the
-    // second is still to enter.
-    let ((ta, pa), (tb, pb)) = (with_past(a, la), with_past(b, lb));
+    // Both paths reach back to where their road users came from: where one has just crossed
+    // counts too, as long as the second is still to enter.
     let now = a.observed_at_us.max(b.observed_at_us) as f64;
-    crossing_points(&pa, &pb)
+    crossing_points(&ta.points, &tb.points)
         .iter()
-        .map(|c| (predicted_pet((&ta, &pa, ma), (&tb, &pb, mb), c), c.at))
+        .map(|c| (predicted_pet((&ta.times, &ta.points, ma), (&tb.times, &tb.points, mb), c), c.at))
         .filter(|((pet_s, at_us), _)| *pet_s <= max_pet_s && *at_us >= now)
         .min_by(|x, y| x.0 .1.total_cmp(&y.0 .1))
         .map(|((_, at_us), p)| (at_us.max(0.0) as u64, offset_to_wgs84(origin, p.0, p.1)))
@@ -522,12 +525,17 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
             p.positions.iter().map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect()
         })
         .collect();
+    let timed: Vec<Timed> = paths.iter().zip(&locals).map(|(p, l)| Timed::of(p, l, origin)).collect();
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
     for (i, j) in pairs_to_test(&paths, &locals, cfg) {
         let (a, b) = (paths[i], paths[j]);
-        let Some((at_us, point)) =
-            first_overlap((a, &locals[i]), (b, &locals[j]), origin, cfg.spread_mps, cfg.max_pet_s)
-        else {
+        let Some((at_us, point)) = first_overlap(
+            (a, &locals[i], &timed[i]),
+            (b, &locals[j], &timed[j]),
+            origin,
+            cfg.spread_mps,
+            cfg.max_pet_s,
+        ) else {
             continue;
         };
         let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
@@ -760,6 +768,35 @@ mod tests {
         assert!(detect(&[car, ped], 1_000_000, &soon).is_empty());
     }
 
+    #[test]
+    fn a_car_leaving_a_turn_is_judged_by_where_it_came_from() {
+        // A car that came from the west (7.5 m/s) and now turns south at (0, 0); a pedestrian
+        // crosses x = 0 at y = 4 one second from now. Had the car come from the north along its
+        // present heading, it would have left that spot 0.4 s before the pedestrian steps in: a
+        // near miss by PET. It came from the west: the paths never cross.
+        let past = |from: (f64, f64)| -> Vec<PredictedPosition> {
+            (0..=4)
+                .map(|k| {
+                    let f = 1.0 - k as f64 / 4.0;
+                    let w = offset_to_wgs84(ORIGIN, from.0 * f, from.1 * f);
+                    PredictedPosition { at_us: k * 250_000, latitude: w.lat, longitude: w.lon, lanelet_id: 0 }
+                })
+                .collect()
+        };
+        let car = |from| PredictedPath {
+            observed_at_us: 1_000_000,
+            past: past(from),
+            ..path(1, TravelMode::Car, (0.0, 0.0), (0.0, -7.5), 1.0)
+        };
+        let ped = PredictedPath {
+            observed_at_us: 1_000_000,
+            ..path(2, TravelMode::Pedestrian, (-1.5, 4.0), (1.5, 0.0), 1.0)
+        };
+        let cfg = DetectorConfig { max_pet_s: 1.0, spread_mps: 0.0, ..lenient() };
+        assert_eq!(detect(&[car((0.0, 7.5)), ped.clone()], 1_000_000, &cfg).len(), 1);
+        assert!(detect(&[car((-7.5, 0.0)), ped], 1_000_000, &cfg).is_empty());
+    }
+
     /// Found by fuzzing (target `state`): positions out of time order made the interpolation
     /// subtract past zero.
     #[test]
@@ -909,7 +946,8 @@ mod tests {
                     if !relevant(&cfg, modes.0, modes.1) {
                         continue;
                     }
-                    if first_overlap((refs[i], &locals_detect[i]), (refs[j], &locals_detect[j]), origin, cfg.spread_mps, cfg.max_pet_s).is_some() {
+                    let (ti, tj) = (Timed::of(refs[i], &locals_detect[i], origin), Timed::of(refs[j], &locals_detect[j], origin));
+                    if first_overlap((refs[i], &locals_detect[i], &ti), (refs[j], &locals_detect[j], &tj), origin, cfg.spread_mps, cfg.max_pet_s).is_some() {
                         proptest::prop_assert!(picked.contains(&(i, j)), "conflict {i}-{j} not picked");
                     }
                 }

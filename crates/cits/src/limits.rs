@@ -194,7 +194,10 @@ impl Limits {
             probability(what, p.probability)?;
             // The detector pairs two paths' positions by walking both in time order.
             increasing(what, p.positions.iter().map(|q| q.at_us))?;
-            for q in &p.positions {
+            // Where it came from: as many points at most, and all before its first prediction.
+            self.count(&what(), "past positions", p.past.len(), self.max_positions_per_path)?;
+            increasing(what, p.past.iter().chain(p.positions.first()).map(|q| q.at_us))?;
+            for q in p.past.iter().chain(&p.positions) {
                 position(what, q.latitude, q.longitude)?;
             }
         }
@@ -643,6 +646,12 @@ mod tests {
         let long: Vec<u64> = (1..=121).collect();
         assert_eq!(reason(check(vec![path(&long, 0.5)])), "path 1001/0/7 #0: too many positions: 121 > 120");
         assert_eq!(reason(check(vec![path(&[250], 0.5); 1025])), "frame: too many paths: 1025 > 1024");
+        // Where it came from: before its first prediction, in order.
+        let with_past = |past: &[u64]| PredictedPath { past: path(past, 1.0).positions, ..path(&[250, 500], 0.5) };
+        check(vec![with_past(&[0, 125])]).unwrap();
+        assert!(reason(check(vec![with_past(&[0, 250])])).contains("times not increasing (250000 µs after 250000 µs)"));
+        assert!(reason(check(vec![with_past(&[125, 0])])).contains("times not increasing"));
+        assert_eq!(reason(check(vec![with_past(&long)])), "path 1001/0/7 #0: too many past positions: 121 > 120");
     }
 
     #[test]

@@ -125,6 +125,16 @@ fn turn_speed_mps(mode: TravelMode) -> Option<f64> {
     }
 }
 
+/// The speeds turns here are taken at (15–25 km/h by car, 12–16 km/h by bicycle): each road
+/// user has its own, so what a track shows is weighed against all of them.
+fn turn_speeds_mps(mode: TravelMode) -> Option<(f64, f64)> {
+    match mode {
+        TravelMode::Car => Some((4.2, 6.9)),
+        TravelMode::Bicycle => Some((3.3, 4.4)),
+        _ => None,
+    }
+}
+
 /// Deceleration (m/s²) from which on a driver who means to turn must be braking (comfortable
 /// braking is about 2 m/s²), and beyond which turning would take braking hard.
 const BRAKING_ONSET_MPS2: f64 = 2.0;
@@ -133,17 +143,31 @@ const HARD_BRAKING_MPS2: f64 = 3.5;
 const DECELERATION_SIGMA_MPS2: f64 = 0.8;
 
 /// Likelihood ratio turning : going straight of a road user at `speed`, decelerating at `decel`
-/// (m/s², braking positive), `to_go` metres before its junction. A turn needs the turn speed at
-/// the junction: the deceleration that takes is what a turning driver shows once it exceeds the
-/// onset, a straight one shows none; needing more than hard braking rules a turn out.
+/// (m/s², braking positive), `to_go` metres before its junction, averaged over the turn speeds
+/// it may have in mind ([`turn_speeds_mps`]).
 fn turn_likelihood(mode: TravelMode, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
-    let (Some(v_turn), Some(decel)) = (turn_speed_mps(mode), decel) else { return 1.0 };
+    let Some((low, high)) = turn_speeds_mps(mode) else { return 1.0 };
+    const SAMPLES: usize = 5;
+    let mean = (0..SAMPLES)
+        .map(|i| low + (high - low) * i as f64 / (SAMPLES - 1) as f64)
+        .map(|v_turn| turn_likelihood_at(v_turn, speed, decel, to_go))
+        .sum::<f64>()
+        / SAMPLES as f64;
+    mean.clamp(1e-6, 1e6)
+}
+
+/// [`turn_likelihood`] for one turn speed `v_turn`. A turn needs that speed at the junction:
+/// the deceleration that takes is what a turning driver shows once it exceeds the onset, a
+/// straight one shows none; needing more than hard braking rules a turn out.
+fn turn_likelihood_at(v_turn: f64, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
     if speed <= v_turn || to_go <= 0.0 {
         return 1.0; // slow enough to turn already: the speed tells nothing
     }
     let needed = (speed * speed - v_turn * v_turn) / (2.0 * to_go);
     let gauss = |x: f64, sigma: f64| (-x * x / (2.0 * sigma * sigma)).exp();
     let too_hard = if needed > HARD_BRAKING_MPS2 { gauss(needed - HARD_BRAKING_MPS2, 0.5) } else { 1.0 };
+    // A track too short to fit a deceleration still shows a speed no turn can be slowed from.
+    let Some(decel) = decel else { return too_hard };
     // One going straight keeps its speed. One turning brakes as hard as its turn needs once that
     // is past a comfortable onset; before, it may still be cruising or already braking
     // comfortably (its turn speed is its own, so the onset is not sharp).
@@ -449,6 +473,55 @@ fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
     (recent.len() >= 4).then(|| (recent.iter().sum::<f64>() / recent.len() as f64, to_go))
 }
 
+/// How far back a path shows where its road user came from ([`PredictedPath::past`]).
+pub const PAST_US: u64 = 2_000_000;
+
+/// The track's last [`PAST_US`] up to its newest point (included), points at least `step_us`
+/// apart counted back from the newest, oldest first: where it was, as matched (snapped onto its
+/// lanelet where it has one). Not a line drawn back along the current heading: a road user
+/// leaving a turn did not come from straight behind it.
+fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
+    let Some(last) = t.points.last() else { return Vec::new() };
+    let mut out: Vec<PredictedPosition> = Vec::new();
+    for p in t.points.iter().rev() {
+        if p.measured_at_us.saturating_add(PAST_US) < last.measured_at_us {
+            break;
+        }
+        // Points out of time order (an object's track as any sender may have built it) are skipped.
+        let due = out.last().map_or(true, |q| p.measured_at_us.saturating_add(step_us.max(1)) <= q.at_us);
+        if due {
+            out.push(PredictedPosition {
+                at_us: p.measured_at_us,
+                latitude: p.latitude,
+                longitude: p.longitude,
+                lanelet_id: p.lanelet_id,
+            });
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// [`lateral`] for a road user on a connector: where in its lane it kept over its last second
+/// on the approach the connector leaves (a turn's move-over is done by the stop line; on the
+/// connector itself the lane position says nothing).
+fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, connector: i64) -> Option<(f64, f64)> {
+    let approach_id = *map.predecessors.get(&connector)?.first()?;
+    let approach = map.lanes.get(&approach_id)?;
+    let on_approach: Vec<&crate::proto::MatchedPoint> =
+        t.points.iter().filter(|p| p.lanelet_id == approach_id && p.offset_m.is_finite()).collect();
+    let newest = on_approach.last()?.measured_at_us;
+    let recent: Vec<&&crate::proto::MatchedPoint> =
+        on_approach.iter().filter(|p| p.measured_at_us.saturating_add(1_000_000) >= newest).collect();
+    if recent.len() < 4 {
+        return None;
+    }
+    let n = recent.len() as f64;
+    let end = approach.stations.last().copied().unwrap_or(0.0);
+    let to_go = recent.iter().map(|p| (end - p.station_m).max(0.0)).sum::<f64>() / n;
+    Some((recent.iter().map(|p| p.offset_m).sum::<f64>() / n, to_go))
+}
+
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
 pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
     let Some(last) = t.points.last() else { return Vec::new() };
@@ -460,6 +533,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     let Some(k) = kinematics(origin, t) else { return Vec::new() };
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
     let secs = |i: usize| (i as u64 * cfg.step_us) as f64 / 1e6;
+    let past = past(t, cfg.step_us);
     let path =
         |lanelet_sequence: Vec<i64>, probability: f64, rank: usize, positions: Vec<PredictedPosition>| PredictedPath {
             station_id: t.station_id,
@@ -472,6 +546,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             rank: rank as u32,
             sensor_id: t.sensor_id,
             observed_at_us: last.measured_at_us,
+            past: past.clone(),
         };
     let position = |i: usize, p: (f64, f64), lanelet_id: i64| {
         let w = offset_to_wgs84(origin, p.0, p.1);
@@ -516,10 +591,10 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     }
     let lane = &map.lanes[&last.lanelet_id];
     let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
-    // Lane position tells a turn only on the approach (on a connector, the connector tells).
+    // Lane position tells a turn on the approach (on a connector: as it was on the approach).
     let evidence = Evidence {
         turning: turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
-        lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { None },
+        lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { approach_lateral(map, t, last.lanelet_id) },
     };
     let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
@@ -667,21 +742,21 @@ mod tests {
             let paths = predict(&map(), t, &PredictorConfig::default());
             paths.iter().find(|p| p.lanelet_sequence == route).map_or(0.0, |p| p.probability)
         };
-        // 8 m/s, 6 m before the line: a turn (6 m/s) needs 2.3 m/s² of braking now. Braking,
-        // it keeps 0.35 m left of the centerline (its lane position tells which way).
+        // 9 m/s, 6 m before the line: a turn (at most 7 m/s) needs 2.7 m/s² of braking now.
+        // Braking, it keeps 0.35 m left of the centerline (its lane position tells which way).
         let keeping = |mut t: MatchedTrajectory, offset: f64| {
             t.points.iter_mut().for_each(|q| q.offset_m = offset);
             t
         };
-        let braking = keeping(approaching(6.0, 8.0, 2.0), 0.35);
-        let cruising = approaching(6.0, 8.0, 0.0);
+        let braking = keeping(approaching(6.0, 9.0, 2.5), 0.35);
+        let cruising = approaching(6.0, 9.0, 0.0);
         assert!(p(&braking, &[1, 2]) + p(&braking, &[1, 4]) > 0.8, "a braking car turns");
         assert!(p(&braking, &[1, 2]) > 0.75, "to the side it keeps to: left");
-        let right = keeping(approaching(6.0, 8.0, 2.0), -0.35);
+        let right = keeping(approaching(6.0, 9.0, 2.5), -0.35);
         assert!(p(&right, &[1, 4]) > 0.75, "or right");
         // On the centerline it is no turn the lane position tells, and it brakes: one it may
         // take either way, or a stop.
-        let centred = approaching(6.0, 8.0, 2.0);
+        let centred = approaching(6.0, 9.0, 2.5);
         assert!(p(&centred, &[1, 2]) < p(&braking, &[1, 2]));
         assert!(p(&cruising, &[1, 3, 5]) > 0.95, "one keeping its speed goes straight");
         // 14 m/s, 10 m before the line: turning would take braking at 7 m/s²: straight.
@@ -731,6 +806,50 @@ mod tests {
         let paths = predict(&map(), &t, &PredictorConfig::default());
         assert_eq!(paths[0].lanelet_sequence, vec![4]);
         assert!(paths[0].probability > 0.9, "{paths:?}");
+    }
+
+    #[test]
+    fn on_a_connector_the_lane_position_kept_on_the_approach_still_tells() {
+        // 6 m/s (a turn's speed), just past the line where the connectors still overlap; over
+        // its last second on the approach it kept 0.45 m right of the centerline, or centred.
+        let track = |offset: f64| {
+            let mut t = approaching(2.0, 6.0, 0.0);
+            t.points.iter_mut().for_each(|q| q.offset_m = offset);
+            for (k, y) in [(13u64, 0.25), (14, 1.0)] {
+                let w = offset_to_wgs84(ORIGIN, 0.0, y);
+                t.points.push(MatchedPoint {
+                    measured_at_us: 1_000_000 + k * 125_000,
+                    latitude: w.lat,
+                    longitude: w.lon,
+                    lanelet_id: 3,
+                    station_m: y,
+                    offset_m: 0.0,
+                });
+            }
+            t
+        };
+        let right = |t: &MatchedTrajectory| {
+            let paths = predict(&map(), t, &PredictorConfig::default());
+            paths.iter().find(|p| p.lanelet_sequence == [4]).map_or(0.0, |p| p.probability)
+        };
+        let (moved_over, centred) = (right(&track(-0.45)), right(&track(0.0)));
+        assert!(moved_over > 0.5 && moved_over > 3.0 * centred, "{moved_over} vs {centred}");
+    }
+
+    #[test]
+    fn a_path_shows_where_its_road_user_came_from() {
+        // Seen every 125 ms for 1.5 s: the last 2 s of the track, 250 ms apart counted back
+        // from the newest point, oldest first, on every route.
+        let t = approaching(20.0, 10.0, 0.0);
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        assert!(!paths.is_empty());
+        for p in &paths {
+            let times: Vec<u64> = p.past.iter().map(|q| q.at_us / 1000).collect();
+            assert_eq!(times, vec![1000, 1250, 1500, 1750, 2000, 2250, 2500]);
+            assert_eq!(p.past.last().map(|q| q.at_us), Some(p.observed_at_us));
+            let newest = t.points.last().unwrap();
+            assert_eq!((p.past[6].latitude, p.past[6].longitude), (newest.latitude, newest.longitude));
+        }
     }
 
     #[test]
