@@ -457,20 +457,27 @@ fn distance_after(speed: f64, accel: f64, floor: f64, top: f64, secs: f64) -> f6
 /// Deceleration (m/s²) a track must show to be predicted to keep braking: below it, noise.
 const BRAKING_MPS2: f64 = 1.0;
 
-/// The mean signed lane offset of the track's last second on its current lanelet (at least
-/// four points), with `to_go`, for [`lateral_likelihood`].
+/// Over the track's last second on `lanelet` (at least four points): the mean signed lane
+/// offset and the mean station along it.
+fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64)> {
+    let on: Vec<&crate::proto::MatchedPoint> =
+        t.points.iter().filter(|p| p.lanelet_id == lanelet && p.offset_m.is_finite()).collect();
+    let newest = on.last()?.measured_at_us;
+    let recent: Vec<&&crate::proto::MatchedPoint> =
+        on.iter().filter(|p| p.measured_at_us.saturating_add(1_000_000) >= newest).collect();
+    if recent.len() < 4 {
+        return None;
+    }
+    let mean =
+        |f: fn(&crate::proto::MatchedPoint) -> f64| recent.iter().map(|p| f(p)).sum::<f64>() / recent.len() as f64;
+    Some((mean(|p| p.offset_m), mean(|p| p.station_m)))
+}
+
+/// The mean signed lane offset of the track's last second on its current lanelet, with
+/// `to_go`, for [`lateral_likelihood`].
 fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
-    let last = t.points.last()?;
-    let recent: Vec<f64> = t
-        .points
-        .iter()
-        .filter(|p| {
-            p.lanelet_id == last.lanelet_id && p.measured_at_us.saturating_add(1_000_000) >= last.measured_at_us
-        })
-        .map(|p| p.offset_m)
-        .filter(|o| o.is_finite())
-        .collect();
-    (recent.len() >= 4).then(|| (recent.iter().sum::<f64>() / recent.len() as f64, to_go))
+    let (offset, _) = last_second_on(t, t.points.last()?.lanelet_id)?;
+    Some((offset, to_go))
 }
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
@@ -488,7 +495,7 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
             break;
         }
         // Points out of time order (an object's track as any sender may have built it) are skipped.
-        let due = out.last().map_or(true, |q| p.measured_at_us.saturating_add(step_us.max(1)) <= q.at_us);
+        let due = out.last().is_none_or(|q| p.measured_at_us.saturating_add(step_us.max(1)) <= q.at_us);
         if due {
             out.push(PredictedPosition {
                 at_us: p.measured_at_us,
@@ -507,19 +514,9 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
 /// connector itself the lane position says nothing).
 fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, connector: i64) -> Option<(f64, f64)> {
     let approach_id = *map.predecessors.get(&connector)?.first()?;
-    let approach = map.lanes.get(&approach_id)?;
-    let on_approach: Vec<&crate::proto::MatchedPoint> =
-        t.points.iter().filter(|p| p.lanelet_id == approach_id && p.offset_m.is_finite()).collect();
-    let newest = on_approach.last()?.measured_at_us;
-    let recent: Vec<&&crate::proto::MatchedPoint> =
-        on_approach.iter().filter(|p| p.measured_at_us.saturating_add(1_000_000) >= newest).collect();
-    if recent.len() < 4 {
-        return None;
-    }
-    let n = recent.len() as f64;
-    let end = approach.stations.last().copied().unwrap_or(0.0);
-    let to_go = recent.iter().map(|p| (end - p.station_m).max(0.0)).sum::<f64>() / n;
-    Some((recent.iter().map(|p| p.offset_m).sum::<f64>() / n, to_go))
+    let end = map.lanes.get(&approach_id)?.stations.last().copied().unwrap_or(0.0);
+    let (offset, station) = last_second_on(t, approach_id)?;
+    Some((offset, (end - station).max(0.0)))
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
