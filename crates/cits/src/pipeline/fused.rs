@@ -1,0 +1,113 @@
+//! All seven stages in one invocation.
+
+use prost::Message as _;
+
+use super::stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
+use super::{entries, run, Outcome, Services, Stage as _};
+use crate::assembler::key_of;
+use crate::collision::intersection_of;
+use crate::proto::LocationsFrame;
+use crate::stage::{Outbound, StageError};
+
+/// One stage of the chain [`Fused`] runs: its name and its [`run`].
+pub type Step<V> = (&'static str, fn(&mut V, &str, &[u8], u64) -> Outcome);
+
+/// The stages in pipeline order.
+pub fn chain<V: Services>() -> [Step<V>; 7] {
+    [
+        (Decoder::NAME, run::<Decoder, V>),
+        (Collector::NAME, run::<Collector, V>),
+        (Assembler::NAME, run::<Assembler, V>),
+        (MapMatcher::NAME, run::<MapMatcher, V>),
+        (Predictor::NAME, run::<Predictor, V>),
+        (CollisionDetector::NAME, run::<CollisionDetector, V>),
+        (DenmSender::NAME, run::<DenmSender, V>),
+    ]
+}
+
+/// Reads the state the assembler, detector and DENM sender will need for this frame of located
+/// objects in one call (a miss here only costs the stage its own read).
+fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
+    let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
+    let config = svc.config()?;
+    let mut keys: Vec<(&str, String)> =
+        frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect();
+    let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
+    keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
+    keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
+    keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
+    svc.prefetch(&keys)
+}
+
+/// All seven stages in one invocation: a CPM in, the DENMs and the `FrameDone` out. Each stage
+/// still stamps its trace entry and dead-letters bad input under its own name; the messages
+/// between stages are handed over in memory instead of through the broker.
+pub struct Fused;
+
+impl Fused {
+    /// Like [`run`] for the whole chain, starting with the decoder on `subject`.
+    pub fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+        let chain = chain::<V>();
+        let mut input = Outbound { subject: subject.to_string(), body: body.to_vec() };
+        let mut received_at_us = received_at_us;
+        for (i, (name, stage)) in chain.iter().enumerate() {
+            let mut out = match stage(svc, &input.subject, &input.body, received_at_us) {
+                Outcome::Processed(out) => out,
+                other => return other,
+            };
+            if i + 1 == chain.len() {
+                return Outcome::Processed(out);
+            }
+            // Every stage but the last has exactly one output: the next stage's input.
+            input = match out.pop() {
+                Some(next) if out.is_empty() => next,
+                _ => unreachable!("stage {name} has one output"),
+            };
+            if *name == Collector::NAME {
+                if let Err(e) = prefetch_state(svc, &input.body) {
+                    return Outcome::Retry(e);
+                }
+            }
+            received_at_us = crate::time::now_us();
+        }
+        unreachable!("the chain is not empty")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::testing::*;
+    use crate::pipeline::*;
+    use crate::time::now_us;
+
+    #[test]
+    fn fused_gives_what_the_seven_stages_give_one_after_the_other() {
+        let cpm = live_sample();
+        let (mut fused_svc, mut staged_svc) = (InMemory::default(), InMemory::default());
+        let Outcome::Processed(fused) = Fused::run(&mut fused_svc, "cits.cpm.r1", &cpm, now_us()) else {
+            panic!("fused failed")
+        };
+
+        let mut input = Outbound { subject: "cits.cpm.r1".into(), body: cpm };
+        let mut staged = Vec::new();
+        for (name, stage) in chain::<InMemory>() {
+            let Outcome::Processed(mut out) = stage(&mut staged_svc, &input.subject, &input.body, now_us()) else {
+                panic!("{name} failed")
+            };
+            input = out.pop().unwrap();
+            staged = out;
+        }
+        staged.push(input);
+
+        assert_eq!(fused.len(), staged.len());
+        assert_eq!(fused.last().unwrap().subject, "cits.outbox.done.r1");
+        let (fused_done, fused_stages) = stages_of(fused.last().unwrap());
+        let (staged_done, staged_stages) = stages_of(staged.last().unwrap());
+        assert_eq!(fused_done, staged_done);
+        assert_eq!(fused_stages, chain::<InMemory>().map(|(n, _)| n.to_string()));
+        assert_eq!(fused_stages, staged_stages);
+        assert_eq!(fused_svc.kv, staged_svc.kv, "same state written");
+        assert!(fused_svc.kv.keys().any(|k| k.starts_with("trajectories:")), "{:?}", fused_svc.kv.keys());
+    }
+}

@@ -1,0 +1,134 @@
+//! The seven stages as message handlers, independent of the platform that runs them.
+//!
+//! A stage turns one input message into its output messages, using only what [`Services`] gives
+//! it (config, key-value batches, read-only blobs). The Wasm actors implement `Services` with WIT
+//! imports (`cits-actor`), the native baseline (`cits stage`) with Redis, files and a config map,
+//! so the platform comparison runs exactly the same code. [`Fused`] runs all seven in one
+//! invocation, for the deployment that keeps every hop but the first and last off the broker.
+//!
+//! Modules: [`stages`] (the seven handlers), [`tiles`] (map tiles from the blobstore), [`cache`]
+//! (one delivery's read-through, write-back view of the services), [`delivery`] (the order of
+//! effects that makes redelivery harmless), [`fused`] (all seven in one invocation).
+
+use std::collections::HashMap;
+
+use crate::stage::{dead_letter, Outbound, StageError};
+
+mod cache;
+mod delivery;
+mod fused;
+mod stages;
+#[cfg(test)]
+mod testing;
+mod tiles;
+
+pub use cache::Cached;
+pub use delivery::{handle, Handled, Publish};
+pub use fused::{chain, Fused, Step};
+pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
+pub use tiles::MapTiles;
+
+/// the message's: implementations return [`StageError::unavailable`] so the message is retried.
+pub trait Services {
+    /// The stage's config entries (wasi:config; named configs of the manifest).
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError>;
+    /// The values of `keys` in `bucket`, in the order of `keys` (None where absent).
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError>;
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError>;
+    /// A whole read-only object, None when the container has no such object.
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError>;
+
+    /// Where prepared map tiles outlive one message (for the rest of a batch), if anywhere.
+    fn kept(&mut self) -> Option<&mut Kept> {
+        None
+    }
+
+    /// Reads these (bucket, key) pairs ahead, in one call where the platform can, for the stages
+    /// to find later. A hint: platforms without a cache ignore it.
+    fn prefetch(&mut self, _keys: &[(&str, String)]) -> Result<(), StageError> {
+        Ok(())
+    }
+}
+
+/// A borrowed platform is one too (so a long-lived service can back one delivery's [`Cached`]).
+impl<S: Services + ?Sized> Services for &mut S {
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+        (**self).config()
+    }
+    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
+        (**self).get_many(bucket, keys)
+    }
+    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
+        (**self).set_many(bucket, items)
+    }
+    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
+        (**self).read_blob(container, object)
+    }
+    fn kept(&mut self) -> Option<&mut Kept> {
+        (**self).kept()
+    }
+    fn prefetch(&mut self, keys: &[(&str, String)]) -> Result<(), StageError> {
+        (**self).prefetch(keys)
+    }
+}
+
+/// Key `key` of bucket `bucket` as our key-value provider stores it (`bucket:key`), which is the
+/// same key of the unnamed bucket: so state of several buckets is read or written in one call.
+pub fn flat_key(bucket: &str, key: &str) -> String {
+    if bucket.is_empty() {
+        key.to_string()
+    } else {
+        format!("{bucket}:{key}")
+    }
+}
+
+/// Values prepared once and reused by the later messages of a delivery (one per type).
+#[derive(Default)]
+pub struct Kept(HashMap<std::any::TypeId, Box<dyn std::any::Any>>);
+
+/// One message as a stage sees it.
+pub struct Inbound<'a> {
+    pub subject: &'a str,
+    pub body: &'a [u8],
+    /// Wall clock when the stage got the message (µs since the Unix epoch).
+    pub received_at_us: u64,
+}
+
+/// A pipeline stage: turns one input message into zero or more output messages.
+pub trait Stage {
+    /// Stage name: trace entries, dead-letter subject `cits.dlq.<NAME>`, log context.
+    const NAME: &'static str;
+    /// Whether the stage keeps key-value state, and so must recognise an input it already
+    /// applied (see [`handle`]); stateless stages simply compute the same outputs again.
+    const STATEFUL: bool = false;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
+}
+
+/// What became of one message.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Processed: publish these.
+    Processed(Vec<Outbound>),
+    /// Bad input: publish the dead letter (the reason is for the log); the stream goes on.
+    DeadLettered { letter: Outbound, reason: StageError },
+    /// A service was unavailable: fail the invocation so the message is retried.
+    Retry(StageError),
+}
+
+/// Runs `S` on one message the way every platform must: bad input becomes a dead letter, an
+/// unavailable service a retry.
+pub fn run<S: Stage, V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+    match S::process(svc, Inbound { subject, body, received_at_us }) {
+        Ok(out) => Outcome::Processed(out),
+        Err(reason) if reason.unavailable => Outcome::Retry(reason),
+        Err(reason) => Outcome::DeadLettered {
+            letter: dead_letter(S::NAME, &reason, subject, body, crate::time::now_us()),
+            reason,
+        },
+    }
+}
+
+fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    config.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+}
