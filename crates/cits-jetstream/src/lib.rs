@@ -114,6 +114,8 @@ impl StreamSpec {
             duplicate_window: limits.duplicate_window,
             subject_transform,
             republish,
+            // The messaging provider reads a partition's backlog ahead with batched direct gets.
+            allow_direct: true,
             ..Default::default()
         }
     }

@@ -18,8 +18,9 @@ pub struct AssemblerConfig {
     /// A trajectory closes after this long without a point; a later point with the same (reused)
     /// object id starts a new generation.
     pub window_us: u64,
-    /// Points older than this before the newest are trimmed: matching and prediction look at the
-    /// recent past only, and the per-message cost must not grow with the track's age.
+    /// Points older than this before the newest are trimmed: prediction looks back
+    /// [`crate::predictor::HISTORY_US`] only, and every stage after this one handles every point
+    /// sent, each frame. At least that history (refused below it).
     pub keep_us: u64,
     /// Hard cap on points per trajectory.
     pub max_points: usize,
@@ -28,12 +29,16 @@ pub struct AssemblerConfig {
     pub max_speed_mps: f64,
 }
 
+/// Points kept by default: the predictor's history and one second before it, so the map
+/// matcher's lane continuity has settled where the history starts.
+pub const DEFAULT_KEEP_US: u64 = crate::predictor::HISTORY_US + 1_000_000;
+
 /// Position noise two measurements of one road user may differ by on top of its movement (m).
 const JUMP_TOLERANCE_M: f64 = 3.0;
 
 impl Default for AssemblerConfig {
     fn default() -> Self {
-        Self { window_us: 5_000_000, keep_us: 10_000_000, max_points: 100, max_speed_mps: 20.0 }
+        Self { window_us: 5_000_000, keep_us: DEFAULT_KEEP_US, max_points: 100, max_speed_mps: 20.0 }
     }
 }
 
@@ -49,6 +54,13 @@ impl AssemblerConfig {
                 "max_speed_mps" => cfg.max_speed_mps = e.positive_f64()?,
                 _ => {}
             }
+        }
+        if cfg.keep_us < crate::predictor::HISTORY_US {
+            return Err(StageError::new(format!(
+                "assembler config: keep_ms must be at least {} (the history the predictor looks back on), got {}",
+                crate::predictor::HISTORY_US / 1000,
+                cfg.keep_us / 1000
+            )));
         }
         Ok(cfg)
     }
@@ -207,9 +219,9 @@ mod tests {
         let cfg = AssemblerConfig::default();
         let t = run(vec![loc(7, 1000, 1.0), loc(7, 1125, 1.0), loc(7, 7000, 9.0)], &cfg);
         assert_eq!((t.generation, times(&t)), (1, vec![7000]));
-        // Within the window the track continues.
+        // Within the window the track continues (its point 4.9 s back is beyond `keep`).
         let t = run(vec![loc(7, 1000, 1.0), loc(7, 5900, 1.0)], &cfg);
-        assert_eq!((t.generation, t.points.len()), (0, 2));
+        assert_eq!((t.generation, times(&t)), (0, vec![5900]));
     }
 
     #[test]
@@ -269,5 +281,8 @@ mod tests {
         let cfg = AssemblerConfig::from_config([("window_ms", "3000"), ("max_points", "20"), ("other", "x")]).unwrap();
         assert_eq!((cfg.window_us, cfg.max_points), (3_000_000, 20));
         assert!(AssemblerConfig::from_config([("keep_ms", "0")]).is_err());
+        let short = AssemblerConfig::from_config([("keep_ms", "1999")]).unwrap_err();
+        assert!(short.reason.contains("at least 2000"), "{short}");
+        assert_eq!(AssemblerConfig::from_config([("keep_ms", "2000")]).unwrap().keep_us, 2_000_000);
     }
 }

@@ -483,6 +483,10 @@ fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
 pub const PAST_US: u64 = 2_000_000;
 
+/// The longest look-back of the predictor (past, speed fit, lane position of the last second):
+/// older points of a track change nothing it predicts.
+pub const HISTORY_US: u64 = if PAST_US > FIT_WINDOW_US { PAST_US } else { FIT_WINDOW_US };
+
 /// The track's last [`PAST_US`] up to its newest point (included), points at least `step_us`
 /// apart counted back from the newest, oldest first: where it was, as matched (snapped onto its
 /// lanelet where it has one). Not a line drawn back along the current heading: a road user

@@ -60,6 +60,9 @@ pub struct HandlerConfig {
     pub host_execution_limit: Duration,
     /// Redelivery of an unacknowledged message after its provider copy died.
     pub ack_wait: Duration,
+    /// Most messages one invocation carries: when a partition has a backlog, the messages stored
+    /// after the one pulled are read ahead and delivered with it in one batch (1: never).
+    pub batch_max: usize,
     /// Stage whose dead-letter subject (`cits.dlq.<stage>`) receives undeliverable messages.
     pub dead_letter_stage: String,
 }
@@ -75,6 +78,7 @@ impl Default for HandlerConfig {
             retry_backoff: Duration::from_millis(50),
             host_execution_limit: Duration::from_secs(10),
             ack_wait: Duration::from_secs(30),
+            batch_max: 16,
             dead_letter_stage: String::new(),
         }
     }
@@ -94,10 +98,10 @@ impl HandlerConfig {
         if let Some(subs) = lookup(values, "subscriptions") {
             cfg.subscriptions = list(subs);
         }
-        for gone in ["ordering", "batch_max", "invocation_timeout_ms"] {
+        for gone in ["ordering", "invocation_timeout_ms"] {
             if lookup(values, gone).is_some() {
                 return Err(format!(
-                    "`{gone}` is no longer a setting: delivery is ordered per RSU partition, one message at a time, \
+                    "`{gone}` is no longer a setting: delivery is ordered per RSU partition, one invocation at a time, \
                      and an attempt lasts the host's limit (`host_execution_limit_ms`)"
                 ));
             }
@@ -115,6 +119,15 @@ impl HandlerConfig {
         };
         if let Some(n) = positive("concurrency")? {
             cfg.concurrency = n as usize;
+        }
+        if let Some(n) = positive("batch_max")? {
+            if n as usize > cits::pipeline::MAX_BATCH {
+                return Err(format!(
+                    "`batch_max` must be at most {} (the inputs a stage recognises as applied), got {n}",
+                    cits::pipeline::MAX_BATCH
+                ));
+            }
+            cfg.batch_max = n as usize;
         }
         if let Some(n) = positive("max_attempts")? {
             cfg.max_attempts = n as u32;
@@ -203,7 +216,9 @@ mod tests {
         assert!(with(&[("concurrency", "0")]).is_err());
         assert!(with(&[("max_attempts", "three")]).is_err());
         assert!(with(&[("max_unanswered", "0")]).is_err());
-        assert!(with(&[("batch_max", "16")]).is_err(), "a removed key is not silently ignored");
+        assert!(with(&[("ordering", "subject")]).is_err(), "a removed key is not silently ignored");
+        assert_eq!(with(&[("batch_max", "64")]).unwrap().batch_max, 64);
+        assert!(with(&[("batch_max", "65")]).unwrap_err().contains("at most 64"));
         assert!(with(&[("subscriptions", "cits.denm.*")]).is_err(), "not a stage input");
         assert!(with(&[("ack_wait_ms", "3000"), ("host_execution_limit_ms", "2000")])
             .unwrap_err()

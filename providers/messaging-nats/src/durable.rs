@@ -2,6 +2,13 @@
 //! each with at most one message in flight (the consumer's `max_ack_pending` is 1, so this holds
 //! across every provider copy on every host), acknowledged only after the component accepted it
 //! or its dead letter is stored.
+//!
+//! Under a backlog the pulled message takes the partition's next messages along: they are read
+//! from the stream (one batched direct get) and the component handles all of them in one
+//! invocation, in stream order — one state read, one publish, one commit for the batch. The
+//! consumer still hands them out one by one afterwards; the loop acknowledges them unhandled (see
+//! [`Finished`]). Another puller that gets one of them first (this one died) handles it again,
+//! which the stages' applied markers and the outputs' message ids make harmless.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +18,9 @@ use futures::StreamExt as _;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
+
+use bytes::Bytes;
+use prost::Message as _;
 
 use crate::config::HandlerConfig;
 use crate::dispatch::{attempt, Delivery, Target};
@@ -42,8 +52,10 @@ impl Drop for Consumers {
     }
 }
 
-/// Starts pulling every partition of every subscription of `cfg` for `target`.
+/// Starts pulling every partition of every subscription of `cfg` for `target` (`client`: the
+/// connection of `js`, for the read-ahead).
 pub fn start<T: Target>(
+    client: async_nats::Client,
     js: jetstream::Context,
     cfg: &HandlerConfig,
     default_durable: &str,
@@ -60,8 +72,9 @@ pub fn start<T: Target>(
         for partition in 0..cits_jetstream::PARTITIONS {
             let (js, cfg, target, permits) = (js.clone(), cfg.clone(), Arc::clone(&target), Arc::clone(&permits));
             let config = consumer.config(spec, partition);
+            let ahead = ReadAhead { client: client.clone(), stream: spec.name, filter: config.filter_subject.clone() };
             loops.push(tokio::spawn(async move {
-                pull_partition(js, spec.name, config, cfg, target, permits).await;
+                pull_partition(js, ahead, config, cfg, target, permits).await;
             }));
         }
     }
@@ -70,7 +83,7 @@ pub fn start<T: Target>(
 
 async fn pull_partition<T: Target>(
     js: jetstream::Context,
-    stream: &'static str,
+    ahead: ReadAhead,
     config: jetstream::consumer::pull::Config,
     cfg: HandlerConfig,
     target: Arc<T>,
@@ -81,7 +94,7 @@ async fn pull_partition<T: Target>(
     let mut free_since = std::time::SystemTime::now();
     let mut finished = Finished::default();
     loop {
-        let consumer = match open(&js, stream, &config).await {
+        let consumer = match open(&js, ahead.stream, &config).await {
             Ok(c) => c,
             Err(e) => {
                 warn!(consumer = %name, "cannot open the consumer, trying again: {e:#}");
@@ -119,13 +132,21 @@ async fn pull_partition<T: Target>(
                     let redeliveries = info.as_ref().map_or(0, |i| i.delivered.saturating_sub(1) as u32);
                     let _permit = permits.acquire().await.expect("the semaphore is never closed");
                     let started = std::time::Instant::now();
-                    handle(&msg, redeliveries, &cfg, target.as_ref()).await;
+                    let backlog = info.as_ref().map_or(0, |i| i.pending) as usize;
+                    let also = match seq.filter(|_| cfg.batch_max > 1 && backlog > 0) {
+                        Some(seq) => ahead.after(seq, backlog.min(cfg.batch_max - 1)).await.unwrap_or_else(|e| {
+                            warn!(consumer = %name, seq, "read-ahead failed, handling the message alone: {e:#}");
+                            Vec::new()
+                        }),
+                        None => Vec::new(),
+                    };
+                    let handled_up_to = handle(&msg, also, redeliveries, &cfg, target.as_ref()).await;
                     if started.elapsed() > SLOW {
                         warn!(consumer = %name, took_ms = started.elapsed().as_millis() as u64, "slow message");
                     }
                     free_since = std::time::SystemTime::now();
                     if let Some(seq) = seq {
-                        finished.record(seq);
+                        finished.record(handled_up_to.unwrap_or(seq));
                     }
                 }
                 Err(e) => {
@@ -201,12 +222,118 @@ async fn open(
     stream.get_or_create_consumer(&name, config.clone()).await.map_err(|e| anyhow::anyhow!("consumer {name}: {e}"))
 }
 
-/// One message: delivered (acknowledged), or dead-lettered (stored, then terminated). Never
-/// acknowledged before one of the two is done; if this provider dies first, the message is
-/// redelivered after the ack wait. `redeliveries`: how often JetStream delivered it before.
-async fn handle<T: Target>(msg: &jetstream::Message, redeliveries: u32, cfg: &HandlerConfig, target: &T) {
+/// The partition's messages stored after a given one, read straight from the stream.
+struct ReadAhead {
+    client: async_nats::Client,
+    stream: &'static str,
+    /// The partition's filter (`cits.cpm.3.*`), the consumer's own.
+    filter: String,
+}
+
+/// A read-ahead that has not ended by then is cut off; what came so far is still used (it is the
+/// partition's next messages in order all the same).
+const READ_AHEAD_LIMIT: Duration = Duration::from_millis(500);
+
+/// One message read ahead: stream sequence and the message as the component gets it.
+struct Ahead {
+    seq: u64,
+    delivery: Delivery,
+}
+
+impl ReadAhead {
+    /// Up to `max` messages of the partition after sequence `seq`, in stream order, by one direct
+    /// get with `batch` (nats-server 2.11; the stream allows direct gets): the server answers
+    /// with the messages, then a 204 status (or 404 when there are none).
+    async fn after(&self, seq: u64, max: usize) -> anyhow::Result<Vec<Ahead>> {
+        let inbox = self.client.new_inbox();
+        let mut replies = self.client.subscribe(inbox.clone()).await?;
+        let request = format!(r#"{{"seq":{},"next_by_subj":"{}","batch":{max}}}"#, seq + 1, self.filter);
+        let subject = format!("$JS.API.DIRECT.GET.{}", self.stream);
+        self.client.publish_with_reply(subject, inbox, Bytes::from(request)).await?;
+        let mut ahead = Vec::with_capacity(max);
+        let cut_off = tokio::time::Instant::now() + READ_AHEAD_LIMIT;
+        while ahead.len() < max {
+            let Ok(Some(reply)) = tokio::time::timeout_at(cut_off, replies.next()).await else { break };
+            if let Some(status) = reply.status {
+                match status.as_u16() {
+                    204 | 404 => break,
+                    _ => anyhow::bail!("direct get: {status} {}", reply.description.unwrap_or_default()),
+                }
+            }
+            let header = |name: &str| reply.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string());
+            let stored_seq = header("Nats-Sequence").and_then(|s| s.parse::<u64>().ok());
+            let (Some(stored_seq), Some(stored_subject)) = (stored_seq, header("Nats-Subject")) else {
+                anyhow::bail!("direct get: a reply without Nats-Sequence or Nats-Subject");
+            };
+            let delivery =
+                Delivery { subject: cits_jetstream::published_subject(&stored_subject), payload: reply.payload };
+            ahead.push(Ahead { seq: stored_seq, delivery });
+        }
+        let _ = replies.unsubscribe().await;
+        Ok(ahead)
+    }
+}
+
+/// The pulled message and the ones read ahead as one [`cits::subjects::BATCH`] delivery.
+fn batch_of(first: &Delivery, also: &[Ahead]) -> Delivery {
+    let messages = std::iter::once(first)
+        .chain(also.iter().map(|a| &a.delivery))
+        .map(|d| cits::proto::BatchedMessage {
+            subject: d.subject.clone(),
+            body: d.payload.to_vec(),
+            msg_id: String::new(),
+        })
+        .collect();
+    let batch = cits::proto::MessageBatch { messages };
+    Delivery { subject: cits::subjects::BATCH.to_string(), payload: Bytes::from(batch.encode_to_vec()) }
+}
+
+/// One message, with the messages read ahead after it if any: delivered (acknowledged), or
+/// dead-lettered (stored, then terminated). Never acknowledged before one of the two is done; if
+/// this provider dies first, the message is redelivered after the ack wait. `redeliveries`: how
+/// often JetStream delivered it before. Returns the last sequence handled when the batch was.
+///
+/// A batch the component does not accept at once is not retried as a batch: the message goes on
+/// alone and the ones read ahead come singly from the consumer, so a message that fails never
+/// takes its neighbours to the dead letters.
+async fn handle<T: Target>(
+    msg: &jetstream::Message,
+    also: Vec<Ahead>,
+    redeliveries: u32,
+    cfg: &HandlerConfig,
+    target: &T,
+) -> Option<u64> {
     let delivery =
         Delivery { subject: cits_jetstream::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
+    if let Some(last) = also.last().map(|a| a.seq) {
+        let batch = batch_of(&delivery, &also);
+        let once = HandlerConfig { max_attempts: 1, max_unanswered: 1, ..cfg.clone() };
+        let keep_alive = || async {
+            let _ = msg.ack_with(AckKind::Progress).await;
+        };
+        match attempt(target, &batch, &once, 0, keep_alive).await {
+            Ok(()) => {
+                if let Err(e) = msg.double_ack().await {
+                    warn!(subject = %delivery.subject, "delivered in a batch but not acknowledged: {e}");
+                }
+                return Some(last);
+            }
+            Err(reason) => {
+                warn!(subject = %delivery.subject, batch = also.len() + 1, %reason, "batch not accepted: one by one")
+            }
+        }
+    }
+    single(msg, delivery, redeliveries, cfg, target).await;
+    None
+}
+
+async fn single<T: Target>(
+    msg: &jetstream::Message,
+    delivery: Delivery,
+    redeliveries: u32,
+    cfg: &HandlerConfig,
+    target: &T,
+) {
     let keep_alive = || async {
         if let Err(e) = msg.ack_with(AckKind::Progress).await {
             warn!(subject = %delivery.subject, "progress not acknowledged: {e}");
@@ -238,7 +365,105 @@ async fn handle<T: Target>(msg: &jetstream::Message, redeliveries: u32, cfg: &Ha
 
 #[cfg(test)]
 mod tests {
-    use super::Finished;
+    use super::*;
+
+    /// A nats-server of the test's own (the binary `make setup` built, `NATS_SERVER`), JetStream
+    /// in a fresh directory; killed when dropped.
+    struct Server {
+        child: std::process::Child,
+        port: u16,
+        dir: std::path::PathBuf,
+    }
+
+    impl Server {
+        fn start() -> Self {
+            let bin =
+                std::env::var("NATS_SERVER").expect("NATS_SERVER: the nats-server binary (make test-unit sets it)");
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let dir = std::env::temp_dir().join(format!("cits-read-ahead-{}-{port}", std::process::id()));
+            let child = std::process::Command::new(bin)
+                .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+                .arg(&dir)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("nats-server starts");
+            Self { child, port, dir }
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    #[tokio::test]
+    async fn read_ahead_gives_the_partitions_next_messages_in_stream_order() {
+        let server = Server::start();
+        let url = format!("127.0.0.1:{}", server.port);
+        let mut client = None;
+        for _ in 0..100 {
+            match async_nats::connect(&url).await {
+                Ok(c) => {
+                    client = Some(c);
+                    break;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        let client = client.expect("nats-server accepts connections");
+        let js = jetstream::new(client.clone());
+        let limits = cits_jetstream::Limits { max_bytes: 64 << 20, ..Default::default() };
+        cits_jetstream::ensure_streams(&js, &limits).await.unwrap();
+        // Two RSUs' CPMs interleaved, each with its stream sequence and the partition it went to.
+        let mut stored: Vec<(u64, u32, String, String)> = Vec::new();
+        let stream = js.get_stream("CITS_CPM").await.unwrap();
+        for i in 0..12 {
+            for rsu in ["rsu-a", "rsu-b", "rsu-c"] {
+                let body = format!("{rsu} cpm {i}");
+                let ack = js.publish(format!("cits.cpm.{rsu}"), body.clone().into()).await.unwrap().await.unwrap();
+                let raw = stream.get_raw_message(ack.sequence).await.unwrap();
+                let partition = raw.subject.split('.').nth(2).unwrap().parse().unwrap();
+                stored.push((ack.sequence, partition, format!("cits.cpm.{rsu}"), body));
+            }
+        }
+        let spec = cits_jetstream::stage_input("cits.cpm.*").unwrap();
+        let partition = stored[0].1;
+        let ahead = ReadAhead { client, stream: spec.name, filter: spec.partition_filter(partition) };
+        let in_partition: Vec<&(u64, u32, String, String)> = stored.iter().filter(|s| s.1 == partition).collect();
+        let expect = |from: usize, n: usize| -> Vec<(u64, String, String)> {
+            in_partition[from..].iter().take(n).map(|s| (s.0, s.2.clone(), s.3.clone())).collect()
+        };
+        let got = |ahead: Vec<Ahead>| -> Vec<(u64, String, String)> {
+            ahead
+                .into_iter()
+                .map(|a| (a.seq, a.delivery.subject, String::from_utf8(a.delivery.payload.to_vec()).unwrap()))
+                .collect()
+        };
+        // From the first message: the next five of its partition (other partitions skipped).
+        assert_eq!(got(ahead.after(in_partition[0].0, 5).await.unwrap()), expect(1, 5));
+        // Near the end: what there is; after the last: nothing (the server's 404).
+        let last = in_partition.len() - 1;
+        assert_eq!(got(ahead.after(in_partition[last - 2].0, 5).await.unwrap()), expect(last - 1, 5));
+        assert!(ahead.after(in_partition[last].0, 5).await.unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_batch_carries_the_pulled_message_first_then_the_ones_read_ahead() {
+        let d = |s: &str, b: &str| Delivery { subject: s.into(), payload: Bytes::from(b.to_string()) };
+        let also = vec![
+            Ahead { seq: 8, delivery: d("cits.cpm.r2", "two") },
+            Ahead { seq: 9, delivery: d("cits.cpm.r1", "three") },
+        ];
+        let batch = batch_of(&d("cits.cpm.r1", "one"), &also);
+        assert_eq!(batch.subject, cits::subjects::BATCH);
+        let messages = cits::proto::MessageBatch::decode(batch.payload).unwrap().messages;
+        let seen: Vec<(&str, &[u8])> = messages.iter().map(|m| (m.subject.as_str(), m.body.as_slice())).collect();
+        assert_eq!(seen, vec![("cits.cpm.r1", &b"one"[..]), ("cits.cpm.r2", b"two"), ("cits.cpm.r1", b"three")]);
+    }
 
     #[test]
     fn a_sequence_finished_here_is_recognised_until_the_consumer_is_new() {

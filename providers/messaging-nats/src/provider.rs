@@ -210,7 +210,7 @@ impl Provider for NatsMessagingProvider {
             info!(component = link.target_id, link = link.link_name, was = ?running, now = ?link.config, "handler link config changed: restarting its consumers");
         }
         let nats = self.link_connection(&link).await.with_context(|| format!("link to {}", link.target_id))?;
-        let js = async_nats::jetstream::new(nats);
+        let js = async_nats::jetstream::new(nats.clone());
         // Idempotent: the streams exist before any consumer is opened on them.
         cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
         // The wRPC client's own timeout is the attempt deadline (see dispatch::attempt).
@@ -222,13 +222,14 @@ impl Provider for NatsMessagingProvider {
             dead_letter_stage: cfg.dead_letter_stage.clone(),
         });
         let default_durable = format!("{}-{}", link.target_id, link.link_name);
-        let consumers = crate::durable::start(js, &cfg, &default_durable, target);
+        let consumers = crate::durable::start(nats, js, &cfg, &default_durable, target);
         info!(
             component = link.target_id,
             link = link.link_name,
             subscriptions = ?cfg.subscriptions,
             durable = cfg.durable.as_deref().unwrap_or(&default_durable),
             concurrency = cfg.concurrency,
+            batch_max = cfg.batch_max,
             "handler linked: pulling every partition from JetStream"
         );
         handlers.insert(key, (link.config.clone(), consumers));

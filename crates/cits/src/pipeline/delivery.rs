@@ -142,7 +142,7 @@ fn output_ids(input_id: &str, stage: &str, outputs: Vec<Outbound>) -> Vec<(Strin
 struct Applied(Vec<String>);
 
 impl Applied {
-    const KEEP: usize = 64;
+    const KEEP: usize = super::MAX_BATCH;
 
     fn parse(stored: Option<&[u8]>) -> Self {
         let text = stored.and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");

@@ -28,6 +28,11 @@ pub use fused::{chain, Fused, Step};
 pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 pub use tiles::MapTiles;
 
+/// Most messages one delivery may carry: a stateful stage recognises this many of its last inputs
+/// per subject as applied, so a redelivered batch is never applied twice.
+pub const MAX_BATCH: usize = 64;
+
+/// What a stage needs from the platform it runs on. Every failure here is the platform's, not
 /// the message's: implementations return [`StageError::unavailable`] so the message is retried.
 pub trait Services {
     /// The stage's config entries (wasi:config; named configs of the manifest).

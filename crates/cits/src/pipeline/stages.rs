@@ -19,6 +19,7 @@ use crate::registry::RsuRegistry;
 use crate::stage::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
 use crate::subjects;
 
+/// Key-value buckets (Redis key prefixes with our provider).
 pub mod buckets {
     pub const TRAJECTORIES: &str = "trajectories";
     pub const PATHS: &str = "paths";
@@ -260,6 +261,7 @@ mod tests {
     use crate::pipeline::*;
     use crate::time::now_us;
 
+    /// The reason `S` dead-letters `body` on `subject` with, received now.
     fn refused<S: Stage>(svc: &mut InMemory, subject: &str, body: &[u8]) -> String {
         match run::<S, _>(svc, subject, body, now_us()) {
             Outcome::DeadLettered { letter, reason } => {
