@@ -260,9 +260,9 @@ impl ReadAhead {
                     _ => anyhow::bail!("direct get: {status} {}", reply.description.unwrap_or_default()),
                 }
             }
-            let header = |name: &str| reply.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string());
-            let stored_seq = header("Nats-Sequence").and_then(|s| s.parse::<u64>().ok());
-            let (Some(stored_seq), Some(stored_subject)) = (stored_seq, header("Nats-Subject")) else {
+            let header = |name| reply.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string());
+            let stored_seq = header(async_nats::header::NATS_SEQUENCE).and_then(|s| s.parse::<u64>().ok());
+            let (Some(stored_seq), Some(stored_subject)) = (stored_seq, header(async_nats::header::NATS_SUBJECT)) else {
                 anyhow::bail!("direct get: a reply without Nats-Sequence or Nats-Subject");
             };
             let delivery =

@@ -90,11 +90,13 @@ impl NativePipeline {
         Ok(p)
     }
 
-    /// The same with stage config entries (`min_probability`, `horizon_ms`, ...: the keys the
-    /// manifests give the predictor, detector and sender) instead of the defaults.
+    /// The same with stage config entries (`keep_ms`, `min_probability`, `horizon_ms`, ...: the
+    /// keys the manifests give the assembler, predictor, detector and sender) instead of the
+    /// defaults.
     pub fn configured(graph: &LaneGraph, entries: &[(String, String)]) -> anyhow::Result<Self> {
         let mut p = Self::new(graph);
         let e = || entries.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        p.assembler = AssemblerConfig::from_config(e())?;
         p.predictor = PredictorConfig::from_config(e())?;
         p.detector = DetectorConfig::from_config(e())?;
         p.sender = SenderConfig::from_config(crate::demo::RSU_ID, e())?;
