@@ -262,7 +262,8 @@ impl ReadAhead {
             }
             let header = |name| reply.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string());
             let stored_seq = header(async_nats::header::NATS_SEQUENCE).and_then(|s| s.parse::<u64>().ok());
-            let (Some(stored_seq), Some(stored_subject)) = (stored_seq, header(async_nats::header::NATS_SUBJECT)) else {
+            let (Some(stored_seq), Some(stored_subject)) = (stored_seq, header(async_nats::header::NATS_SUBJECT))
+            else {
                 anyhow::bail!("direct get: a reply without Nats-Sequence or Nats-Subject");
             };
             let delivery =
