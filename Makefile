@@ -192,12 +192,17 @@ inventory:
 
 # ---- bench -----------------------------------------------------------------------------------
 # Default recording at each of BENCH_FACTORS against wasmCloud (seven actors), wasmCloud (fused) and
-# the native baseline, back to back on one lattice; report in results/latest (see tools/bench/run.sh).
+# the native baseline, back to back on one lattice; then many intersections: for each N of BENCH_RSUS
+# the first BENCH_RSUS_SECONDS of it at 1x as N RSUs at once, each its own station and intersection
+# (BENCH_RSUS= skips them). Report in results/latest (see tools/bench/run.sh).
 BENCH_FACTORS ?= 1 2 4 8 16
 BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native
+BENCH_RSUS ?= 1 2 4 8 16
+BENCH_RSUS_SECONDS ?= 60
 bench: setup build
 	@$(LATTICE_ENV) PYTHON=$(PYTHON) RECORDING=$(RECORDING) BENCH_FACTORS="$(BENCH_FACTORS)" \
-	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" tools/bench/run.sh
+	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" BENCH_RSUS="$(BENCH_RSUS)" BENCH_RSUS_SECONDS="$(BENCH_RSUS_SECONDS)" \
+	  tools/bench/run.sh
 
 # ---- test ------------------------------------------------------------------------------------
 test: setup build

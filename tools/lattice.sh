@@ -43,6 +43,9 @@ RSUS="${RSUS:-rsu1}"
 # chaos widen the pipeline's age limit (limits.max_age_ms, production 60 s) with MAX_AGE_MS.
 MAX_AGE_MS="${MAX_AGE_MS:-}"
 RSU_STATION="${RSU_STATION:-1001}"
+# Stations given the same calibrated cameras as RSU_STATION (the manifests' sensor.<station>.<n>):
+# one recording replayed as several intersections, each RSU its own station (`make bench`).
+CAMERA_STATIONS="${CAMERA_STATIONS:-}"
 # The web dashboard (dashboard/, `dashboard-up`); its binary comes from `make build`.
 DASHBOARD_PORT="${DASHBOARD_PORT:-8480}"
 
@@ -266,17 +269,32 @@ hosts_joined() { # count
     [[ $("$WASH" get hosts -o json 2>/dev/null | grep -o '"id": *"N[A-Z0-9]*"' | sort -u | wc -l) -ge $1 ]]
 }
 
+# The manifest with RSU_STATION's camera calibrations copied for each of CAMERA_STATIONS.
+with_cameras() { # manifest → stdout
+    awk -v station="$RSU_STATION" -v copies="$CAMERA_STATIONS" '
+        { print }
+        $1 ~ ("^sensor\\." station "\\.[0-9]+:$") {
+            n = split(copies, to, " ")
+            for (i = 1; i <= n; i++) {
+                line = $0
+                sub(/ +#.*/, "", line)
+                sub("sensor\\." station "\\.", "sensor." to[i] ".", line)
+                print line
+            }
+        }' "$1"
+}
+
 # Renders the manifest for this lattice's ports and deploys it with wash.
 # A manifest with this lattice's paths, ports and Redis credentials, in the state dir.
 render() { # manifest → prints the rendered file's path
     local rendered="$STATE/$(basename "$1")" dir
     dir="$(cd "$(dirname "$1")" && pwd)"
-    sed -e "s#file://\.\./#file://$dir/../#g" \
+    with_cameras "$1" | sed -e "s#file://\.\./#file://$dir/../#g" \
         -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
         -e "s#redis://127.0.0.1:6379/#$(redis_url)#g" \
         -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
         -e "s#limits.max_age_ms: \"60000\"#limits.max_age_ms: \"${MAX_AGE_MS:-60000}\"#g" \
-        "$1" >"$rendered"
+        >"$rendered"
     echo "$rendered"
 }
 
@@ -366,11 +384,12 @@ host_down() {
 # subjects, Redis and map (`cits stage`), settings read from the seven-actor manifest.
 NATIVE_STAGES=(decoder collector assembler map_matcher predictor collision_detector denm_sender)
 native_up() {
-    local s
+    local s manifest="$STATE/native-cits-pipeline.yaml"
+    with_cameras "$REPO/wadm/cits-pipeline.yaml" >"$manifest"
     for s in "${NATIVE_STAGES[@]}"; do
         start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
             --redis "$(redis_url)" --blobstore-root "$STATE/blobstore" \
-            --manifest "$REPO/wadm/cits-pipeline.yaml" ${MAX_AGE_MS:+--set "limits.max_age_ms=$MAX_AGE_MS"}
+            --manifest "$manifest" ${MAX_AGE_MS:+--set "limits.max_age_ms=$MAX_AGE_MS"}
     done
 }
 

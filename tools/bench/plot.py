@@ -1,10 +1,13 @@
-"""Latency-over-time plots for `make bench`, in the research's style: end-to-end latency of every
-CPM over its index in the recording, one figure per speed factor, one series per system.
+"""Plots for `make bench`. In the research's style, end-to-end latency of every CPM over its index in
+the recording, one figure per speed factor, one series per system; and for the many-intersections
+runs, p95 latency and CPU per object update over the number of intersections N, one line per system.
 
-    python plot.py <results folder>     (reads frames-<system>-<factor>x.csv, writes latency-<factor>x.png)
+    python plot.py <results folder>     (reads frames-<system>-<factor>x.csv and run-*.json, writes
+                                         latency-<factor>x.png and intersections.png)
 """
 
 import csv
+import json
 import re
 import sys
 from collections import defaultdict
@@ -14,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 FRAMES = re.compile(r"^frames-(?P<system>.+)-(?P<factor>[0-9.]+)x\.csv$")
 
@@ -33,6 +37,48 @@ def load(results: Path):
             ]
         runs[m["factor"]][m["system"]] = sorted(points)
     return runs
+
+
+def load_intersections(results: Path):
+    """{system: [(N, p95 ms or None, CPU ms per object update)]} of the runs with N RSUs, by N."""
+    systems = defaultdict(list)
+    for path in sorted(results.glob("run-*.json")):
+        run = json.loads(path.read_text())
+        if run.get("rsus") is None:
+            continue
+        p95 = (run.get("end_to_end") or {}).get("p95_ms")
+        systems[run["system"]].append((run["rsus"], p95, run["cpu_ms_per_object_update"]))
+    return {system: sorted(points) for system, points in systems.items()}
+
+
+def plot_intersections(results: Path) -> Path | None:
+    systems = load_intersections(results)
+    if not systems:
+        return None
+    fig, (latency, cpu) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
+    for system, points in systems.items():
+        ns = [n for n, _, _ in points]
+        latency.plot(ns, [p95 if p95 is not None else float("nan") for _, p95, _ in points], marker="o", label=system)
+        cpu.plot(ns, [c for _, _, c in points], marker="o", label=system)
+    latency.set_yscale("log")
+    latency.set_ylabel("end-to-end p95, ms (log)")
+    latency.axhline(500, color="grey", linestyle="--", linewidth=0.8)
+    latency.text(0.01, 500, " 500 ms requirement", va="bottom", fontsize=8, color="grey", transform=latency.get_yaxis_transform())
+    cpu.set_ylabel("CPU ms per object update")
+    cpu.set_ylim(bottom=0)
+    for ax in (latency, cpu):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({n for points in systems.values() for n, _, _ in points}))
+        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_xlabel("intersections N (RSUs at once)")
+        ax.grid(True, which="both", linewidth=0.3)
+        ax.legend(loc="upper left", fontsize=8)
+    fig.suptitle("Many intersections: one recording at 1x as N RSUs, each its own station and intersection")
+    fig.tight_layout()
+    out = results / "intersections.png"
+    fig.savefig(out)
+    plt.close(fig)
+    return out
 
 
 def plot(results: Path) -> list[Path]:
@@ -57,6 +103,9 @@ def plot(results: Path) -> list[Path]:
         fig.savefig(out)
         plt.close(fig)
         written.append(out)
+    intersections = plot_intersections(results)
+    if intersections:
+        written.append(intersections)
     return written
 
 

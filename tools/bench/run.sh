@@ -5,17 +5,25 @@
 #   wasmcloud-fused  the same stages in one signed actor (wadm/cits-pipeline-fused.yaml)
 #   native           the same stage crates as seven native processes on the same subjects,
 #                    Redis and map (`cits stage`), no Wasm, no wasmCloud — the baseline
+# Many intersections (BENCH_RSUS, e.g. "1 2 4 8 16"): then also, per system and N, the first
+# BENCH_RSUS_SECONDS of the recording at 1x as N RSUs at once, each with a station of its own (given
+# the same cameras) and so an intersection of its own over the same map.
 # Each run starts from a clean state (idle pipeline, Redis flushed). The report (tables, PNG plots,
 # per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
 # results/latest, and is printed.
 #
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
-# BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native"), BENCH_OUT, RECORDING, PYTHON.
+# BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native"), BENCH_RSUS (default empty: no
+# many-intersections runs), BENCH_RSUS_SECONDS (default 60), BENCH_OUT, RECORDING, PYTHON.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FACTORS="${BENCH_FACTORS:-1 2 4 8 16}"
 SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native}"
+RSUS_N="${BENCH_RSUS:-}"
+RSUS_SECONDS="${BENCH_RSUS_SECONDS:-60}"
+# The recording's station (tools/lattice.sh registers RSUs with it); RSU k of N sends as STATION+k-1.
+STATION="${RSU_STATION:-1001}"
 OUT="${BENCH_OUT:-$REPO/results/$(date -u +%Y%m%dT%H%M%SZ)}"
 RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
 STATE="${CITS_STATE:-$REPO/.state}"
@@ -36,7 +44,7 @@ started=$(date +%s)
 
 {
     echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(uname -sr)."
-    echo "Run: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown), \`make bench\` (factors: $FACTORS; systems: $SYSTEMS; recording: $(basename "$RECORDING"))."
+    echo "Run: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown), \`make bench\` (factors: $FACTORS;${RSUS_N:+ intersections: $RSUS_N over the first $RSUS_SECONDS s;} systems: $SYSTEMS; recording: $(basename "$RECORDING"))."
 } >"$OUT/machine.txt"
 for w in "$REPO"/actors/*/build/*_s.wasm; do
     echo "$(basename "$w") $(stat -c %s "$w")"
@@ -47,6 +55,16 @@ rm -rf "$STATE"
 trap '"$LATTICE" down >/dev/null 2>&1 || true' EXIT
 # The default recording (207 s) at up to 16x: its first CPMs are sent up to ~195 s older than live.
 export MAX_AGE_MS="${MAX_AGE_MS:-300000}"
+# The stations of the many-intersections RSUs get the recording's cameras (in every deployment, so
+# that all runs see the same configuration).
+max_n=1
+for n in $RSUS_N; do
+    if ((n > max_n)); then max_n=$n; fi
+done
+if ((max_n > 1)); then
+    CAMERA_STATIONS="$(seq -s ' ' $((STATION + 1)) $((STATION + max_n - 1)))"
+    export CAMERA_STATIONS
+fi
 "$LATTICE" up
 REDIS="$("$LATTICE" redis-url)"
 # Every RSU the runs replay as, registered while a host is up (the registry is lattice config).
@@ -55,18 +73,29 @@ for system in $SYSTEMS; do
     for f in $FACTORS; do
         "$LATTICE" rsu-add "bench-$system-${f//./_}x"
     done
+    for n in $RSUS_N; do
+        for ((k = 1; k <= n; k++)); do
+            "$LATTICE" rsu-add "bench-$system-n$n-$k" $((STATION + k - 1))
+        done
+    done
 done
 
-run_factors() { # system, then --cpu groups
-    local system=$1 f
+# Every run of one system: the speed factors, then the many-intersections runs. One RSU id per run:
+# frames identical to an earlier run's would fall into JetStream's duplicate window (2 min) and
+# never come out.
+run_all() { # system, then --cpu groups
+    local system=$1 f n
     shift
+    set -- "$@" --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)" \
+        --file "$RECORDING" --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT"
     for f in $FACTORS; do
         log "$system at ${f}x"
-        # One RSU id per run: frames identical to an earlier run's would fall into JetStream's
-        # duplicate window (2 min) and never come out.
-        "$CITS_TOOL" bench run --system "$system" --factor "$f" --file "$RECORDING" --rsu "bench-$system-${f//./_}x" \
-            --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT" "$@" \
-            --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)"
+        "$CITS_TOOL" bench run --system "$system" --factor "$f" --rsu "bench-$system-${f//./_}x" "$@"
+    done
+    for n in $RSUS_N; do
+        log "$system: $n intersections, the first $RSUS_SECONDS s at 1x"
+        "$CITS_TOOL" bench run --system "$system" --factor 1 --rsus "$n" --station-base "$STATION" \
+            --seconds "$RSUS_SECONDS" --rsu "bench-$system-n$n" "$@"
     done
 }
 
@@ -85,14 +114,14 @@ for system in $SYSTEMS; do
         "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
             --redis "$REDIS" --timeout-s 120 --out "$OUT"
         "$LATTICE" probe
-        run_factors "$system" --cpu "host=$(pid_of host-1)"
+        run_all "$system" --cpu "host=$(pid_of host-1)"
         ;;
     native)
         "$LATTICE" host-down
         "$LATTICE" native-up
         "$LATTICE" probe
         stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)
-        run_factors native --cpu "stages=$stages"
+        run_all native --cpu "stages=$stages"
         "$LATTICE" native-down
         ;;
     *)

@@ -321,7 +321,8 @@ struct BenchEndpoints {
 #[derive(Subcommand)]
 enum BenchCommand {
     /// Replay a recording at one speed factor from a clean state and measure what comes out of
-    /// the DENM sender; writes frames-<system>-<factor>x.csv and run-<system>-<factor>x.json.
+    /// the DENM sender; writes frames-<system>-<factor>x.csv and run-<system>-<factor>x.json
+    /// (with --rsus N: frames-<system>-<factor>x-<N>rsus.csv, run-<...>.json).
     Run {
         /// Label of the system under test (wasmcloud, wasmcloud-fused, native, ...).
         #[arg(long)]
@@ -332,6 +333,17 @@ enum BenchCommand {
         file: PathBuf,
         #[arg(long, default_value = demo::RSU_ID)]
         rsu: String,
+        /// Many intersections: replay as N RSUs at once, <rsu>-1 … <rsu>-N, RSU k sending every
+        /// CPM as station <station-base> + k − 1 (each registered with its station). Default: as
+        /// the one RSU <rsu>, as recorded.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        rsus: Option<u32>,
+        /// Station of <rsu>-1 with --rsus (default: the recording's).
+        #[arg(long, requires = "rsus")]
+        station_base: Option<u32>,
+        /// Only the first S seconds of the recording (default: all of it).
+        #[arg(long)]
+        seconds: Option<f64>,
         #[command(flatten)]
         endpoints: BenchEndpoints,
         /// Processes whose CPU time counts, as label=pid[,pid...] (descendants included);
@@ -608,6 +620,9 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
             factor,
             file,
             rsu,
+            rsus,
+            station_base,
+            seconds,
             endpoints: BenchEndpoints { nats, mqtt, redis },
             cpu,
             idle_s,
@@ -620,6 +635,9 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 factor,
                 records: recording::read_file(&file)?,
                 rsu,
+                rsus: rsus.map(|n| n as usize),
+                station_base,
+                seconds,
                 nats,
                 mqtt_host,
                 mqtt_port,
@@ -629,18 +647,18 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 out_dir: out,
             };
             let r = bench::run(&opts).await?;
-            let e = &r["end_to_end"];
+            let e = r.end_to_end.as_ref();
+            let ms = |v: Option<f64>| v.unwrap_or(f64::NAN);
             eprintln!(
-                "{} {}x: {}/{} frames out, end to end p50 {:.2} p95 {:.2} p99 {:.2} ms, backlog {}, {:.3} ms CPU per object update",
-                opts.system,
-                bench::factor_label(factor),
-                r["frames_out"],
-                r["cpms_in"],
-                e["p50_ms"].as_f64().unwrap_or(f64::NAN),
-                e["p95_ms"].as_f64().unwrap_or(f64::NAN),
-                e["p99_ms"].as_f64().unwrap_or(f64::NAN),
-                if r["backlog"]["growing"].as_bool().unwrap_or(false) { "growing" } else { "none" },
-                r["cpu_ms_per_object_update"].as_f64().unwrap_or(f64::NAN),
+                "{}: {}/{} frames out, end to end p50 {:.2} p95 {:.2} p99 {:.2} ms, backlog {}, {:.3} ms CPU per object update",
+                bench::run_label(&opts.system, factor, opts.rsus),
+                r.frames_out,
+                r.cpms_in,
+                ms(e.map(|e| e.p50_ms)),
+                ms(e.map(|e| e.p95_ms)),
+                ms(e.map(|e| e.p99_ms)),
+                if r.backlog.as_ref().is_some_and(|b| b.growing) { "growing" } else { "none" },
+                r.cpu_ms_per_object_update,
             );
         }
         BenchCommand::FirstDenm {
@@ -653,7 +671,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
         } => {
             let (host, port) = split_host_port(&mqtt)?;
             let records = recording::read_file(&file)?;
-            let elapsed = bench::first_denm(
+            let first = bench::first_denm(
                 &system,
                 &nats,
                 (&host, port),
@@ -663,10 +681,9 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 Duration::from_secs(timeout_s),
             )
             .await?;
-            eprintln!("{system}: wash app deploy → first DENM {elapsed:.0} ms");
+            eprintln!("{system}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
             std::fs::create_dir_all(&out)?;
-            let v = serde_json::json!({"system": system, "deploy_to_first_denm_ms": elapsed});
-            std::fs::write(out.join(format!("startup-{system}.json")), serde_json::to_string_pretty(&v)?)?;
+            std::fs::write(out.join(format!("startup-{system}.json")), serde_json::to_string_pretty(&first)?)?;
         }
         BenchCommand::Report { out, baseline } => {
             let md = bench::report(&out, &baseline)?;

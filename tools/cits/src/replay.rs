@@ -69,6 +69,12 @@ pub struct Live {
 /// recording when it is sent — up to the span × (1 − 1/speed), never from the future. Records
 /// that are no CPM are kept as they are.
 pub fn live(records: &[Record], speed: f64, now_unix_ms: u64) -> Live {
+    live_as(records, speed, now_unix_ms, None)
+}
+
+/// As [`live`], every CPM also re-encoded as sent by `station` (when given and not its own): one
+/// recording replayed as another RSU's, all else as recorded.
+pub fn live_as(records: &[Record], speed: f64, now_unix_ms: u64, station: Option<u32>) -> Live {
     let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Live { records: Vec::new(), shift_ms: 0 };
     };
@@ -79,7 +85,7 @@ pub fn live(records: &[Record], speed: f64, now_unix_ms: u64) -> Live {
         .iter()
         .map(|r| Record {
             timestamp_ms: r.timestamp_ms.saturating_add_signed(shift_ms),
-            cpm: shifted_cpm(&r.cpm, shift_ms).unwrap_or_else(|| r.cpm.clone()),
+            cpm: shifted_cpm(&r.cpm, shift_ms, station).unwrap_or_else(|| r.cpm.clone()),
         })
         .collect();
     Live { records, shift_ms }
@@ -90,34 +96,68 @@ pub fn made_now(record: &Record) -> Vec<u8> {
     live(std::slice::from_ref(record), 1.0, cits::time::now_us() / 1000).records.remove(0).cpm
 }
 
-/// The UPER CPM with its reference time moved by `shift_ms`, all else as it was; None when the
-/// bytes are no CPM.
-fn shifted_cpm(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
+/// The UPER CPM with its reference time moved by `shift_ms` (and sent by `station`, if given), all
+/// else as it was; None when the bytes are no CPM.
+fn shifted_cpm(uper: &[u8], shift_ms: i64, station: Option<u32>) -> Option<Vec<u8>> {
     let mut cpm = etsi_its::cpm::decode(uper).ok()?;
     let time = &mut cpm.payload.management_container.reference_time;
     time.0 = time.0.checked_add_signed(shift_ms)?.min(etsi_its::cdd::TimestampIts::MAX.0);
+    if let Some(station) = station {
+        cpm.header.station_id = etsi_its::cdd::StationId(station);
+    }
     etsi_its::cpm::encode(&cpm).ok()
 }
 
 /// Replays `records` as if made now (see [`live`]) and returns once every message has left (QoS 0)
 /// or been acknowledged (QoS 1).
 pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
-    let live = live(records, opts.speed, cits::time::now_us() / 1000);
-    let summary = replay_as_recorded(&live.records, opts).await?;
-    Ok(ReplaySummary { shift_ms: live.shift_ms, ..summary })
+    replay_as_stations(records, opts, &[]).await
+}
+
+/// As [`replay`], RSU `opts.rsus[k]` sending every CPM as station `stations[k]` (see [`live_as`]):
+/// one recording as several RSUs of their own. No stations: every RSU sends the CPMs as recorded.
+/// The summary's records are the first RSU's as sent.
+pub async fn replay_as_stations(
+    records: &[Record],
+    opts: &ReplayOptions,
+    stations: &[u32],
+) -> anyhow::Result<ReplaySummary> {
+    if !stations.is_empty() && stations.len() != opts.rsus.len() {
+        bail!("{} stations for {} RSUs", stations.len(), opts.rsus.len());
+    }
+    // Every RSU's CPMs are encoded before the first is sent: none waits for an encoder.
+    let now_ms = cits::time::now_us() / 1000;
+    let mut lives: Vec<Live> = if stations.is_empty() {
+        vec![live(records, opts.speed, now_ms)]
+    } else {
+        stations.iter().map(|s| live_as(records, opts.speed, now_ms, Some(*s))).collect()
+    };
+    let per_rsu: Vec<&[Record]> =
+        (0..opts.rsus.len()).map(|k| lives[k.min(lives.len() - 1)].records.as_slice()).collect();
+    let summary = send(&per_rsu, opts).await?;
+    let first = lives.swap_remove(0);
+    Ok(ReplaySummary { shift_ms: first.shift_ms, records: first.records, ..summary })
 }
 
 /// Replays `records` byte for byte, at the times they were recorded (which the pipeline refuses
 /// if they are far from now).
 pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
+    let summary = send(&vec![records; opts.rsus.len()], opts).await?;
+    Ok(ReplaySummary { records: records.to_vec(), ..summary })
+}
+
+/// Sends `per_rsu[k]` as RSU `opts.rsus[k]`, record by record (all RSUs' i-th record at the time
+/// of the first RSU's).
+async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
     if opts.rsus.is_empty() {
         bail!("no RSU given");
     }
+    let records = per_rsu[0];
     let qos = qos(opts.qos)?;
     // One MQTT connection per RSU, with that RSU's credentials, as the RSUs themselves connect.
     let mut clients = Vec::with_capacity(opts.rsus.len());
     let mut connections = Vec::with_capacity(opts.rsus.len());
-    for rsu in &opts.rsus {
+    for (rsu, own) in opts.rsus.iter().zip(per_rsu) {
         let client_id = format!("cits-replay-{rsu}-{}", std::process::id());
         let mut mqtt = MqttOptions::new(client_id, &opts.mqtt_host, opts.mqtt_port);
         mqtt.set_keep_alive(Duration::from_secs(30));
@@ -128,7 +168,7 @@ pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> any
         crate::auth::apply_rsu_credentials(opts.auth.as_deref(), rsu, &mut mqtt)?;
         let (client, eventloop) = AsyncClient::new(mqtt, 1024);
         clients.push(client);
-        connections.push(tokio::spawn(drive(eventloop, records.len() as u64, qos)));
+        connections.push(tokio::spawn(drive(eventloop, own.len() as u64, qos)));
     }
     let started = Instant::now();
     let first_ts = records.first().map(|r| r.timestamp_ms).unwrap_or(0);
@@ -141,13 +181,11 @@ pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> any
             let due = started + Duration::from_secs_f64(offset_ms / 1000.0);
             tokio::time::sleep_until(due.into()).await;
         }
-        for (rsu, client) in opts.rsus.iter().zip(&clients) {
+        for ((rsu, client), own) in opts.rsus.iter().zip(&clients).zip(per_rsu) {
+            let cpm = &own[i].cpm;
             published_at_us.push(cits::time::now_us());
-            client
-                .publish(format!("cits/cpm/{rsu}"), qos, false, record.cpm.clone())
-                .await
-                .context("MQTT client closed")?;
-            bytes += record.cpm.len() as u64;
+            client.publish(format!("cits/cpm/{rsu}"), qos, false, cpm.clone()).await.context("MQTT client closed")?;
+            bytes += cpm.len() as u64;
         }
         if opts.progress && ((i + 1) % 50 == 0 || i + 1 == total) {
             progress_bar(i + 1, total, started.elapsed());
@@ -167,7 +205,7 @@ pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> any
     if opts.progress {
         eprintln!();
     }
-    Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us, records: records.to_vec(), shift_ms: 0 })
+    Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us, records: Vec::new(), shift_ms: 0 })
 }
 
 /// Drives one RSU's connection until its `expected` messages left (QoS 0) or were acknowledged
@@ -270,9 +308,31 @@ mod tests {
     }
 
     #[test]
+    fn a_recording_replayed_as_another_station_differs_only_in_the_station() {
+        let records = demo();
+        let now_ms = records[0].timestamp_ms;
+        let as_1005 = live_as(&records, 1.0, now_ms, Some(1005));
+        assert_eq!(as_1005.shift_ms, 0);
+        for (before, after) in records.iter().zip(&as_1005.records) {
+            assert_eq!(after.timestamp_ms, before.timestamp_ms);
+            let (b, a) = (etsi_its::cpm::decode(&before.cpm).unwrap(), etsi_its::cpm::decode(&after.cpm).unwrap());
+            assert_eq!((b.header.station_id.0, a.header.station_id.0), (crate::demo::STATION_ID, 1005));
+            let mut restored = a.clone();
+            restored.header.station_id = b.header.station_id;
+            assert_eq!(restored, b);
+            // What the pipeline's decoder (and its RSU registry) reads.
+            let wrapper = cits::decoder::decode("cits.cpm.bench-1", &after.cpm, 0).unwrap();
+            let Some(cits::proto::cits_message_wrapper::Message::Cpm(cpm)) = wrapper.message else { panic!("no CPM") };
+            assert_eq!(cpm.station_id, 1005);
+        }
+        // As its own station: byte for byte.
+        assert_eq!(live_as(&records, 1.0, now_ms, Some(crate::demo::STATION_ID)).records, records);
+    }
+
+    #[test]
     fn records_that_are_no_cpm_are_sent_as_they_are() {
         let garbage = Record { timestamp_ms: 1_664_534_580_000, cpm: b"not a CPM".to_vec() };
-        let live = live(&[garbage.clone()], 1.0, 1_800_000_000_000);
+        let live = live(std::slice::from_ref(&garbage), 1.0, 1_800_000_000_000);
         assert_eq!(live.records[0].cpm, garbage.cpm);
         assert_eq!(live.records[0].timestamp_ms, 1_800_000_000_000);
     }
