@@ -501,8 +501,10 @@ mod tests {
     use super::*;
 
     fn model() -> Value {
-        let yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../wadm/cits-pipeline.yaml")).unwrap();
-        let m: Manifest = serde_yaml::from_str(&yaml).unwrap();
+        // Included, not read at run time: a test binary built in another checkout sharing the
+        // target directory would otherwise look for the manifest there.
+        let yaml = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../wadm/cits-pipeline.yaml"));
+        let m: Manifest = serde_yaml::from_str(yaml).unwrap();
         serde_json::to_value(m).unwrap()
     }
 
