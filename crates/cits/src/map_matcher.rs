@@ -14,8 +14,18 @@ use crate::proto::{LaneGraph, MatchedPoint, MatchedTrajectory, ObjectClass, Traj
 
 pub const STAGE: &str = "map_matcher";
 
-/// Grid cell edge: larger than any match radius, so the 3×3 neighbourhood holds every candidate.
-pub const CELL_M: f64 = 20.0;
+/// Grid cell edge: no smaller than any match radius, so the 3×3 neighbourhood holds every
+/// candidate; no larger, because every segment in those cells is projected (at 20 m a point at
+/// the intersection was tried against hundreds of segments, most of the map matcher's time).
+pub const CELL_M: f64 = MATCH_REACH_M;
+const _: () = {
+    let modes = [TravelMode::Car, TravelMode::Bicycle, TravelMode::Pedestrian, TravelMode::Unknown];
+    let mut i = 0;
+    while i < modes.len() {
+        assert!(match_radius_m(modes[i]) <= CELL_M, "a match radius exceeds the cell edge");
+        i += 1;
+    }
+};
 /// Metres of distance one radian of heading disagreement costs.
 const HEADING_WEIGHT_M_PER_RAD: f64 = 2.0;
 /// Bonus (m) for staying on the previous lanelet or moving to one of its successors.
@@ -24,7 +34,7 @@ const CONTINUITY_BONUS_M: f64 = 1.0;
 const MIN_SPEED_FOR_HEADING_MPS: f64 = 1.0;
 
 /// How far from a centerline a point of each mode may be and still be matched.
-pub fn match_radius_m(mode: TravelMode) -> f64 {
+pub const fn match_radius_m(mode: TravelMode) -> f64 {
     match mode {
         TravelMode::Car => 3.0,
         TravelMode::Bicycle => 2.0,
@@ -46,18 +56,21 @@ pub fn travel_mode(class: ObjectClass) -> TravelMode {
 #[derive(Debug, Clone)]
 struct Segment {
     lanelet_id: i64,
-    mode: TravelMode,
     bidirectional: bool,
     a: (f64, f64),
     b: (f64, f64),
     /// Distance along the lanelet's centerline at `a`.
     station_a: f64,
+    /// a → b: length, and direction clockwise from north (radians), computed once per map.
+    length: f64,
+    heading: f64,
 }
 
 /// The lane graph indexed for matching.
 pub struct LaneIndex {
     origin: Wgs84,
-    cells: HashMap<(i32, i32), Vec<Segment>>,
+    /// Segments by travel mode and cell: a point is only ever matched to lanes of its mode.
+    cells: HashMap<(i32, i32, i32), Vec<Segment>>,
     successors: HashMap<i64, Vec<i64>>,
 }
 
@@ -197,7 +210,7 @@ fn cell_of(p: (f64, f64)) -> (i32, i32) {
 impl LaneIndex {
     pub fn new(graph: &LaneGraph) -> Self {
         let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
-        let mut cells: HashMap<(i32, i32), Vec<Segment>> = HashMap::new();
+        let mut cells: HashMap<(i32, i32, i32), Vec<Segment>> = HashMap::new();
         for l in &graph.lanelets {
             let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
             let points = local_centerline(origin, l);
@@ -205,17 +218,18 @@ impl LaneIndex {
             for (k, w) in points.windows(2).enumerate() {
                 let segment = Segment {
                     lanelet_id: l.id,
-                    mode,
                     bidirectional: l.bidirectional,
                     a: w[0],
                     b: w[1],
                     station_a: along[k],
+                    length: (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1),
+                    heading: (w[1].0 - w[0].0).atan2(w[1].1 - w[0].1),
                 };
                 // Every cell of the segment's bounding box (one or two for the map's 1 m samples).
                 let (ca, cb) = (cell_of(w[0]), cell_of(w[1]));
                 for x in ca.0.min(cb.0)..=ca.0.max(cb.0) {
                     for y in ca.1.min(cb.1)..=ca.1.max(cb.1) {
-                        cells.entry((x, y)).or_default().push(segment.clone());
+                        cells.entry((mode as i32, x, y)).or_default().push(segment.clone());
                     }
                 }
             }
@@ -238,15 +252,14 @@ impl LaneIndex {
         let mut best: Option<(f64, &Segment, (f64, f64), f64)> = None;
         for dx in -1..=1 {
             for dy in -1..=1 {
-                for s in self.cells.get(&(cx + dx, cy + dy)).into_iter().flatten().filter(|s| s.mode == mode) {
+                for s in self.cells.get(&(mode as i32, cx + dx, cy + dy)).into_iter().flatten() {
                     let (foot, t, dist) = project(q, s.a, s.b);
                     if dist > radius {
                         continue;
                     }
                     let mut score = dist;
                     if let Some(h) = heading_deg {
-                        let lane = (s.b.0 - s.a.0).atan2(s.b.1 - s.a.1); // clockwise from north
-                        let mut diff = angle_diff(h.to_radians(), lane);
+                        let mut diff = angle_diff(h.to_radians(), s.heading);
                         if s.bidirectional {
                             diff = diff.min(std::f64::consts::PI - diff);
                         }
@@ -259,8 +272,7 @@ impl LaneIndex {
                         }
                     }
                     if best.as_ref().is_none_or(|b| score < b.0) {
-                        let seg_len = (s.b.0 - s.a.0).hypot(s.b.1 - s.a.1);
-                        best = Some((score, s, foot, s.station_a + t * seg_len));
+                        best = Some((score, s, foot, s.station_a + t * s.length));
                     }
                 }
             }
@@ -377,6 +389,22 @@ mod tests {
         assert!((m.station_m - 30.0).abs() < 1e-3, "{}", m.station_m);
         let snapped = wgs84_to_offset(ORIGIN, Wgs84 { lat: m.latitude, lon: m.longitude });
         assert!(snapped.0.abs() < 1e-6 && (snapped.1 + 30.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_lane_at_the_edge_of_the_radius_is_found_across_cell_edges() {
+        // Points from just west of a cell edge to just east of the next one, each 2.9 m (car
+        // radius 3 m) from a lone car lane: it lies in a neighbouring cell, never further.
+        let lane = lanelet(9, TravelMode::Car, (0.0, -60.0), (0.0, 60.0), vec![]);
+        let index = LaneIndex::new(&LaneGraph { lanelets: vec![lane], ..graph() });
+        for x in [CELL_M - 0.01, CELL_M + 0.01, 2.0 * CELL_M - 0.01] {
+            let lane_x = x - 2.9;
+            let lane = lanelet(9, TravelMode::Car, (lane_x, -60.0), (lane_x, 60.0), vec![]);
+            let index = LaneIndex::new(&LaneGraph { lanelets: vec![lane], ..graph() });
+            let m = index.match_point(at(x, 7.0), None, TravelMode::Car, None);
+            assert_eq!(m.map(|m| m.lanelet_id), Some(9), "point at x = {x}");
+        }
+        assert!(index.match_point(at(3.1, 7.0), None, TravelMode::Car, None).is_none(), "beyond the radius");
     }
 
     #[test]
