@@ -209,7 +209,7 @@ test: setup build
 	$(MAKE) test-unit test-fuzz test-python test-e2e
 
 test-unit: patches
-	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p cits-tools -p cits-dashboard
+	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-tools -p cits-dashboard
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches

@@ -1,6 +1,8 @@
 //! wasi:blobstore on the local filesystem (street geometry blobs): the crates.io provider, run
 //! the way the published binary runs it plus our link catch-up and export serving (see
-//! `cits-provider`).
+//! `cits-provider`), its reads sent in large chunks (see [`whole_reads`]).
+mod whole_reads;
+
 use anyhow::Context as _;
 use wasmcloud_provider_blobstore_fs::FsProvider;
 use wasmcloud_provider_sdk::{get_connection, initialize_observability, run_provider};
@@ -14,6 +16,6 @@ async fn main() -> anyhow::Result<()> {
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
     let invocations =
-        wrpc_interface_blobstore::bindings::serve(&wrpc, provider).await.context("failed to serve provider exports")?;
+        wrpc_interface_blobstore::bindings::serve(&wrpc, whole_reads::WholeReads(provider)).await.context("failed to serve provider exports")?;
     cits_provider::serve(invocations, shutdown).await
 }
