@@ -297,8 +297,9 @@ impl Track for crate::proto::MatchedTrajectory {
     fn points(&self) -> impl ExactSizeIterator<Item = (u64, f64, f64)> + Clone {
         self.points.iter().map(|p| (p.measured_at_us, p.latitude, p.longitude))
     }
-    fn check_points(&self, _: &Limits, what: &dyn Fn() -> String) -> Result<(), StageError> {
+    fn check_points(&self, limits: &Limits, what: &dyn Fn() -> String) -> Result<(), StageError> {
         self.points.iter().try_for_each(|p| {
+            limits.speed(what, p.speed_mps)?;
             finite(what, "station along the lane", p.station_m)?;
             finite(what, "offset from the lane", p.offset_m)
         })
@@ -616,6 +617,9 @@ mod tests {
         );
         let long: Vec<u64> = (0..201).collect();
         assert!(reason(check(matched(&long, 1.0))).contains("too many points: 201 > 200"));
+        let mut backwards = matched(&[1000], 3.0);
+        backwards.trajectories[0].points[0].speed_mps = Some(-1.0);
+        assert!(reason(check(backwards)).contains("speed -1 m/s is not a speed"));
     }
 
     fn path(times_ms: &[u64], probability: f64) -> PredictedPath {

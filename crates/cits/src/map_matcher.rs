@@ -291,6 +291,7 @@ impl LaneIndex {
                     (q.0 - foot.0).hypot(q.1 - foot.1).copysign(side)
                 },
                 station_m: station,
+                speed_mps: None,
             }
         })
     }
@@ -312,7 +313,7 @@ impl LaneIndex {
                     ..Default::default()
                 });
                 previous = (matched.lanelet_id != 0).then_some(matched.lanelet_id).or(previous);
-                MatchedPoint { measured_at_us: p.measured_at_us, ..matched }
+                MatchedPoint { measured_at_us: p.measured_at_us, speed_mps: p.speed_mps, ..matched }
             })
             .collect();
         MatchedTrajectory {

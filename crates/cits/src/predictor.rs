@@ -414,6 +414,36 @@ fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
     Some(Kinematics { at, heading, speed: c1.max(0.0), accel: (2.0 * c2).clamp(-8.0, 4.0), accel_fitted: quadratic })
 }
 
+/// How long the sensor's own speed measurements are fitted over: shorter than positions need,
+/// so braking shows within half a second of its onset.
+const SPEED_FIT_WINDOW_US: u64 = 1_000_000;
+
+/// Speed at the last point and acceleration from the speeds the sensor measured (a line fitted
+/// over [`SPEED_FIT_WINDOW_US`]), when the track carries enough of them. A measured velocity
+/// (radar Doppler, a camera tracker's filter) is far steadier than one differentiated from
+/// positions twice: with σ 0.2 m/s per measurement a second's worth gives the deceleration to
+/// about ±0.25 m/s², where positions (σ 0.15 m) need 1.5 s for ±0.5 and lag a braking onset.
+fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
+    let last = t.points.last()?;
+    let samples: Vec<(f64, f64)> = t
+        .points
+        .iter()
+        .filter(|p| p.measured_at_us + SPEED_FIT_WINDOW_US >= last.measured_at_us)
+        .filter_map(|p| Some((-((last.measured_at_us - p.measured_at_us) as f64) / 1e6, p.speed_mps?)))
+        .collect();
+    let span = samples.first().map_or(0.0, |s| -s.0);
+    if samples.len() < 4 || span < 0.5 {
+        return None;
+    }
+    let n = samples.len() as f64;
+    let (mt, mv) = (samples.iter().map(|s| s.0).sum::<f64>() / n, samples.iter().map(|s| s.1).sum::<f64>() / n);
+    let stt: f64 = samples.iter().map(|s| (s.0 - mt).powi(2)).sum();
+    let stv: f64 = samples.iter().map(|s| (s.0 - mt) * (s.1 - mv)).sum();
+    let slope = stv / stt;
+    // The line's value at the last point (t = 0).
+    Some((mv - slope * mt, slope))
+}
+
 /// Solves a 3×3 linear system (Cramer's rule); None when singular.
 fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
     let det = |a: [[f64; 3]; 3]| {
@@ -594,7 +624,11 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
     // Lane position tells a turn on the approach (on a connector: as it was on the approach).
     let evidence = Evidence {
-        turning: turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+        // The sensor's own speeds show braking sooner than positions do; without them, the fit.
+        turning: match measured_speed(t) {
+            Some((speed, accel)) => turn_likelihood(mode, speed.max(0.0), Some(-accel), to_go),
+            None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+        },
         lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { approach_lateral(map, t, last.lanelet_id) },
     };
     let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
@@ -694,6 +728,7 @@ mod tests {
                 lanelet_id: 1,
                 station_m: 60.0 + y,
                 offset_m: 0.0,
+                speed_mps: None,
             }
         };
         MatchedTrajectory {
@@ -719,6 +754,7 @@ mod tests {
                     lanelet_id: 1,
                     station_m: 60.0 + y,
                     offset_m: 0.0,
+                    speed_mps: None,
                 }
             })
             .collect();
@@ -762,6 +798,33 @@ mod tests {
         assert!(p(&cruising, &[1, 3, 5]) > 0.95, "one keeping its speed goes straight");
         // 14 m/s, 10 m before the line: turning would take braking at 7 m/s²: straight.
         assert!(p(&approaching(10.0, 14.0, 0.0), &[1, 3, 5]) > 0.99);
+    }
+
+    #[test]
+    fn braking_the_sensor_measured_tells_a_turn_before_the_positions_do() {
+        let p_turn = |t: &MatchedTrajectory| {
+            let paths = predict(&map(), t, &PredictorConfig::default());
+            paths.iter().filter(|p| p.lanelet_sequence != [1, 3, 5]).map(|p| p.probability).sum::<f64>()
+        };
+        // Positions of one cruising at 7 m/s, 4 m before the line (a turn needs 3.1 m/s² from
+        // here: too late by its positions alone) ...
+        let cruising = approaching(4.0, 7.0, 0.0);
+        // ... but the sensor's speeds show it braking at 2.5 m/s² over the last half second,
+        // down to 5.5 m/s: nearly the turn's speed. Position noise hides that onset (and it
+        // only shows in positions half a second later); the measured speeds do not.
+        let mut braking = cruising.clone();
+        let n = braking.points.len();
+        for (k, q) in braking.points.iter_mut().enumerate() {
+            let ago = (n - 1 - k) as f64 * 0.125;
+            q.speed_mps = Some(if ago > 0.5 { 6.75 } else { 5.5 + 2.5 * ago });
+        }
+        let steady = {
+            let mut t = cruising.clone();
+            t.points.iter_mut().for_each(|q| q.speed_mps = Some(7.0));
+            t
+        };
+        assert!(p_turn(&steady) < 0.1, "steady measured speed: straight ({})", p_turn(&steady));
+        assert!(p_turn(&braking) > 2.0 * p_turn(&cruising), "{} vs {}", p_turn(&braking), p_turn(&cruising));
     }
 
     #[test]
@@ -825,6 +888,7 @@ mod tests {
                     lanelet_id: 3,
                     station_m: y,
                     offset_m: 0.0,
+                    speed_mps: None,
                 });
             }
             t

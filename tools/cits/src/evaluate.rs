@@ -285,10 +285,11 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
     let warnings: Vec<(&EmittedDenm, Option<&TruthEncounter>)> =
         denms.iter().filter(|d| d.denm.termination.is_none()).map(|d| (d, attribute(truth, d))).collect();
     let mut s = Score { denms: denms.len(), minutes: duration_s / 60.0, ..Default::default() };
-    // Recall and lead time over the conflicts the cameras could have warned of.
+    // Recall and lead time over the conflicts the cameras could have warned of (the truth also
+    // lists encounters just after the end, to judge the last warnings by).
     for e in &truth.encounters {
         let since_start_s = (e.time_unix_us - start_us) as f64 / 1e6;
-        if e.pet_s >= CONFLICT_PET_S || since_start_s < SETTLE_S {
+        if e.pet_s >= CONFLICT_PET_S || since_start_s < SETTLE_S || since_start_s > duration_s {
             continue;
         }
         s.planted += 1;
@@ -582,20 +583,22 @@ mod tests {
             (1, 20, 2, start, start + 60_000),
             (1, 30, 3, start, start + 60_000),
         ];
-        let encounter = |users, pet_s, at_s: i64, east_m| {
-            let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
-            TruthEncounter {
-                users,
-                pet_s,
-                min_ttc_s: None,
-                time_unix_us: (start + at_s * 1000) * 1000,
-                lat: p.lat,
-                lon: p.lon,
-                planted: None,
-            }
-        };
-        t.encounters = vec![encounter([1, 2], 0.4, 30, 0.0), encounter([1, 3], 4.0, 40, 30.0)];
+        t.encounters = vec![encounter(&t, [1, 2], 0.4, 30, 0.0), encounter(&t, [1, 3], 4.0, 40, 30.0)];
         t
+    }
+
+    /// An encounter of `users` `at_s` after the start, `east_m` east of the reference point.
+    fn encounter(t: &Truth, users: [u32; 2], pet_s: f64, at_s: i64, east_m: f64) -> TruthEncounter {
+        let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
+        TruthEncounter {
+            users,
+            pet_s,
+            min_ttc_s: None,
+            time_unix_us: (t.parameters.start_unix_ms as i64 + at_s * 1000) * 1000,
+            lat: p.lat,
+            lon: p.lon,
+            planted: None,
+        }
     }
 
     fn warning(truth: &Truth, seq: u16, objects: Option<(u32, u32)>, east_m: f64, at_s: f64) -> EmittedDenm {
@@ -643,6 +646,16 @@ mod tests {
         // Late only: missed.
         let s = score_truth(&denms[1..2], &t);
         assert_eq!((s.warned, s.missed.len()), (0, 1));
+    }
+
+    #[test]
+    fn an_encounter_just_after_the_recording_judges_warnings_but_is_not_one_to_warn() {
+        let mut t = truth();
+        // Bicycle and pedestrian meet the car 2 s after the 60 s recording ends.
+        t.encounters = vec![encounter(&t, [1, 2], 0.3, 62, 0.0)];
+        let s = score_truth(&[warning(&t, 0, Some((10, 20)), 0.0, 59.5)], &t);
+        assert_eq!((s.planted, s.warned, s.missed.len()), (0, 0, 0), "not a conflict the recording could warn");
+        assert_eq!((s.true_warnings, s.false_action_ids.clone()), (1, vec![]), "the warning is about it");
     }
 
     #[test]

@@ -150,8 +150,13 @@ pub(super) fn unix_us(rel_us: i64) -> i64 {
     START_UNIX_MS as i64 * 1000 + rel_us
 }
 
+/// How far past the recording's end encounters are still listed: a warning raised in its last
+/// seconds is about an encounter up to the warning horizon later, and is judged by it (without
+/// this, by "paths never within reach").
+pub const TAIL_S: f64 = 5.0;
+
 /// The encounters of every vehicle–VRU pair of `sim`'s road users whose conflict time falls in
-/// the recording.
+/// the recording or within [`TAIL_S`] after it.
 fn encounters(sim: &Simulation) -> Vec<TruthEncounter> {
     let duration_s = f64::from(sim.params.duration_s);
     let motions: Vec<Motion> = sim
@@ -176,7 +181,7 @@ fn encounters(sim: &Simulation) -> Vec<TruthEncounter> {
                 continue;
             }
             let Some(e) = encounter(&motions[a], &motions[b]) else { continue };
-            if !(0.0..=duration_s).contains(&e.at_s) {
+            if !(0.0..=duration_s + TAIL_S).contains(&e.at_s) {
                 continue;
             }
             let place = offset_to_wgs84(CENTER, e.place.0, e.place.1);
