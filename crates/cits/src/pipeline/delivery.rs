@@ -242,11 +242,22 @@ mod tests {
         assert_eq!(ids(&out.outbound), ids(&singles), "message ids depend on the input only");
         assert_eq!(done(&out.outbound).len(), 5);
         assert_eq!(done(&out.outbound), done(&singles));
-        assert_eq!(batched.store.kv, single.store.kv, "same state in the store");
+        assert_eq!(state_of(&batched.store), state_of(&single.store), "same state in the store");
         // All state read ahead in one call and written back in one, one tile read.
         assert_eq!((batched.gets, batched.sets), (1, 1));
         assert_eq!(batched.blob_reads, 1);
         assert_eq!((single.gets, single.sets), (5, 5), "one read and one write per message delivered alone");
+        assert_eq!(single.blob_reads, 1, "later messages find the tile's copy with their state");
+        // The next delivery reads the copy of its tile with its state: one read in all.
+        let mut next = sample_sent(400);
+        for o in &mut next.objects {
+            o.x_cm += 300;
+        }
+        let (gets, blob_reads) = (batched.gets, batched.blob_reads);
+        let next = etsi_its::cpm::encode(&next.to_cpm()).unwrap();
+        let handled = deliver(&mut batched, "cits.cpm.r1", &next, &mut Vec::new()).unwrap();
+        assert_eq!((handled.already_applied, handled.rejected.len()), (0, 0));
+        assert_eq!((batched.gets - gets, batched.blob_reads - blob_reads), (1, 0));
     }
 
     #[test]
@@ -257,7 +268,7 @@ mod tests {
             BUILDS.fetch_add(1, Ordering::SeqCst)
         }
         let message = |svc: &mut Cached<InMemory>| {
-            let mut tiles = MapTiles::restore(svc, build, MATCH_REACH_M);
+            let mut tiles = MapTiles::restore(svc, "test", build, MATCH_REACH_M).unwrap();
             tiles.at(svc, 47.8101, 13.0518).unwrap();
             tiles.keep(svc);
         };
@@ -269,7 +280,7 @@ mod tests {
         // A service with no place to keep them prepares them for each message.
         let mut plain = InMemory::default();
         for _ in 0..2 {
-            let mut tiles = MapTiles::restore(&mut plain, build, MATCH_REACH_M);
+            let mut tiles = MapTiles::restore(&mut plain, "test", build, MATCH_REACH_M).unwrap();
             tiles.at(&mut plain, 47.8101, 13.0518).unwrap();
             tiles.keep(&mut plain);
         }
@@ -327,7 +338,7 @@ mod tests {
         deliver_each(&mut partial, &batch.messages[..2], &mut published);
         let handled = deliver(&mut partial, subjects::BATCH, &batch.encode_to_vec(), &mut published).unwrap();
         assert_eq!(handled.already_applied, 2);
-        assert_eq!(partial.kv, fresh.kv);
+        assert_eq!(state_of(&partial), state_of(&fresh));
         assert_eq!(done(&published), done(&reference));
     }
 
@@ -345,7 +356,7 @@ mod tests {
         store.fail_next_set = true;
         assert!(deliver(&mut store, &last.subject, &last.body, &mut published).is_err());
         deliver(&mut store, &last.subject, &last.body, &mut published).unwrap();
-        assert_eq!(store.kv, reference.kv, "state as if delivered once");
+        assert_eq!(state_of(&store), state_of(&reference), "state as if delivered once");
         // JetStream keeps the first of each message id: what it stores equals one clean run.
         let mut seen = std::collections::HashSet::new();
         let stored: Vec<(String, Outbound)> = published.into_iter().filter(|(id, _)| seen.insert(id.clone())).collect();

@@ -3,7 +3,7 @@
 use prost::Message as _;
 
 use super::stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
-use super::{entries, run, Outcome, Services, Stage as _};
+use super::{entries, run, MapTiles, Outcome, Services, Stage as _};
 use crate::assembler::key_of;
 use crate::collision::intersection_of;
 use crate::proto::LocationsFrame;
@@ -26,7 +26,8 @@ pub fn chain<V: Services>() -> [Step<V>; 7] {
 }
 
 /// Reads the state the assembler, detector and DENM sender will need for this frame of located
-/// objects in one call (a miss here only costs the stage its own read).
+/// objects, and the copies of the map tiles under them, in one call (a miss here only costs the
+/// stage its own read).
 fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
     let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
     let config = svc.config()?;
@@ -36,6 +37,12 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
     keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
     keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
     keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
+    for l in &frame.locations {
+        let tile = MapTiles::<()>::want(l.latitude, l.longitude);
+        if !keys.contains(&tile) {
+            keys.push(tile);
+        }
+    }
     svc.prefetch(&keys)
 }
 
@@ -107,7 +114,7 @@ mod tests {
         assert_eq!(fused_done, staged_done);
         assert_eq!(fused_stages, chain::<InMemory>().map(|(n, _)| n.to_string()));
         assert_eq!(fused_stages, staged_stages);
-        assert_eq!(fused_svc.kv, staged_svc.kv, "same state written");
+        assert_eq!(state_of(&fused_svc), state_of(&staged_svc), "same state written");
         assert!(fused_svc.kv.keys().any(|k| k.starts_with("trajectories:")), "{:?}", fused_svc.kv.keys());
     }
 }

@@ -28,6 +28,8 @@ pub mod buckets {
     pub const SEQUENCES: &str = "sequences";
     /// The input each stateful stage applied last, per input subject (see [`super::handle`]).
     pub const APPLIED: &str = "applied";
+    /// Copies of the map tiles in the blobstore, by object name (see [`super::MapTiles`]).
+    pub const MAP_TILES: &str = "map-tiles";
 }
 
 pub struct Decoder;
@@ -112,7 +114,7 @@ impl Stage for MapMatcher {
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
         Limits::from_config(Self::NAME, entries(&svc.config()?))?.check_trajectories(&frame, msg.subject)?;
-        let mut tiles = MapTiles::restore(svc, LaneIndex::new, MATCH_REACH_M);
+        let mut tiles = MapTiles::restore(svc, Self::NAME, LaneIndex::new, MATCH_REACH_M)?;
         let mut matched = Vec::with_capacity(frame.trajectories.len());
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };
@@ -144,7 +146,7 @@ impl Stage for Predictor {
         let config = svc.config()?;
         Limits::from_config(Self::NAME, entries(&config))?.check_matched(&frame, msg.subject)?;
         let cfg = PredictorConfig::from_config(entries(&config))?;
-        let mut maps = MapTiles::restore(svc, LaneMap::new, ROUTE_REACH_M);
+        let mut maps = MapTiles::restore(svc, Self::NAME, LaneMap::new, ROUTE_REACH_M)?;
         let mut paths = Vec::new();
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };

@@ -1,28 +1,56 @@
-//! Street geometry for the map matcher and the predictor, read from the blobstore per tile.
+//! Street geometry for the map matcher and the predictor: map tiles from the blobstore, each kept
+//! as a copy in the key-value store so that a frame reads them with its state.
 
-use super::Services;
+use prost::Message as _;
+
+use super::{buckets, entries, Services};
+use crate::config::Entry;
 use crate::map_matcher::{tile_object, TileCache};
-use crate::proto::LaneGraph;
+use crate::proto::{LaneGraph, MapTileCopy};
 use crate::stage::{decode_input, StageError};
 
-/// Street geometry from the blobstore: the map tile under a position, read and prepared (`build`)
-/// at most once per delivery, and reused for every position within `reach_m` of its lanelets'
-/// edge (see [`TileCache`]); a tile the map has no blob for is prepared from an empty graph.
+/// Config key: seconds a tile's copy in the key-value store is used before the blobstore is read
+/// again, so a changed map is in use this long after `cits map` wrote it at the latest.
+pub const MAP_REFRESH_KEY: &str = "map_refresh_s";
+pub const DEFAULT_MAP_REFRESH_S: u64 = 30;
+
+/// Street geometry: the map tile under a position, read and prepared (`build`) at most once per
+/// delivery, and reused for every position within `reach_m` of its lanelets' edge (see
+/// [`TileCache`]); a tile the map has no blob for is prepared from an empty graph.
+///
+/// A tile is read from its copy in bucket [`buckets::MAP_TILES`] (one key-value read, which the
+/// fused chain makes together with the frame's state: [`MapTiles::want`]); from the blobstore
+/// only when there is no copy or it is older than [`MAP_REFRESH_KEY`], and the copy is then
+/// written with the delivery's state. Reading the blobstore costs a component two calls to the
+/// provider per tile, the most expensive part of a frame before the copies.
 pub struct MapTiles<T> {
     cache: TileCache<T>,
+    refresh_us: u64,
 }
 
 impl<T: 'static> MapTiles<T> {
     /// Blobstore container of the map (written by `cits map`).
     pub const CONTAINER: &'static str = "cits-map";
 
-    /// The tiles an earlier message of this delivery prepared, or none yet.
-    pub fn restore<V: Services>(svc: &mut V, build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
+    /// The tiles an earlier message of this delivery prepared, or none yet. `stage` names the
+    /// stage in config errors.
+    pub fn restore<V: Services>(
+        svc: &mut V,
+        stage: &str,
+        build: fn(&LaneGraph) -> T,
+        reach_m: f64,
+    ) -> Result<Self, StageError> {
         let kept = svc.kept().and_then(|k| k.0.remove(&std::any::TypeId::of::<Self>()));
-        match kept.and_then(|b| b.downcast::<Self>().ok()) {
-            Some(tiles) => *tiles,
-            None => Self { cache: TileCache::new(build, reach_m) },
+        if let Some(tiles) = kept.and_then(|b| b.downcast::<Self>().ok()) {
+            return Ok(*tiles);
         }
+        let mut refresh_s = DEFAULT_MAP_REFRESH_S;
+        for (key, value) in entries(&svc.config()?) {
+            if key == MAP_REFRESH_KEY {
+                refresh_s = Entry { stage, key, value }.positive_u64()?;
+            }
+        }
+        Ok(Self { cache: TileCache::new(build, reach_m), refresh_us: refresh_s.saturating_mul(1_000_000) })
     }
 
     /// Leaves the prepared tiles to the next message of the delivery.
@@ -32,10 +60,17 @@ impl<T: 'static> MapTiles<T> {
         }
     }
 
+    /// The key-value read of the copy of the tile under a position, for [`Services::prefetch`].
+    pub fn want(latitude: f64, longitude: f64) -> (&'static str, String) {
+        let tile = crate::map_matcher::tile_of(crate::geo::Wgs84 { lat: latitude, lon: longitude });
+        (buckets::MAP_TILES, tile_object(tile))
+    }
+
     pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
+        let refresh_us = self.refresh_us;
         self.cache.at(crate::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
             let object = tile_object(tile);
-            match svc.read_blob(Self::CONTAINER, &object)? {
+            match read_tile(svc, &object, refresh_us)? {
                 // The map is ours, not the frame's: a tile that does not decode was read short
                 // (seen when nats-server restarted mid-read) or the map is broken. Either way the
                 // frame is good and waits for a whole read.
@@ -44,5 +79,122 @@ impl<T: 'static> MapTiles<T> {
                 None => Ok(LaneGraph::default()),
             }
         })
+    }
+}
+
+/// A tile's bytes (None: the map has none) from its copy, or from the blobstore when the copy is
+/// missing, unreadable or older than `refresh_us`; a blob read is copied with the state's write.
+fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<Option<Vec<u8>>, StageError> {
+    let now = crate::time::now_us();
+    let stored = svc.get_many(buckets::MAP_TILES, &[object.to_string()])?.pop().flatten();
+    if let Some(copy) = stored.and_then(|bytes| MapTileCopy::decode(bytes.as_slice()).ok()) {
+        // Either way: a copy written by a host whose clock runs ahead must not live for ever.
+        if now.abs_diff(copy.read_at_us) < refresh_us {
+            return Ok(copy.tile);
+        }
+    }
+    let tile = svc.read_blob(MapTiles::<()>::CONTAINER, object)?;
+    let copy = MapTileCopy { read_at_us: now, tile: tile.clone() };
+    svc.set_many(buckets::MAP_TILES, vec![(object.to_string(), copy.encode_to_vec())])?;
+    Ok(tile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::testing::{Counting, InMemory};
+    use crate::pipeline::Cached;
+    use crate::proto::Lanelet;
+
+    const AT: (f64, f64) = (47.8101, 13.0518);
+
+    fn object() -> String {
+        MapTiles::<()>::want(AT.0, AT.1).1
+    }
+
+    /// A map whose tile under `AT` has `lanelets` lanelets.
+    fn map_with(lanelets: usize) -> InMemory {
+        let graph = LaneGraph { lanelets: vec![Lanelet::default(); lanelets], ..Default::default() };
+        let mut store = InMemory::default();
+        store.blobs.insert(format!("{}/{}", MapTiles::<()>::CONTAINER, object()), graph.encode_to_vec());
+        store
+    }
+
+    fn lanelets(graph: &LaneGraph) -> usize {
+        graph.lanelets.len()
+    }
+
+    /// One delivery that looks up the tile under `AT`: its lanelet count.
+    fn deliver(svc: &mut Counting) -> Result<usize, StageError> {
+        let mut delivery = Cached::new(&mut *svc);
+        let mut tiles = MapTiles::restore(&mut delivery, "map_matcher", lanelets, 10.0)?;
+        let count = *tiles.at(&mut delivery, AT.0, AT.1)?;
+        delivery.flush()?;
+        Ok(count)
+    }
+
+    fn copy(svc: &Counting) -> MapTileCopy {
+        let stored = &svc.store.kv[&format!("{}:{}", buckets::MAP_TILES, object())];
+        MapTileCopy::decode(stored.as_slice()).unwrap()
+    }
+
+    fn store_copy(svc: &mut Counting, age_s: u64, lanelets: usize) {
+        let graph = LaneGraph { lanelets: vec![Lanelet::default(); lanelets], ..Default::default() };
+        let copy =
+            MapTileCopy { read_at_us: crate::time::now_us() - age_s * 1_000_000, tile: Some(graph.encode_to_vec()) };
+        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), copy.encode_to_vec());
+    }
+
+    #[test]
+    fn a_tile_is_read_from_the_blobstore_once_and_then_from_its_copy() {
+        let mut svc = Counting { store: map_with(3), ..Default::default() };
+        assert_eq!(deliver(&mut svc).unwrap(), 3);
+        assert_eq!((svc.blob_reads, svc.gets, svc.sets), (1, 1, 1), "copied with the delivery's write");
+        assert_eq!(copy(&svc).tile.as_deref().map(LaneGraph::decode).unwrap().unwrap().lanelets.len(), 3);
+        for _ in 0..3 {
+            assert_eq!(deliver(&mut svc).unwrap(), 3);
+        }
+        assert_eq!((svc.blob_reads, svc.gets, svc.sets), (1, 4, 1), "one key-value read each, nothing written");
+    }
+
+    #[test]
+    fn a_copy_older_than_map_refresh_s_gives_way_to_the_blobstore() {
+        // The map changed (3 lanelets now) since the copy (1 lanelet) was made.
+        let mut svc = Counting { store: map_with(3), ..Default::default() };
+        store_copy(&mut svc, 20, 1);
+        assert_eq!(deliver(&mut svc).unwrap(), 1, "a 20 s old copy is fresh for the default 30 s");
+        assert_eq!(svc.blob_reads, 0);
+        store_copy(&mut svc, 31, 1);
+        assert_eq!(deliver(&mut svc).unwrap(), 3, "a 31 s old copy is not");
+        assert_eq!(svc.blob_reads, 1);
+        assert!(crate::time::now_us() - copy(&svc).read_at_us < 1_000_000, "and is replaced");
+        // A shorter refresh in the stage's config; a copy from a clock far ahead is stale too.
+        svc.store.config.push((MAP_REFRESH_KEY.into(), "5".into()));
+        store_copy(&mut svc, 10, 1);
+        assert_eq!(deliver(&mut svc).unwrap(), 3);
+        let ahead = MapTileCopy { read_at_us: crate::time::now_us() + 3_600_000_000, tile: None };
+        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), ahead.encode_to_vec());
+        assert_eq!(deliver(&mut svc).unwrap(), 3);
+        assert_eq!(svc.blob_reads, 3);
+    }
+
+    #[test]
+    fn a_tile_the_map_lacks_is_remembered_as_missing() {
+        let mut svc = Counting::default();
+        assert_eq!(deliver(&mut svc).unwrap(), 0);
+        assert_eq!(deliver(&mut svc).unwrap(), 0);
+        assert_eq!(svc.blob_reads, 1);
+        assert_eq!(copy(&svc).tile, None);
+    }
+
+    #[test]
+    fn an_unreadable_copy_is_read_again_and_a_bad_refresh_is_an_error() {
+        let mut svc = Counting { store: map_with(2), ..Default::default() };
+        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), vec![0xff, 0xff, 0xff]);
+        assert_eq!(deliver(&mut svc).unwrap(), 2);
+        assert_eq!(svc.blob_reads, 1);
+        svc.store.config.push((MAP_REFRESH_KEY.into(), "0".into()));
+        let err = deliver(&mut svc).unwrap_err();
+        assert!(!err.unavailable && err.to_string().contains("map_matcher config `map_refresh_s`"), "{err}");
     }
 }
