@@ -103,6 +103,6 @@ pub(crate) fn stages_of(done: &Outbound) -> (FrameDone, Vec<String>) {
 
 /// The stages' state in a store, without the map tile copies (which hold the time they were read).
 pub(crate) fn state_of(store: &InMemory) -> HashMap<String, Vec<u8>> {
-    let copies = format!("{}:", super::buckets::MAP_TILES);
+    let copies = flat_key(super::buckets::MAP_TILES, "");
     store.kv.iter().filter(|(k, _)| !k.starts_with(&copies)).map(|(k, v)| (k.clone(), v.clone())).collect()
 }

@@ -4,7 +4,6 @@
 use prost::Message as _;
 
 use super::{buckets, entries, Services};
-use crate::config::Entry;
 use crate::map_matcher::{tile_object, TileCache};
 use crate::proto::{LaneGraph, MapTileCopy};
 use crate::stage::{decode_input, StageError};
@@ -45,9 +44,9 @@ impl<T: 'static> MapTiles<T> {
             return Ok(*tiles);
         }
         let mut refresh_s = DEFAULT_MAP_REFRESH_S;
-        for (key, value) in entries(&svc.config()?) {
-            if key == MAP_REFRESH_KEY {
-                refresh_s = Entry { stage, key, value }.positive_u64()?;
+        for e in crate::config::entries(stage, entries(&svc.config()?)) {
+            if e.key == MAP_REFRESH_KEY {
+                refresh_s = e.positive_u64()?;
             }
         }
         Ok(Self { cache: TileCache::new(build, reach_m), refresh_us: refresh_s.saturating_mul(1_000_000) })
@@ -103,7 +102,7 @@ fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<
 mod tests {
     use super::*;
     use crate::pipeline::testing::{Counting, InMemory};
-    use crate::pipeline::Cached;
+    use crate::pipeline::{flat_key, Cached};
     use crate::proto::Lanelet;
 
     const AT: (f64, f64) = (47.8101, 13.0518);
@@ -112,11 +111,20 @@ mod tests {
         MapTiles::<()>::want(AT.0, AT.1).1
     }
 
+    /// Where the tile's copy is in the store.
+    fn copy_key() -> String {
+        flat_key(buckets::MAP_TILES, &object())
+    }
+
+    /// A tile of `lanelets` lanelets, encoded.
+    fn tile(lanelets: usize) -> Vec<u8> {
+        LaneGraph { lanelets: vec![Lanelet::default(); lanelets], ..Default::default() }.encode_to_vec()
+    }
+
     /// A map whose tile under `AT` has `lanelets` lanelets.
     fn map_with(lanelets: usize) -> InMemory {
-        let graph = LaneGraph { lanelets: vec![Lanelet::default(); lanelets], ..Default::default() };
         let mut store = InMemory::default();
-        store.blobs.insert(format!("{}/{}", MapTiles::<()>::CONTAINER, object()), graph.encode_to_vec());
+        store.blobs.insert(format!("{}/{}", MapTiles::<()>::CONTAINER, object()), tile(lanelets));
         store
     }
 
@@ -134,15 +142,13 @@ mod tests {
     }
 
     fn copy(svc: &Counting) -> MapTileCopy {
-        let stored = &svc.store.kv[&format!("{}:{}", buckets::MAP_TILES, object())];
+        let stored = &svc.store.kv[&copy_key()];
         MapTileCopy::decode(stored.as_slice()).unwrap()
     }
 
     fn store_copy(svc: &mut Counting, age_s: u64, lanelets: usize) {
-        let graph = LaneGraph { lanelets: vec![Lanelet::default(); lanelets], ..Default::default() };
-        let copy =
-            MapTileCopy { read_at_us: crate::time::now_us() - age_s * 1_000_000, tile: Some(graph.encode_to_vec()) };
-        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), copy.encode_to_vec());
+        let copy = MapTileCopy { read_at_us: crate::time::now_us() - age_s * 1_000_000, tile: Some(tile(lanelets)) };
+        svc.store.kv.insert(copy_key(), copy.encode_to_vec());
     }
 
     #[test]
@@ -173,7 +179,7 @@ mod tests {
         store_copy(&mut svc, 10, 1);
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         let ahead = MapTileCopy { read_at_us: crate::time::now_us() + 3_600_000_000, tile: None };
-        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), ahead.encode_to_vec());
+        svc.store.kv.insert(copy_key(), ahead.encode_to_vec());
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         assert_eq!(svc.blob_reads, 3);
     }
@@ -190,7 +196,7 @@ mod tests {
     #[test]
     fn an_unreadable_copy_is_read_again_and_a_bad_refresh_is_an_error() {
         let mut svc = Counting { store: map_with(2), ..Default::default() };
-        svc.store.kv.insert(format!("{}:{}", buckets::MAP_TILES, object()), vec![0xff, 0xff, 0xff]);
+        svc.store.kv.insert(copy_key(), vec![0xff, 0xff, 0xff]);
         assert_eq!(deliver(&mut svc).unwrap(), 2);
         assert_eq!(svc.blob_reads, 1);
         svc.store.config.push((MAP_REFRESH_KEY.into(), "0".into()));
