@@ -8,7 +8,8 @@
 # Many intersections (BENCH_RSUS, e.g. "1 2 4 8 16"): then also, per system and N, the first
 # BENCH_RSUS_SECONDS of the recording at 1x as N RSUs at once, each with a station of its own (given
 # the same cameras) and so an intersection of its own over the same map.
-# Each run starts from a clean state (idle pipeline, Redis flushed). The report (tables, PNG plots,
+# Each run is made against every system in turn (the machine's speed drifts), each from a clean
+# state (idle pipeline, Redis flushed). The report (tables, PNG plots,
 # per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
 # results/latest, and is printed.
 #
@@ -80,55 +81,77 @@ for system in $SYSTEMS; do
     done
 done
 
-# Every run of one system: the speed factors, then the many-intersections runs. One RSU id per run:
-# frames identical to an earlier run's would fall into JetStream's duplicate window (2 min) and
-# never come out.
-run_all() { # system, then --cpu groups
-    local system=$1 f n
-    shift
-    set -- "$@" --cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)" \
-        --file "$RECORDING" --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT"
-    for f in $FACTORS; do
-        log "$system at ${f}x"
-        "$CITS_TOOL" bench run --system "$system" --factor "$f" --rsu "bench-$system-${f//./_}x" "$@"
-    done
-    for n in $RSUS_N; do
-        log "$system: $n intersections, the first $RSUS_SECONDS s at 1x"
-        "$CITS_TOOL" bench run --system "$system" --factor 1 --rsus "$n" --station-base "$STATION" \
-            --seconds "$RSUS_SECONDS" --rsu "bench-$system-n$n" "$@"
-    done
-}
-
-for system in $SYSTEMS; do
+# The lattice serving `system`: its deployment on the host, or the native stages instead of it.
+# Sets `cpu` to the CPU groups of a run against it.
+switch_to() { # system
+    local system=$1 manifest
     case "$system" in
     wasmcloud | wasmcloud-fused)
         manifest="$REPO/wadm/cits-pipeline.yaml"
         [[ "$system" == wasmcloud-fused ]] && manifest="$REPO/wadm/cits-pipeline-fused.yaml"
-        "$LATTICE" native-down
-        "$LATTICE" up >/dev/null # again, if the native baseline ran before
-        "$LATTICE" undeploy
-        since=$(now_us)
-        CITS_MANIFEST="$manifest" "$LATTICE" deploy
-        # Links that raced a provider's start are caught up by the provider itself (cits-provider);
-        # the time until the first DENM includes that.
-        "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
-            --redis "$REDIS" --timeout-s 120 --out "$OUT"
+        if [[ "$current" != "$system" ]]; then
+            "$LATTICE" native-down
+            "$LATTICE" up >/dev/null # again, if the native baseline ran before
+            "$LATTICE" undeploy
+            CITS_MANIFEST="$manifest" "$LATTICE" deploy
+        fi
         "$LATTICE" probe
-        run_all "$system" --cpu "host=$(pid_of host-1)"
+        cpu=(--cpu "host=$(pid_of host-1)")
+        current=$system
         ;;
     native)
-        "$LATTICE" host-down
-        "$LATTICE" native-up
+        if [[ "$current" != native ]]; then
+            "$LATTICE" host-down
+            "$LATTICE" native-up
+        fi
         "$LATTICE" probe
-        stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)
-        run_all native --cpu "stages=$stages"
-        "$LATTICE" native-down
+        cpu=(--cpu "stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)")
+        current=native
         ;;
     *)
         log "unknown system $system (wasmcloud, wasmcloud-fused, native)"
         exit 2
         ;;
     esac
+}
+current=""
+cpu=()
+
+# Deploy → first DENM, each wasmCloud deployment on a lattice that has not run it yet.
+for system in $SYSTEMS; do
+    [[ "$system" == native ]] && continue
+    manifest="$REPO/wadm/cits-pipeline.yaml"
+    [[ "$system" == wasmcloud-fused ]] && manifest="$REPO/wadm/cits-pipeline-fused.yaml"
+    "$LATTICE" undeploy
+    since=$(now_us)
+    CITS_MANIFEST="$manifest" "$LATTICE" deploy
+    # Links that raced a provider's start are caught up by the provider itself (cits-provider);
+    # the time until the first DENM includes that.
+    "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
+        --redis "$REDIS" --timeout-s 120 --out "$OUT"
+    current=$system
+done
+
+# Every run (a speed factor, or N intersections) against each system in turn, so that the systems
+# compared share the machine's state: a shared VM's speed drifts by 15 % within half an hour, more
+# than the CPU differences measured. One RSU id per run and system: frames identical to an earlier
+# run's would fall into JetStream's duplicate window (2 min) and never come out.
+common=(--cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)" --file "$RECORDING" --nats "$NATS"
+    --mqtt "$MQTT" --redis "$REDIS" --out "$OUT")
+for f in $FACTORS; do
+    for system in $SYSTEMS; do
+        switch_to "$system"
+        log "$system at ${f}x"
+        "$CITS_TOOL" bench run --system "$system" --factor "$f" --rsu "bench-$system-${f//./_}x" "${cpu[@]}" "${common[@]}"
+    done
+done
+for n in $RSUS_N; do
+    for system in $SYSTEMS; do
+        switch_to "$system"
+        log "$system: $n intersections, the first $RSUS_SECONDS s at 1x"
+        "$CITS_TOOL" bench run --system "$system" --factor 1 --rsus "$n" --station-base "$STATION" \
+            --seconds "$RSUS_SECONDS" --rsu "bench-$system-n$n" "${cpu[@]}" "${common[@]}"
+    done
 done
 
 "$LATTICE" down

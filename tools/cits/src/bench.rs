@@ -664,8 +664,9 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
     }
     let _ = writeln!(
         md,
-        "End to end = the replayer's MQTT publish → the DENM sender's send (all seven stages). Every run starts from a \
-         clean state (Redis flushed). CPU = user + system time of the pipeline's processes (wasmCloud: host with its \
+        "End to end = the replayer's MQTT publish → the DENM sender's send (all seven stages). Each factor and N runs \
+         against every system in turn (the machine's speed drifts between runs), each run from a clean state (Redis \
+         flushed). CPU = user + system time of the pipeline's processes (wasmCloud: host with its \
          providers; native: the stage processes) plus nats-server and Redis, per object update (objects in the CPMs). \
          Ratios are against `{baseline}` at the same factor.\n"
     );
