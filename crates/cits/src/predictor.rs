@@ -386,29 +386,16 @@ fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
     let chord = (end.0 - first.0, end.1 - first.1);
     let length = chord.0.hypot(chord.1);
     let heading = if length > 1e-6 { (chord.0 / length, chord.1 / length) } else { (1.0, 0.0) };
-    // Sums for the normal equations of s = c0 + c1 t + c2 t² (t ≤ 0, the last point at 0).
-    let mut m = [[0.0f64; 3]; 3];
-    let mut r = [0.0f64; 3];
-    for &(ti, p) in &window {
-        let si = (p.0 - first.0) * heading.0 + (p.1 - first.1) * heading.1;
-        let basis = [1.0, ti, ti * ti];
-        for a in 0..3 {
-            r[a] += basis[a] * si;
-            for b in 0..3 {
-                m[a][b] += basis[a] * basis[b];
-            }
-        }
-    }
+    // Displacement along the chord against time (t ≤ 0, the last point at 0).
+    let along: Vec<(f64, f64)> =
+        window.iter().map(|&(ti, p)| (ti, (p.0 - first.0) * heading.0 + (p.1 - first.1) * heading.1)).collect();
     let quadratic = -t0 >= 0.9 && window.len() >= 6;
     let (c0, c1, c2) = if quadratic {
-        let c = solve3(m, r)?;
-        (c[0], c[1], c[2])
+        let [c0, c1, c2] = parabola_fit(&along)?;
+        (c0, c1, c2)
     } else {
-        let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
-        if det.abs() < 1e-12 {
-            return None;
-        }
-        ((r[0] * m[1][1] - m[0][1] * r[1]) / det, (m[0][0] * r[1] - m[1][0] * r[0]) / det, 0.0)
+        let (c0, c1) = line_fit(&along)?;
+        (c0, c1, 0.0)
     };
     let at = (first.0 + heading.0 * c0, first.1 + heading.1 * c0);
     Some(Kinematics { at, heading, speed: c1.max(0.0), accel: (2.0 * c2).clamp(-8.0, 4.0), accel_fitted: quadratic })
@@ -435,13 +422,38 @@ fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
     if samples.len() < 4 || span < 0.5 {
         return None;
     }
+    line_fit(&samples)
+}
+
+/// Least-squares line v = a + b·t through `samples` (t, v): (a, b), the line's value at t = 0 and
+/// its slope; None when the times do not spread.
+fn line_fit(samples: &[(f64, f64)]) -> Option<(f64, f64)> {
     let n = samples.len() as f64;
     let (mt, mv) = (samples.iter().map(|s| s.0).sum::<f64>() / n, samples.iter().map(|s| s.1).sum::<f64>() / n);
     let stt: f64 = samples.iter().map(|s| (s.0 - mt).powi(2)).sum();
+    if !(stt > 1e-12) {
+        return None;
+    }
     let stv: f64 = samples.iter().map(|s| (s.0 - mt) * (s.1 - mv)).sum();
     let slope = stv / stt;
-    // The line's value at the last point (t = 0).
     Some((mv - slope * mt, slope))
+}
+
+/// Least-squares parabola v = c0 + c1·t + c2·t² through `samples` (t, v), from its normal
+/// equations; None when they are singular.
+fn parabola_fit(samples: &[(f64, f64)]) -> Option<[f64; 3]> {
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for &(t, v) in samples {
+        let basis = [1.0, t, t * t];
+        for a in 0..3 {
+            r[a] += basis[a] * v;
+            for b in 0..3 {
+                m[a][b] += basis[a] * basis[b];
+            }
+        }
+    }
+    solve3(m, r)
 }
 
 /// Solves a 3×3 linear system (Cramer's rule); None when singular.
