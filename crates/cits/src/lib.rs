@@ -10,6 +10,7 @@ pub mod collision;
 pub mod config;
 pub mod decoder;
 pub mod denm_sender;
+pub mod fit;
 pub mod geo;
 pub mod limits;
 pub mod map_matcher;

@@ -177,14 +177,7 @@ pub fn trend(samples: &[u64]) -> Option<Trend> {
         return None;
     }
     let ys: Vec<f64> = samples.iter().map(|&us| us as f64 / 1000.0).collect();
-    let mean_x = (n - 1) as f64 / 2.0;
-    let mean_y = ys.iter().sum::<f64>() / n as f64;
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (i, y) in ys.iter().enumerate() {
-        let dx = i as f64 - mean_x;
-        sxy += dx * (y - mean_y);
-        sxx += dx * dx;
-    }
+    let (_, slope) = cits::fit::line_fit(&ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect::<Vec<_>>())?;
     let median = |part: &[f64]| {
         let mut v = part.to_vec();
         v.sort_by(f64::total_cmp);
@@ -192,7 +185,7 @@ pub fn trend(samples: &[u64]) -> Option<Trend> {
     };
     let tenth = n / 10;
     Some(Trend {
-        ms_per_1000: sxy / sxx * 1000.0,
+        ms_per_1000: slope * 1000.0,
         first_p50_ms: median(&ys[..tenth]),
         last_p50_ms: median(&ys[n - tenth..]),
     })
