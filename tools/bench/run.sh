@@ -9,9 +9,8 @@
 # BENCH_RSUS_SECONDS of the recording at 1x as N RSUs at once, each with a station of its own (given
 # the same cameras) and so an intersection of its own over the same map.
 # Each run is made against every system in turn (the machine's speed drifts), each from a clean
-# state (idle pipeline, Redis flushed). The report (tables, PNG plots,
-# per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
-# results/latest, and is printed.
+# state (idle pipeline, Redis flushed). The report (tables, PNG plots, per-frame CSVs, JSON per
+# run) goes to $BENCH_OUT (default results/<UTC time>), linked as results/latest, and is printed.
 #
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
 # BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native"), BENCH_RSUS (default empty: no
@@ -81,19 +80,26 @@ for system in $SYSTEMS; do
     done
 done
 
+# The wadm manifest of a wasmCloud system.
+manifest_of() { # system
+    if [[ "$1" == wasmcloud-fused ]]; then
+        echo "$REPO/wadm/cits-pipeline-fused.yaml"
+    else
+        echo "$REPO/wadm/cits-pipeline.yaml"
+    fi
+}
+
 # The lattice serving `system`: its deployment on the host, or the native stages instead of it.
 # Sets `cpu` to the CPU groups of a run against it.
 switch_to() { # system
-    local system=$1 manifest
+    local system=$1
     case "$system" in
     wasmcloud | wasmcloud-fused)
-        manifest="$REPO/wadm/cits-pipeline.yaml"
-        [[ "$system" == wasmcloud-fused ]] && manifest="$REPO/wadm/cits-pipeline-fused.yaml"
         if [[ "$current" != "$system" ]]; then
             "$LATTICE" native-down
             "$LATTICE" up >/dev/null # again, if the native baseline ran before
             "$LATTICE" undeploy
-            CITS_MANIFEST="$manifest" "$LATTICE" deploy
+            CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
         fi
         "$LATTICE" probe
         cpu=(--cpu "host=$(pid_of host-1)")
@@ -120,11 +126,9 @@ cpu=()
 # Deploy → first DENM, each wasmCloud deployment on a lattice that has not run it yet.
 for system in $SYSTEMS; do
     [[ "$system" == native ]] && continue
-    manifest="$REPO/wadm/cits-pipeline.yaml"
-    [[ "$system" == wasmcloud-fused ]] && manifest="$REPO/wadm/cits-pipeline-fused.yaml"
     "$LATTICE" undeploy
     since=$(now_us)
-    CITS_MANIFEST="$manifest" "$LATTICE" deploy
+    CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
     # Links that raced a provider's start are caught up by the provider itself (cits-provider);
     # the time until the first DENM includes that.
     "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
@@ -133,7 +137,7 @@ for system in $SYSTEMS; do
 done
 
 # Every run (a speed factor, or N intersections) against each system in turn, so that the systems
-# compared share the machine's state: a shared VM's speed drifts by 15 % within half an hour, more
+# compared share the machine's state: a shared VM's speed drifts by 15–20 % within half an hour, more
 # than the CPU differences measured. One RSU id per run and system: frames identical to an earlier
 # run's would fall into JetStream's duplicate window (2 min) and never come out.
 common=(--cpu "nats=$(pid_of nats)" --cpu "redis=$(pid_of redis)" --file "$RECORDING" --nats "$NATS"
