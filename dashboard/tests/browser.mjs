@@ -54,8 +54,12 @@ async function planApplyReconcile(expectInDiff, name) {
   for (const line of expectInDiff) if (!diff.includes(line)) throw new Error(`diff lacks ${JSON.stringify(line)}:\n${diff}`);
   await shot(`${name}-plan`);
   await page.click('#apply');
-  await page.waitForSelector('#plan-status[data-state="reconciled"], #plan-status[data-state="failed"], #plan-error', { timeout });
-  const state = await page.getAttribute('#plan-status', 'data-state').catch(() => null);
+  // The state is read in the same turn as it is found settled: the page re-renders on every snapshot.
+  const state = await (await page.waitForFunction(() => {
+    if (document.querySelector('#plan-error')) return 'refused';
+    const s = document.querySelector('#plan-status')?.dataset.state;
+    return s === 'reconciled' || s === 'failed' ? s : null;
+  }, null, { timeout })).jsonValue();
   if (state !== 'reconciled') throw new Error(`not reconciled: ${await page.textContent('#plan-box, #app-plan')}`);
   await shot(`${name}-reconciled`);
   const version = await page.evaluate(() => document.querySelector('#plan-status').textContent.match(/(\S+) is deployed/)[1]);

@@ -228,6 +228,10 @@ function linkCard(A) {
   return h('div', { class: 'card' }, h('h2', {}, 'Link config'), select, entries, h('div', {}, key, ' = ', value, ' ', h('button', { id: 'plan-link', onclick: go }, 'plan change')));
 }
 
+// wadm's first pass over a deployed version takes milliseconds; its status publish, if any, is long
+// in by then.
+const SETTLE_MS = 5000;
+
 // The status's component and provider scalers are exactly the deployed model's components.
 function scalersOfModel(A) {
   const scaled = new Set(A.scalers.filter((s) => /^(Daemon|Spread)Scaler$/.test(s.kind)).map((s) => s.name));
@@ -255,9 +259,12 @@ function drawPlan(box) {
   let status = '';
   if (P.applied) {
     const A = state.app;
-    // Right after a deploy wadm's status can still be the previous version's: it speaks of the new
-    // one once wadm published it after the deploy, or once its scalers are the new model's.
-    const current = A && A.deployed_version === P.applied && (A.status_at_ms > P.applied_at || scalersOfModel(A));
+    // Right after a deploy wadm's status is still the previous version's (a scale change keeps the
+    // same scalers). wadm publishes a status after its first pass over the new version, but only
+    // when it differs from the last one: a change that never moves the status off "deployed" is
+    // taken as reconciled once the status stayed unchanged for SETTLE_MS (server clock) after it.
+    const settled = A && A.refreshed_at_ms - P.applied_at >= SETTLE_MS && A.status_at_ms <= P.applied_at && scalersOfModel(A);
+    const current = A && A.deployed_version === P.applied && (A.status_at_ms > P.applied_at || settled);
     const reconciled = current && A.status === 'deployed';
     const failed = current && A.status === 'failed';
     status = h('div', { id: 'plan-status', 'data-state': reconciled ? 'reconciled' : failed ? 'failed' : 'reconciling' },
