@@ -2,7 +2,7 @@
 # Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), Redis, wadm and the
 # wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
-#   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up | native-down | status
+#   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up [seven|fused] [core|durable] | native-down | status
 #                    | rsu-add RSU [STATION] | rsu-remove RSU | redis-url | dashboard-up | dashboard-down
 #
 # Used by `make run` / `make stop` and by the integration tests (with their own ports and state
@@ -66,6 +66,10 @@ export WASH_CTL_CREDS="$AUTH/users/operator.creds" CITS_AUTH="$AUTH" CITS_NATS_P
 POLICY_TOPIC="wasmcloud.policy.$LATTICE"
 
 log() { printf '[lattice] %s\n' "$*" >&2; }
+die() {
+    log "$*"
+    exit 2
+}
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -380,22 +384,32 @@ host_down() {
     stop wadm
 }
 
-# The native baseline of `make bench`: each stage of the same crates as a plain process on the same
-# subjects, Redis and map (`cits stage`), settings read from the seven-actor manifest.
+# The native baseline of `make bench`: the same crates as plain processes on the same subjects,
+# Redis and map (`cits stage`). `native-up [seven|fused] [core|durable]`: seven stage processes
+# with settings from the seven-actor manifest, or the fused chain as one process with the fused
+# manifest's; input from core NATS subscriptions, or durable through each stage's own JetStream
+# consumers as the messaging provider delivers to a component (`cits stage --durable`).
 NATIVE_STAGES=(decoder collector assembler map_matcher predictor collision_detector denm_sender)
-native_up() {
-    local s manifest="$STATE/native-cits-pipeline.yaml"
-    with_cameras "$REPO/wadm/cits-pipeline.yaml" >"$manifest"
-    for s in "${NATIVE_STAGES[@]}"; do
+native_up() { # [seven|fused] [core|durable]
+    local shape=${1:-seven} input=${2:-core} s stages manifest="$STATE/native-cits-pipeline.yaml" source
+    case "$shape" in
+    seven) stages=("${NATIVE_STAGES[@]}") source="$REPO/wadm/cits-pipeline.yaml" ;;
+    fused) stages=(pipeline) source="$REPO/wadm/cits-pipeline-fused.yaml" ;;
+    *) die "native-up: shape $shape is not seven or fused" ;;
+    esac
+    [[ "$input" == core || "$input" == durable ]] || die "native-up: input $input is not core or durable"
+    with_cameras "$source" >"$manifest"
+    for s in "${stages[@]}"; do
         start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
             --redis "$(redis_url)" --blobstore-root "$STATE/blobstore" \
-            --manifest "$manifest" ${MAX_AGE_MS:+--set "limits.max_age_ms=$MAX_AGE_MS"}
+            --manifest "$manifest" ${MAX_AGE_MS:+--set "limits.max_age_ms=$MAX_AGE_MS"} \
+            $([[ "$input" == durable ]] && echo --durable)
     done
 }
 
 native_down() {
     local s
-    for s in "${NATIVE_STAGES[@]}"; do
+    for s in "${NATIVE_STAGES[@]}" pipeline; do
         stop "native-$s"
     done
 }
@@ -443,11 +457,11 @@ rsu-remove) rsu_remove "${2:?rsu}" ;;
 redis-url) redis_url ;;
 dashboard-up) dashboard_up ;;
 dashboard-down) stop dashboard ;;
-native-up) native_up ;;
+native-up) native_up "${@:2}" ;;
 native-down) native_down ;;
 status) status ;;
 *)
-    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up|native-down|status|rsu-add RSU [STATION]|rsu-remove RSU|redis-url|dashboard-up|dashboard-down" >&2
+    echo "usage: $0 up|deploy|undeploy|probe|down|host-down|host-up N|native-up [seven|fused] [core|durable]|native-down|status|rsu-add RSU [STATION]|rsu-remove RSU|redis-url|dashboard-up|dashboard-down" >&2
     exit 2
     ;;
 esac

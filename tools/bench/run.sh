@@ -4,7 +4,13 @@
 #   wasmcloud        the seven signed actors (wadm/cits-pipeline.yaml)
 #   wasmcloud-fused  the same stages in one signed actor (wadm/cits-pipeline-fused.yaml)
 #   native           the same stage crates as seven native processes on the same subjects,
-#                    Redis and map (`cits stage`), no Wasm, no wasmCloud — the baseline
+#                    Redis and map (`cits stage`), no Wasm, no wasmCloud — the baseline; input
+#                    from core NATS subscriptions (at most once)
+#   native-durable   the same seven processes, input pulled durably from JetStream by the
+#                    messaging provider's own delivery code (`cits stage --durable`): the
+#                    seven-actor deployment's delivery without Wasm or wasmCloud
+#   native-fused     the fused chain as one native process, input durable likewise: the fused
+#                    deployment's shape and delivery without Wasm or wasmCloud
 # Many intersections (BENCH_RSUS, e.g. "1 2 4 8 16"): then also, per system and N, the first
 # BENCH_RSUS_SECONDS of the recording at 1x as N RSUs at once, each with a station of its own (given
 # the same cameras) and so an intersection of its own over the same map.
@@ -105,17 +111,22 @@ switch_to() { # system
         cpu=(--cpu "host=$(pid_of host-1)")
         current=$system
         ;;
-    native)
-        if [[ "$current" != native ]]; then
+    native | native-durable | native-fused)
+        if [[ "$current" != "$system" ]]; then
             "$LATTICE" host-down
-            "$LATTICE" native-up
+            "$LATTICE" native-down
+            case "$system" in
+            native) "$LATTICE" native-up seven core ;;
+            native-durable) "$LATTICE" native-up seven durable ;;
+            native-fused) "$LATTICE" native-up fused durable ;;
+            esac
         fi
         "$LATTICE" probe
         cpu=(--cpu "stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)")
-        current=native
+        current=$system
         ;;
     *)
-        log "unknown system $system (wasmcloud, wasmcloud-fused, native)"
+        log "unknown system $system (wasmcloud, wasmcloud-fused, native, native-durable, native-fused)"
         exit 2
         ;;
     esac
@@ -125,7 +136,7 @@ cpu=()
 
 # Deploy → first DENM, each wasmCloud deployment on a lattice that has not run it yet.
 for system in $SYSTEMS; do
-    [[ "$system" == native ]] && continue
+    [[ "$system" == native* ]] && continue
     "$LATTICE" undeploy
     since=$(now_us)
     CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy

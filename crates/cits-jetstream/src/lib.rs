@@ -15,12 +15,21 @@
 //! - Dead letters (`cits.dlq.<stage>`) are kept for inspection.
 //!
 //! Every publish carries `Nats-Msg-Id`, see [`publish_all`].
+//!
+//! How a stage's input reaches it is here too, so the messaging provider and the native baseline
+//! deliver alike: [`handler`] (a handler link's keys), [`durable`] (the pull loops, read-ahead
+//! batches, acknowledgement after the effect) and [`dispatch`] (attempts, retries, dead letters).
+//! Only the [`dispatch::Target`] differs: a component over wRPC, or the stage in-process.
 
 use std::time::Duration;
 
 use anyhow::Context as _;
 use async_nats::jetstream::{self, consumer, stream};
 use async_nats::HeaderMap;
+
+pub mod dispatch;
+pub mod durable;
+pub mod handler;
 
 /// Partitions of every stage-input stream: how many RSUs a stage serves in parallel (RSUs that
 /// hash to the same partition share its order). Fixed when a stream is created.

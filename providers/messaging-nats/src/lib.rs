@@ -7,8 +7,6 @@
 //! overlapping attempts and dead-letters what keeps failing. See README.md.
 
 pub mod config;
-pub mod dispatch;
-pub mod durable;
 mod provider;
 
 pub use provider::{run, NatsMessagingProvider};

@@ -16,9 +16,11 @@ use wasmcloud_provider_sdk::{
     ProviderInitConfig,
 };
 
-use crate::config::{ConnectionConfig, HandlerConfig};
-use crate::dispatch::{Delivery, Failure, Target};
-use crate::durable::Consumers;
+use cits_jetstream::dispatch::{Delivery, Failure, Target};
+use cits_jetstream::durable::Consumers;
+use cits_jetstream::handler::HandlerConfig;
+
+use crate::config::ConnectionConfig;
 
 mod bindings {
     wit_bindgen_wrpc::generate!({
@@ -112,13 +114,7 @@ impl Target for Component {
     }
 
     async fn dead_letter(&self, msg: &Delivery, reason: &str) -> Result<(), String> {
-        let stage = &self.dead_letter_stage;
-        let error = cits::stage::StageError::new(reason);
-        let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
-        let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload);
-        cits_jetstream::publish_all(&self.js, vec![(id, letter.subject, letter.body)])
-            .await
-            .map_err(|e| format!("{e:#}"))
+        cits_jetstream::durable::store_dead_letter(&self.js, &self.dead_letter_stage, msg, reason).await
     }
 }
 
@@ -222,7 +218,7 @@ impl Provider for NatsMessagingProvider {
             dead_letter_stage: cfg.dead_letter_stage.clone(),
         });
         let default_durable = format!("{}-{}", link.target_id, link.link_name);
-        let consumers = crate::durable::start(nats, js, &cfg, &default_durable, target);
+        let consumers = cits_jetstream::durable::start(nats, js, &cfg, &default_durable, target);
         info!(
             component = link.target_id,
             link = link.link_name,

@@ -720,6 +720,17 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
     Ok(md)
 }
 
+/// The native system with a wasmCloud deployment's shape (seven stages or the fused chain) and
+/// delivery (durable JetStream pulls by the messaging provider's code): the CPU of the two
+/// compared is what Wasm and wasmCloud cost, with durability on both sides.
+fn native_counterpart(system: &str) -> Option<&'static str> {
+    match system {
+        "wasmcloud-fused" => Some("native-fused"),
+        "wasmcloud" => Some("native-durable"),
+        _ => None,
+    }
+}
+
 /// The speed-factor runs (one RSU, the whole recording): a table and the largest factor each
 /// system sustains.
 fn summary_section(
@@ -732,9 +743,9 @@ fn summary_section(
     let _ = writeln!(md, "## Summary\n");
     let _ = writeln!(
         md,
-        "| system | factor | CPMs in → out | in / out msg/s | p50 ms | p95 ms | p99 ms | max ms | backlog | CPU ms / update | p95 ÷ {baseline} | CPU ÷ {baseline} |"
+        "| system | factor | CPMs in → out | in / out msg/s | p50 ms | p95 ms | p99 ms | max ms | backlog | CPU ms / update | p95 ÷ {baseline} | CPU ÷ {baseline} | CPU ÷ native, same shape and delivery |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     fn p95(r: &RunResult) -> Option<f64> {
         r.end_to_end.as_ref().map(|e| e.p95_ms)
     }
@@ -742,6 +753,7 @@ fn summary_section(
         for f in factors {
             let Some(r) = by_key.get(&(s.clone(), *f)) else { continue };
             let base = by_key.get(&(baseline.to_string(), *f));
+            let counterpart = native_counterpart(s).and_then(|n| by_key.get(&(n.to_string(), *f)));
             let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
                 (Some(a), Some(b)) if b > 0.0 => format!("{:.1}×", a / b),
                 _ => "—".into(),
@@ -756,7 +768,7 @@ fn summary_section(
             };
             let _ = writeln!(
                 md,
-                "| {s} | {}x | {} → {} | {:.1} / {:.1} | {} | {} | {} | {} | {backlog} | {:.3} | {} | {} |",
+                "| {s} | {}x | {} → {} | {:.1} / {:.1} | {} | {} | {} | {} | {backlog} | {:.3} | {} | {} | {} |",
                 factor_label(*f as f64 / 1000.0),
                 r.cpms_in,
                 r.frames_out,
@@ -769,6 +781,7 @@ fn summary_section(
                 r.cpu_ms_per_object_update,
                 ratio(p95(r), base.and_then(|b| p95(b))),
                 ratio(Some(r.cpu_ms_per_object_update), base.map(|b| b.cpu_ms_per_object_update)),
+                ratio(Some(r.cpu_ms_per_object_update), counterpart.map(|b| b.cpu_ms_per_object_update)),
             );
         }
     }
@@ -988,6 +1001,24 @@ mod tests {
         // What `report` reads back is what `run` wrote.
         let back: RunResult = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
+    }
+
+    #[test]
+    fn a_deployment_is_compared_with_the_native_system_of_its_shape_and_delivery() {
+        let dir = std::env::temp_dir().join(format!("cits-bench-pairs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (system, cpu) in [("wasmcloud-fused", 1.8), ("native", 1.2), ("native-fused", 1.5), ("wasmcloud", 4.0)] {
+            let mut r = result(8.0, 3296, 3296, false);
+            r.system = system.into();
+            r.cpu_ms_per_object_update = cpu;
+            std::fs::write(dir.join(format!("run-{system}-1x.json")), serde_json::to_string(&r).unwrap()).unwrap();
+        }
+        let md = report(&dir, "native").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let row = |system: &str| md.lines().find(|l| l.starts_with(&format!("| {system} | 1x |"))).unwrap().to_string();
+        assert!(row("wasmcloud-fused").ends_with("| 1.800 | 1.0× | 1.5× | 1.2× |"), "{md}");
+        assert!(row("wasmcloud").ends_with("| 3.3× | — |"), "no native-durable run: {md}");
+        assert!(row("native").ends_with("| 1.0× | — |"), "{md}");
     }
 
     #[test]

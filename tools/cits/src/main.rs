@@ -207,6 +207,10 @@ enum Command {
         /// Config entries to set on top of the manifest's, e.g. `limits.max_age_ms=300000`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Input from the stage's own durable JetStream consumers, delivered as the messaging
+        /// provider delivers to a component, instead of core NATS subscriptions.
+        #[arg(long)]
+        durable: bool,
     },
     /// Benchmark runs and their report (`make bench`).
     #[command(subcommand)]
@@ -798,7 +802,7 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Stage { name, nats, redis, blobstore_root, manifest, lattice, set } => {
+        Command::Stage { name, nats, redis, blobstore_root, manifest, lattice, set, durable } => {
             let opts = cits_tools::native::ServeOptions {
                 set: cits_tools::native::entries_set(&set)?,
                 stage: name,
@@ -807,6 +811,7 @@ async fn main() -> anyhow::Result<()> {
                 blobstore_root,
                 manifest,
                 lattice,
+                durable,
             };
             cits_tools::native::serve(opts).await?;
         }

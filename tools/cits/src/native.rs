@@ -9,6 +9,8 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use cits::pipeline::{self, Cached, Outcome, Services};
 use cits::stage::StageError;
+use cits_jetstream::dispatch::{Delivery, Failure, Target};
+use cits_jetstream::handler::HandlerConfig;
 use futures::StreamExt as _;
 
 /// A stage's settings in the manifest: its component's config entries and the subjects its
@@ -17,6 +19,9 @@ use futures::StreamExt as _;
 pub struct StageSettings {
     pub config: Vec<(String, String)>,
     pub subscriptions: Vec<String>,
+    /// Every source-config entry of the component's input (handler) link: how the messaging
+    /// provider delivers to it (`concurrency`, `batch_max`, `max_attempts`, …).
+    pub input_link: Vec<(String, String)>,
     /// Named configs the component has whose entries are not in the manifest but kept in the
     /// lattice's config store (e.g. the RSU registry `cits-rsus`, changed at run time).
     pub lattice_configs: Vec<String>,
@@ -54,6 +59,7 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
                     if key == "subscriptions" {
                         settings.subscriptions.extend(value.split(',').map(|s| s.trim().to_string()));
                     }
+                    settings.input_link.push((key, value));
                 }
             }
         }
@@ -246,25 +252,45 @@ pub struct ServeOptions {
     pub lattice: String,
     /// Config entries over the manifest's (see [`with_entries`]).
     pub set: Vec<(String, String)>,
+    /// Input through durable JetStream consumers, delivered as the messaging provider delivers
+    /// to a component (same pull loops, batches, attempts and dead letters: `cits_jetstream`),
+    /// instead of core NATS subscriptions.
+    pub durable: bool,
 }
 
 /// Attempts per message when a service is unavailable, as the manifest's `max_attempts`.
 const MAX_ATTEMPTS: u32 = 3;
 
-/// Serves one stage until the NATS connection ends: messages one at a time, in arrival order
-/// (so one RSU's frames are in order, as with our provider), bad input dead-lettered, an
-/// unavailable service retried and then dead-lettered. Outputs go to JetStream with the same
-/// message ids as the actors' (the streams' republish turns outboxes into DENMs and FrameDones);
-/// input comes from core subscriptions: the baseline measures the stages, not durable delivery.
+/// Serves one stage: outputs go to JetStream with the same message ids as the actors' (the
+/// streams' republish turns outboxes into DENMs and FrameDones). Input comes either from core
+/// subscriptions ([`serve_core`]) or, with `durable`, from the stage's JetStream consumers
+/// ([`serve_durable`]).
 pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     runner(&opts.stage)?;
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
-    let config = with_entries(settings.config, opts.set.clone());
-    let mut svc = Native::connect(config, &opts.redis_url, opts.blobstore_root.clone())?;
+    let config = with_entries(settings.config.clone(), opts.set.clone());
+    let svc = Native::connect(config, &opts.redis_url, opts.blobstore_root.clone())?;
     let client = crate::auth::connect_nats(&opts.nats).await?;
     let lattice_configs = LatticeConfigs::default();
     watch_lattice_configs(&client, &opts.lattice, &settings.lattice_configs, &lattice_configs).await?;
-    svc = svc.with_lattice_configs(lattice_configs.clone());
+    let svc = svc.with_lattice_configs(lattice_configs.clone());
+    if opts.durable {
+        serve_durable(opts, settings, svc, client, lattice_configs).await
+    } else {
+        serve_core(opts, settings, svc, client, lattice_configs).await
+    }
+}
+
+/// Until the NATS connection ends: messages one at a time, in arrival order (so one RSU's frames
+/// are in order, as with our provider), bad input dead-lettered, an unavailable service retried
+/// and then dead-lettered. At most once: what arrives while the process is down is lost.
+async fn serve_core(
+    opts: ServeOptions,
+    settings: StageSettings,
+    mut svc: Native,
+    client: async_nats::Client,
+    lattice_configs: LatticeConfigs,
+) -> anyhow::Result<()> {
     let mut subs = Vec::new();
     for subject in &settings.subscriptions {
         subs.push(client.subscribe(subject.clone()).await?);
@@ -317,6 +343,89 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Until interrupted: the stage's input link delivered exactly as the messaging provider delivers
+/// it to a component — the same `cits_jetstream` pull loops (one message in flight per RSU
+/// partition, read-ahead batches under a backlog, acknowledged after the effect), attempts and
+/// dead letters — with the stage called in-process instead of over wRPC. Its consumers are its
+/// own (`native-<component>`), never a deployment's position in the stream.
+async fn serve_durable(
+    opts: ServeOptions,
+    settings: StageSettings,
+    svc: Native,
+    client: async_nats::Client,
+    lattice_configs: LatticeConfigs,
+) -> anyhow::Result<()> {
+    let link: std::collections::HashMap<String, String> = settings.input_link.into_iter().collect();
+    let mut cfg = HandlerConfig::from_map(&link).map_err(|e| anyhow::anyhow!("{}: input link: {e}", opts.stage))?;
+    let durable = format!("native-{}", opts.stage.replace('_', "-"));
+    cfg.durable = Some(durable.clone());
+    let js = async_nats::jetstream::new(client.clone());
+    cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
+    let target = std::sync::Arc::new(InProcess {
+        stage: opts.stage.clone(),
+        svc: std::sync::Mutex::new(svc),
+        js: js.clone(),
+        dead_letter_stage: cfg.dead_letter_stage.clone(),
+        runtime: tokio::runtime::Handle::current(),
+        reconnect: (opts.redis_url.clone(), opts.blobstore_root.clone(), lattice_configs),
+    });
+    let _consumers = cits_jetstream::durable::start(client, js, &cfg, &durable, target);
+    eprintln!("native {} on {} (durable {durable}-<partition>)", opts.stage, settings.subscriptions.join(", "));
+    tokio::signal::ctrl_c().await?;
+    Ok(())
+}
+
+/// A stage in this process as the target of durable delivery. One message at a time (the lock),
+/// as one native process computes.
+struct InProcess {
+    stage: String,
+    svc: std::sync::Mutex<Native>,
+    js: async_nats::jetstream::Context,
+    /// The input link's `dead_letter_stage`, as for a component.
+    dead_letter_stage: String,
+    runtime: tokio::runtime::Handle,
+    /// Redis URL, blobstore root and lattice configs, to connect anew after a service failed.
+    reconnect: (String, PathBuf, LatticeConfigs),
+}
+
+impl Target for InProcess {
+    async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
+        let mut publish = |out: &[(String, cits::stage::Outbound)]| {
+            let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
+            self.runtime
+                .block_on(cits_jetstream::publish_all(&self.js, messages))
+                .map_err(|e| StageError::unavailable(format!("publish failed: {e:#}")))
+        };
+        let handled = tokio::task::block_in_place(|| {
+            let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
+            let (run, stateful) = runner(&self.stage).expect("checked when serving started");
+            let handled =
+                pipeline::handle(&mut *svc, &self.stage, stateful, run, &msg.subject, &msg.payload, &mut publish);
+            if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
+                // The connection may be what failed: the retry gets a fresh one.
+                let (redis, blobs, configs) = &self.reconnect;
+                if let Ok(fresh) = Native::connect(svc.config.clone(), redis, blobs.clone()) {
+                    *svc = fresh.with_lattice_configs(configs.clone());
+                }
+            }
+            handled
+        });
+        match handled {
+            Ok(handled) => {
+                for (subject, reason) in &handled.rejected {
+                    eprintln!("{}: dead letter from {subject}: {reason}", self.stage);
+                }
+                Ok(())
+            }
+            Err(reason) => Err(Failure::Refused(reason.to_string())),
+        }
+    }
+
+    async fn dead_letter(&self, msg: &Delivery, reason: &str) -> Result<(), String> {
+        cits_jetstream::durable::store_dead_letter(&self.js, &self.dead_letter_stage, msg, reason).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +446,17 @@ mod tests {
         assert_eq!(d.lattice_configs, vec!["cits-rsus"]);
         assert!(d.config.iter().all(|(k, _)| !k.starts_with("rsu.")));
         assert!(settings_from_manifest(&manifest("cits-pipeline.yaml"), "nope").is_err());
+        // `--durable` delivers as the input link says, for every stage of both deployments.
+        for (file, stage) in
+            STAGES[..7].iter().map(|s| ("cits-pipeline.yaml", *s)).chain([("cits-pipeline-fused.yaml", "pipeline")])
+        {
+            let link: std::collections::HashMap<String, String> =
+                settings_from_manifest(&manifest(file), stage).unwrap().input_link.into_iter().collect();
+            let cfg = HandlerConfig::from_map(&link).unwrap_or_else(|e| panic!("{file} {stage}: {e}"));
+            assert!(!cfg.subscriptions.is_empty() && !cfg.dead_letter_stage.is_empty(), "{file} {stage}: {cfg:?}");
+        }
+        let d = settings_from_manifest(&manifest("cits-pipeline.yaml"), "decoder").unwrap();
+        assert!(d.input_link.contains(&("dead_letter_stage".into(), "decoder".into())), "{:?}", d.input_link);
     }
 
     /// The fused manifest must configure the stages exactly as the seven-actor one does; an entry

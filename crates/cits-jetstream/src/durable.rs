@@ -22,8 +22,8 @@ use tracing::{error, info, warn};
 use bytes::Bytes;
 use prost::Message as _;
 
-use crate::config::HandlerConfig;
 use crate::dispatch::{attempt, Delivery, Target};
+use crate::handler::HandlerConfig;
 
 /// Pull requests wait this long for a message before they are renewed; the server sends
 /// heartbeats meanwhile, and a pull that hears nothing for two heartbeats is started anew.
@@ -64,12 +64,12 @@ pub fn start<T: Target>(
     let permits = Arc::new(Semaphore::new(cfg.concurrency.max(1)));
     let mut loops = Vec::new();
     for subscription in &cfg.subscriptions {
-        let spec = cits_jetstream::stage_input(subscription).expect("checked by HandlerConfig::from_map");
-        let consumer = cits_jetstream::ConsumerSpec {
+        let spec = crate::stage_input(subscription).expect("checked by HandlerConfig::from_map");
+        let consumer = crate::ConsumerSpec {
             durable: cfg.durable.clone().unwrap_or_else(|| default_durable.to_string()),
             ack_wait: cfg.ack_wait,
         };
-        for partition in 0..cits_jetstream::PARTITIONS {
+        for partition in 0..crate::PARTITIONS {
             let (js, cfg, target, permits) = (js.clone(), cfg.clone(), Arc::clone(&target), Arc::clone(&permits));
             let config = consumer.config(spec, partition);
             let ahead = ReadAhead { client: client.clone(), stream: spec.name, filter: config.filter_subject.clone() };
@@ -212,6 +212,20 @@ fn report_late_delivery(consumer: &str, info: &jetstream::message::Info<'_>, fre
     }
 }
 
+/// Stores `msg` as a dead letter of `stage` on `cits.dlq.<stage>` (JetStream, acknowledged): what
+/// a [`Target::dead_letter`] does wherever the stage runs.
+pub async fn store_dead_letter(
+    js: &jetstream::Context,
+    stage: &str,
+    msg: &Delivery,
+    reason: &str,
+) -> Result<(), String> {
+    let error = cits::stage::StageError::new(reason);
+    let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
+    let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload);
+    crate::publish_all(js, vec![(id, letter.subject, letter.body)]).await.map_err(|e| format!("{e:#}"))
+}
+
 async fn open(
     js: &jetstream::Context,
     stream: &str,
@@ -266,8 +280,7 @@ impl ReadAhead {
             else {
                 anyhow::bail!("direct get: a reply without Nats-Sequence or Nats-Subject");
             };
-            let delivery =
-                Delivery { subject: cits_jetstream::published_subject(&stored_subject), payload: reply.payload };
+            let delivery = Delivery { subject: crate::published_subject(&stored_subject), payload: reply.payload };
             ahead.push(Ahead { seq: stored_seq, delivery });
         }
         let _ = replies.unsubscribe().await;
@@ -304,8 +317,7 @@ async fn handle<T: Target>(
     cfg: &HandlerConfig,
     target: &T,
 ) -> Option<u64> {
-    let delivery =
-        Delivery { subject: cits_jetstream::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
+    let delivery = Delivery { subject: crate::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
     if let Some(last) = also.last().map(|a| a.seq) {
         let batch = batch_of(&delivery, &also);
         let once = HandlerConfig { max_attempts: 1, max_unanswered: 1, ..cfg.clone() };
@@ -417,8 +429,8 @@ mod tests {
         }
         let client = client.expect("nats-server accepts connections");
         let js = jetstream::new(client.clone());
-        let limits = cits_jetstream::Limits { max_bytes: 64 << 20, ..Default::default() };
-        cits_jetstream::ensure_streams(&js, &limits).await.unwrap();
+        let limits = crate::Limits { max_bytes: 64 << 20, ..Default::default() };
+        crate::ensure_streams(&js, &limits).await.unwrap();
         // Two RSUs' CPMs interleaved, each with its stream sequence and the partition it went to.
         let mut stored: Vec<(u64, u32, String, String)> = Vec::new();
         let stream = js.get_stream("CITS_CPM").await.unwrap();
@@ -431,7 +443,7 @@ mod tests {
                 stored.push((ack.sequence, partition, format!("cits.cpm.{rsu}"), body));
             }
         }
-        let spec = cits_jetstream::stage_input("cits.cpm.*").unwrap();
+        let spec = crate::stage_input("cits.cpm.*").unwrap();
         let partition = stored[0].1;
         let ahead = ReadAhead { client, stream: spec.name, filter: spec.partition_filter(partition) };
         let in_partition: Vec<&(u64, u32, String, String)> = stored.iter().filter(|s| s.1 == partition).collect();

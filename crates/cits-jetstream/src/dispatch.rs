@@ -7,7 +7,7 @@ use std::future::Future;
 use bytes::Bytes;
 use tracing::warn;
 
-use crate::config::{HandlerConfig, MAX_BACKOFF};
+use crate::handler::{HandlerConfig, MAX_BACKOFF};
 
 pub use cits::stage::UNAVAILABLE;
 
