@@ -31,7 +31,14 @@ async fn fused_actor_warns_like_the_seven_actors_under_batching() {
 /// The benchmark's baseline: the stage crates as native processes on the same subjects.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn native_stage_processes_warn_like_the_actors() {
-    warned_over_mqtt_as_natively(Lattice::start_native("pipeline-native"), 4.0).await;
+    warned_over_mqtt_as_natively(Lattice::start_native("pipeline-native", "seven core"), 4.0).await;
+}
+
+/// The fused deployment's native counterpart: the fused chain in one process, its input pulled
+/// from JetStream by the messaging provider's delivery code (batches under a backlog at 16x).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_fused_process_with_durable_input_warns_like_the_actors() {
+    warned_over_mqtt_as_natively(Lattice::start_native("pipeline-native-fused", "fused durable"), 16.0).await;
 }
 
 async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {

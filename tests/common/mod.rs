@@ -74,8 +74,10 @@ impl Lattice {
 
     /// The native baseline instead of the actors: the stages as `cits stage` processes on the
     /// same NATS, Redis and map (nothing deployed on the host).
-    pub fn start_native(name: &str) -> Self {
-        Self::start_steps(name, None, &["up", "native-up", "probe"])
+    /// The native baseline instead of a deployment: `native` is `lattice.sh native-up`'s
+    /// arguments (`seven core`, `fused durable`, …).
+    pub fn start_native(name: &str, native: &str) -> Self {
+        Self::start_steps(name, None, &["up", &format!("native-up {native}"), "probe"])
     }
 
     fn start_steps(name: &str, manifest: Option<&str>, steps: &[&str]) -> Self {
@@ -113,7 +115,7 @@ impl Lattice {
 
     fn script(&self, step: &str) -> Command {
         let mut cmd = Command::new(self.repo.join("tools/lattice.sh"));
-        cmd.arg(step)
+        cmd.args(step.split_whitespace())
             .env("CITS_STATE", &self.state)
             .env("NATS_PORT", self.nats_port.to_string())
             .env("MQTT_PORT", self.mqtt_port.to_string())
