@@ -196,7 +196,7 @@ inventory:
 # the first BENCH_RSUS_SECONDS of it at 1x as N RSUs at once, each its own station and intersection
 # (BENCH_RSUS= skips them). Report in results/latest (see tools/bench/run.sh).
 BENCH_FACTORS ?= 1 2 4 8 16
-BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native
+BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native native-fused
 BENCH_RSUS ?= 1 2 4 8 16
 BENCH_RSUS_SECONDS ?= 60
 bench: setup build

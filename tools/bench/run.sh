@@ -19,13 +19,13 @@
 # run) goes to $BENCH_OUT (default results/<UTC time>), linked as results/latest, and is printed.
 #
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
-# BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native"), BENCH_RSUS (default empty: no
+# BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native native-fused"), BENCH_RSUS (default empty: no
 # many-intersections runs), BENCH_RSUS_SECONDS (default 60), BENCH_OUT, RECORDING, PYTHON.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FACTORS="${BENCH_FACTORS:-1 2 4 8 16}"
-SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native}"
+SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native native-fused}"
 RSUS_N="${BENCH_RSUS:-}"
 RSUS_SECONDS="${BENCH_RSUS_SECONDS:-60}"
 # The recording's station (tools/lattice.sh registers RSUs with it); RSU k of N sends as STATION+k-1.
@@ -138,8 +138,9 @@ cpu=()
 for system in $SYSTEMS; do
     [[ "$system" == native* ]] && continue
     "$LATTICE" undeploy
-    since=$(now_us)
     CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
+    # From `wash app deploy` (lattice.sh stores every version of the application first).
+    since=$(cat "$STATE/deploy-requested-us")
     # Links that raced a provider's start are caught up by the provider itself (cits-provider);
     # the time until the first DENM includes that.
     "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
