@@ -263,8 +263,9 @@ function drawPlan(box) {
     // same scalers). wadm publishes a status after its first pass over the new version, but only
     // when it differs from the last one: a change that never moves the status off "deployed" is
     // taken as reconciled once the status stayed unchanged for SETTLE_MS (server clock) after it.
-    const settled = A && A.refreshed_at_ms - P.applied_at >= SETTLE_MS && A.status_at_ms <= P.applied_at && scalersOfModel(A);
-    const current = A && A.deployed_version === P.applied && (A.status_at_ms > P.applied_at || settled);
+    const published = A && A.status_at_ms > P.applied_at;
+    const settled = A && A.refreshed_at_ms - P.applied_at >= SETTLE_MS && scalersOfModel(A);
+    const current = A && A.deployed_version === P.applied && (published || settled);
     const reconciled = current && A.status === 'deployed';
     const failed = current && A.status === 'failed';
     status = h('div', { id: 'plan-status', 'data-state': reconciled ? 'reconciled' : failed ? 'failed' : 'reconciling' },

@@ -157,21 +157,52 @@ pub struct Native {
     config: Vec<(String, String)>,
     /// The component's named configs kept in the lattice's config store, as they are now.
     lattice_configs: LatticeConfigs,
+    redis_url: String,
     redis: redis::Connection,
     blobstore_root: PathBuf,
 }
 
 impl Native {
     pub fn connect(config: Vec<(String, String)>, redis_url: &str, blobstore_root: PathBuf) -> anyhow::Result<Self> {
-        let redis = redis::Client::open(redis_url)
-            .and_then(|c| c.get_connection())
-            .with_context(|| format!("cannot connect to Redis at {redis_url}"))?;
-        Ok(Self { config, lattice_configs: LatticeConfigs::default(), redis, blobstore_root })
+        let redis = open_redis(redis_url)?;
+        Ok(Self {
+            config,
+            lattice_configs: LatticeConfigs::default(),
+            redis_url: redis_url.into(),
+            redis,
+            blobstore_root,
+        })
+    }
+
+    /// A fresh Redis connection, after a service failed (the connection may be what failed).
+    pub fn reconnect(&mut self) -> anyhow::Result<()> {
+        self.redis = open_redis(&self.redis_url)?;
+        Ok(())
     }
 
     /// With the component's named configs of the lattice's config store (see [`watch_lattice_configs`]).
     pub fn with_lattice_configs(self, lattice_configs: LatticeConfigs) -> Self {
         Self { lattice_configs, ..self }
+    }
+}
+
+fn open_redis(url: &str) -> anyhow::Result<redis::Connection> {
+    redis::Client::open(url)
+        .and_then(|c| c.get_connection())
+        .with_context(|| format!("cannot connect to Redis at {url}"))
+}
+
+/// Publishes a stage's outputs to JetStream with their message ids, from blocking code (inside
+/// `block_in_place`); a failure is the stage's `unavailable` error.
+fn jetstream_publisher<'a>(
+    runtime: &'a tokio::runtime::Handle,
+    js: &'a async_nats::jetstream::Context,
+) -> impl FnMut(&[(String, cits::stage::Outbound)]) -> Result<(), StageError> + 'a {
+    move |out| {
+        let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
+        runtime
+            .block_on(cits_jetstream::publish_all(js, messages))
+            .map_err(|e| StageError::unavailable(format!("publish failed: {e:#}")))
     }
 }
 
@@ -273,11 +304,11 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     let client = crate::auth::connect_nats(&opts.nats).await?;
     let lattice_configs = LatticeConfigs::default();
     watch_lattice_configs(&client, &opts.lattice, &settings.lattice_configs, &lattice_configs).await?;
-    let svc = svc.with_lattice_configs(lattice_configs.clone());
+    let svc = svc.with_lattice_configs(lattice_configs);
     if opts.durable {
-        serve_durable(opts, settings, svc, client, lattice_configs).await
+        serve_durable(opts, settings, svc, client).await
     } else {
-        serve_core(opts, settings, svc, client, lattice_configs).await
+        serve_core(opts, settings, svc, client).await
     }
 }
 
@@ -289,7 +320,6 @@ async fn serve_core(
     settings: StageSettings,
     mut svc: Native,
     client: async_nats::Client,
-    lattice_configs: LatticeConfigs,
 ) -> anyhow::Result<()> {
     let mut subs = Vec::new();
     for subject in &settings.subscriptions {
@@ -300,12 +330,7 @@ async fn serve_core(
     let mut messages = futures::stream::select_all(subs);
     let js = async_nats::jetstream::new(client.clone());
     let runtime = tokio::runtime::Handle::current();
-    let mut publish = |out: &[(String, cits::stage::Outbound)]| {
-        let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
-        runtime
-            .block_on(cits_jetstream::publish_all(&js, messages))
-            .map_err(|e| StageError::unavailable(format!("publish failed: {e:#}")))
-    };
+    let mut publish = jetstream_publisher(&runtime, &js);
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
         loop {
@@ -324,11 +349,7 @@ async fn serve_core(
                     eprintln!("{}: {} not processed, retrying: {reason}", opts.stage, msg.subject);
                     attempt += 1;
                     tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt))).await;
-                    // The connection may be what failed.
-                    if let Ok(fresh) = Native::connect(svc.config.clone(), &opts.redis_url, opts.blobstore_root.clone())
-                    {
-                        svc = fresh.with_lattice_configs(lattice_configs.clone());
-                    }
+                    let _ = svc.reconnect(); // the next attempt reports what still fails
                 }
                 Err(reason) => {
                     let now = cits::time::now_us();
@@ -353,7 +374,6 @@ async fn serve_durable(
     settings: StageSettings,
     svc: Native,
     client: async_nats::Client,
-    lattice_configs: LatticeConfigs,
 ) -> anyhow::Result<()> {
     let link: std::collections::HashMap<String, String> = settings.input_link.into_iter().collect();
     let mut cfg = HandlerConfig::from_map(&link).map_err(|e| anyhow::anyhow!("{}: input link: {e}", opts.stage))?;
@@ -367,7 +387,6 @@ async fn serve_durable(
         js: js.clone(),
         dead_letter_stage: cfg.dead_letter_stage.clone(),
         runtime: tokio::runtime::Handle::current(),
-        reconnect: (opts.redis_url.clone(), opts.blobstore_root.clone(), lattice_configs),
     });
     let _consumers = cits_jetstream::durable::start(client, js, &cfg, &durable, target);
     eprintln!("native {} on {} (durable {durable}-<partition>)", opts.stage, settings.subscriptions.join(", "));
@@ -384,29 +403,18 @@ struct InProcess {
     /// The input link's `dead_letter_stage`, as for a component.
     dead_letter_stage: String,
     runtime: tokio::runtime::Handle,
-    /// Redis URL, blobstore root and lattice configs, to connect anew after a service failed.
-    reconnect: (String, PathBuf, LatticeConfigs),
 }
 
 impl Target for InProcess {
     async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
-        let mut publish = |out: &[(String, cits::stage::Outbound)]| {
-            let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
-            self.runtime
-                .block_on(cits_jetstream::publish_all(&self.js, messages))
-                .map_err(|e| StageError::unavailable(format!("publish failed: {e:#}")))
-        };
+        let mut publish = jetstream_publisher(&self.runtime, &self.js);
         let handled = tokio::task::block_in_place(|| {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
             let (run, stateful) = runner(&self.stage).expect("checked when serving started");
             let handled =
                 pipeline::handle(&mut *svc, &self.stage, stateful, run, &msg.subject, &msg.payload, &mut publish);
             if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
-                // The connection may be what failed: the retry gets a fresh one.
-                let (redis, blobs, configs) = &self.reconnect;
-                if let Ok(fresh) = Native::connect(svc.config.clone(), redis, blobs.clone()) {
-                    *svc = fresh.with_lattice_configs(configs.clone());
-                }
+                let _ = svc.reconnect(); // the retry reports what still fails
             }
             handled
         });
