@@ -2,8 +2,10 @@
 //! (ranked, with probabilities) and time-stamped positions over a horizon.
 //!
 //! Routes branch at lanelet successors; each branch is weighted by a turn prior of the travel
-//! mode (cars mostly go straight, cyclists rarely turn left), so an object already on a turn
-//! connector has one route left. Speed comes from the object's recent track. Pedestrians (their
+//! mode (cars mostly go straight, cyclists rarely turn left) times what the track shows: its
+//! speeds against the distance to the stop line (slowed to a turn's speed, or not), where in its
+//! lane it keeps, and on a connector which one its points follow. Speed comes from the object's
+//! recent track. Pedestrians (their
 //! crosswalks and sidewalks are walked either way) and objects without a lane are extrapolated at
 //! constant velocity.
 
@@ -426,6 +428,112 @@ fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
     line_fit(&samples)
 }
 
+/// How far back a track's speed profile is judged: a turning road user's braking ends as it
+/// reaches its turn speed, a second or two before its path shows the turn.
+const PROFILE_WINDOW_US: u64 = 3_000_000;
+
+/// Spread of a measured speed about what a road user's speed profile explains (the sensor's
+/// noise and riders' own unsteadiness), m/s.
+const PROFILE_SIGMA_MPS: f64 = 0.3;
+/// Braking (m/s²) drivers and riders slow down for a turn with.
+const TURN_BRAKING_MPS2: [f64; 4] = [1.5, 2.0, 2.5, 3.0];
+/// Where one yielding stops, metres before (positive) or past the stop line.
+const YIELD_STOP_M: [f64; 4] = [-2.0, 0.0, 2.0, 4.0];
+/// How much below the top of its profile a road user's cruise may be (noise lifts the top), m/s.
+const CRUISE_SHADE_MPS: [f64; 3] = [0.0, 0.15, 0.3];
+/// Share of turning road users who cruise at their turn speed already and do not slow down.
+const KEEPING_TURN_SHARE: f64 = 0.3;
+/// Fewest measured speeds a profile is judged on.
+const PROFILE_MIN_SAMPLES: usize = 6;
+
+/// The sensor's measured speeds of a track's last [`PROFILE_WINDOW_US`] against where each was
+/// measured: (metres before the stop line of `approach`, negative past it on a connector, m/s).
+fn speed_profile(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Vec<(f64, f64)> {
+    let Some(lane) = map.lanes.get(&approach) else { return Vec::new() };
+    let end = lane.stations.last().copied().unwrap_or(0.0);
+    let newest = t.points.last().map_or(0, |p| p.measured_at_us);
+    t.points
+        .iter()
+        .filter(|p| p.measured_at_us.saturating_add(PROFILE_WINDOW_US) >= newest)
+        .filter_map(|p| {
+            let speed = p.speed_mps?;
+            if p.lanelet_id == approach {
+                Some((end - p.station_m, speed))
+            } else if lane.successors.contains(&p.lanelet_id) {
+                Some((-p.station_m, speed))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Likelihood ratio turning : going straight from a speed profile ([`speed_profile`]): one
+/// turning has slowed from its cruise to its turn speed by the stop line (braking at one of
+/// [`TURN_BRAKING_MPS2`], the turn speed one of the mode's) and keeps that on the connector; one
+/// going straight keeps a speed of its own, or stops to yield and pulls away. Judging the speeds
+/// against the distance to the line, not against time, a braking onset shows from its first
+/// samples: a deceleration fitted over a second lags it by half that, and then speaks against
+/// the turn it announces. None without enough measured speeds.
+fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) -> Option<f64> {
+    let (low, high) = turn_speeds_mps(mode)?;
+    if profile.len() < PROFILE_MIN_SAMPLES {
+        return None;
+    }
+    let mean = profile.iter().map(|s| s.1).sum::<f64>() / profile.len() as f64;
+    // Its cruise: the fastest it went (averaged over three samples against noise).
+    let cruise = profile.windows(3).map(|w| (w[0].1 + w[1].1 + w[2].1) / 3.0).fold(mean, f64::max);
+    let log_likelihood = |model: &dyn Fn(f64) -> f64| {
+        -profile.iter().map(|&(d, v)| (v - model(d)).powi(2)).sum::<f64>() / (2.0 * PROFILE_SIGMA_MPS.powi(2))
+    };
+    // Log of the mean of exp over hypotheses, without underflow.
+    let log_mean = |logs: &[f64]| {
+        let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        top + (logs.iter().map(|l| (l - top).exp()).sum::<f64>() / logs.len() as f64).ln()
+    };
+    let mut braking = Vec::new();
+    for i in 0..5 {
+        let v_turn = low + (high - low) * i as f64 / 4.0;
+        for b in TURN_BRAKING_MPS2 {
+            // The cruise estimate is the noisy top of the profile: the best of it and a little less.
+            let best = CRUISE_SHADE_MPS
+                .iter()
+                .map(|shade| {
+                    let cruise = cruise - shade;
+                    log_likelihood(&|d: f64| cruise.min((v_turn * v_turn + 2.0 * b * d.max(0.0)).sqrt()))
+                })
+                .fold(f64::NEG_INFINITY, f64::max);
+            braking.push(best);
+        }
+    }
+    // One whose cruise is a turn speed already keeps it through the turn: as likely as going
+    // straight at that speed.
+    let braking = log_mean(&braking);
+    let turning = if (low..=high).contains(&mean) {
+        let keeping = log_likelihood(&|_| mean);
+        let top = keeping.max(braking);
+        top + (KEEPING_TURN_SHARE * (keeping - top).exp() + (1.0 - KEEPING_TURN_SHARE) * (braking - top).exp()).ln()
+    } else {
+        braking
+    };
+    let mut straight = vec![log_likelihood(&|_| mean)];
+    for stop in YIELD_STOP_M {
+        for b in TURN_BRAKING_MPS2 {
+            // Braking to a stop at `stop`; past it (pulling away) the speeds are not modelled.
+            straight.push(log_likelihood(&|d: f64| {
+                if d > stop {
+                    cruise.min((2.0 * b * (d - stop)).sqrt())
+                } else {
+                    0.0
+                }
+            }));
+        }
+    }
+    // Half the straight weight on keeping its speed, half on yielding.
+    let straight = log_mean(&[straight[0], log_mean(&straight[1..])]);
+    Some((turning - straight).exp().clamp(1e-3, 1e3))
+}
+
 /// Top speed a mode is predicted to accelerate to, m/s.
 fn top_speed_mps(mode: TravelMode) -> f64 {
     match mode {
@@ -477,7 +585,15 @@ pub const PAST_US: u64 = 2_000_000;
 
 /// The longest look-back of the predictor (past, speed fit, lane position of the last second):
 /// older points of a track change nothing it predicts.
-pub const HISTORY_US: u64 = if PAST_US > FIT_WINDOW_US { PAST_US } else { FIT_WINDOW_US };
+pub const HISTORY_US: u64 = max_us(max_us(PAST_US, FIT_WINDOW_US), PROFILE_WINDOW_US);
+
+const fn max_us(a: u64, b: u64) -> u64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
 /// The track's last [`PAST_US`] up to its newest point (included), points at least `step_us`
 /// apart counted back from the newest, oldest first: where it was, as matched (snapped onto its
@@ -585,11 +701,21 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     let lane = &map.lanes[&last.lanelet_id];
     let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
     // Lane position tells a turn on the approach (on a connector: as it was on the approach).
+    let approach = if lane.turn.is_empty() {
+        Some(last.lanelet_id)
+    } else {
+        map.predecessors.get(&last.lanelet_id).and_then(|p| p.first().copied())
+    };
+    let profile = approach.map(|a| speed_profile(map, t, a)).unwrap_or_default();
     let evidence = Evidence {
-        // The sensor's own speeds show braking sooner than positions do; without them, the fit.
-        turning: match measured_speed(t) {
-            Some((speed, accel)) => turn_likelihood(mode, speed.max(0.0), Some(-accel), to_go),
-            None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+        // The sensor's own speeds against the distance to the line tell most; without them, the
+        // fitted speed and deceleration.
+        turning: match profile_turn_likelihood(mode, &profile) {
+            Some(ratio) => ratio,
+            None => match measured_speed(t) {
+                Some((speed, accel)) => turn_likelihood(mode, speed.max(0.0), Some(-accel), to_go),
+                None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+            },
         },
         lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { approach_lateral(map, t, last.lanelet_id) },
     };
@@ -785,8 +911,47 @@ mod tests {
             t.points.iter_mut().for_each(|q| q.speed_mps = Some(7.0));
             t
         };
-        assert!(p_turn(&steady) < 0.1, "steady measured speed: straight ({})", p_turn(&steady));
+        // (Not certain: a turn at 25 km/h needs next to no braking from 7 m/s.)
+        assert!(p_turn(&steady) < 0.2, "steady measured speed: straight ({})", p_turn(&steady));
         assert!(p_turn(&braking) > 2.0 * p_turn(&cruising), "{} vs {}", p_turn(&braking), p_turn(&cruising));
+    }
+
+    /// A rider's measured speeds (8 a second, ±0.15 m/s of noise) over 3 s up to `until` metres
+    /// before the line, speed given by `speed_at` metres before it.
+    fn profile(until: f64, speed_at: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
+        let mut out = Vec::new();
+        let mut d = until;
+        for k in 0..24 {
+            let v = speed_at(d);
+            out.push((d, v + if k % 2 == 0 { 0.15 } else { -0.15 }));
+            d += v / 8.0; // going back in time: further before the line
+        }
+        out.reverse();
+        out
+    }
+
+    #[test]
+    fn the_speed_profile_against_the_distance_to_the_line_tells_a_turn() {
+        let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(TravelMode::Bicycle, p).unwrap();
+        // Cruising at 5.7 m/s, slowed at 2 m/s² to 3.9 by the line and keeping that on the
+        // connector (2 m past the line): braking ended a second ago, the profile still shows it.
+        let turned = profile(-2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
+        assert!(ratio(&turned) > 10.0, "{}", ratio(&turned));
+        // Keeping 5.7 m/s up to the line: straight on.
+        let cruising = profile(0.5, |_| 5.7);
+        assert!(ratio(&cruising) < 0.1, "{}", ratio(&cruising));
+        // At 4 m/s all along — a speed turns are taken at: the speed tells nothing either way.
+        let steady = profile(-1.0, |_| 4.0);
+        assert!((0.2..5.0).contains(&ratio(&steady)), "{}", ratio(&steady));
+        // Braking to a stop at the line is yielding, not slowing for a turn.
+        let yielding = profile(1.0, |d| 5.0f64.min((4.0 * (d - 0.5).max(0.0)).sqrt()));
+        assert!(ratio(&yielding) < 1.0, "{}", ratio(&yielding));
+        // Half a second into braking, 2 m before the line: the first slower samples show it.
+        let onset = profile(2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
+        assert!(ratio(&onset) > 3.0, "{}", ratio(&onset));
+        // Too few speeds: no judgement.
+        assert!(profile_turn_likelihood(TravelMode::Bicycle, &turned[..5]).is_none());
+        assert!(profile_turn_likelihood(TravelMode::Pedestrian, &turned).is_none());
     }
 
     #[test]

@@ -531,6 +531,87 @@ pub fn sweep(
     Ok((grid.iter().zip(scores).map(|(&(p, t), s)| (p, t, s)).collect(), bins))
 }
 
+/// What the pipeline made of two road users, frame by frame, in one simulated recording: each
+/// one's predicted routes (turns and probabilities, speed ahead) and the risk between them with
+/// its probability and TTC — whether or not the policy would warn. For finding out why a
+/// warning was false or late.
+pub fn trace(
+    graph: &LaneGraph,
+    seed: u64,
+    params: &Params,
+    config: &[(String, String)],
+    users: [u32; 2],
+) -> anyhow::Result<Vec<String>> {
+    let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
+    let truth = crate::sim::truth(&sim);
+    let policy = NativePipeline::configured(graph, config)?.detector;
+    let mut pipeline = NativePipeline::logging_all_risks(graph, config)?;
+    let turn: HashMap<i64, &str> = graph.lanelets.iter().map(|l| (l.id, l.turn.as_str())).collect();
+    let mut out = Vec::new();
+    for r in &sim.records {
+        let seen = pipeline.log.as_ref().map_or(0, |l| l.paths.len());
+        pipeline.process(crate::demo::RSU_ID, &r.cpm)?;
+        let Some(log) = &pipeline.log else { continue };
+        let Some((now, frame)) = log.risks.last() else { continue };
+        let at_ms = (*now / 1000) as i64;
+        let user_of = |p: &PredictedPath| {
+            let o = cits::proto::ObjectRef {
+                station_id: p.station_id,
+                object_id: p.object_id,
+                generation: p.generation,
+                mode: p.mode,
+                sensor_id: p.sensor_id,
+            };
+            road_user(&truth, &o, at_ms)
+        };
+        let mut lines = Vec::new();
+        for p in log.paths[seen..].iter().filter(|p| user_of(p).is_some_and(|u| users.contains(&u))) {
+            let turns: Vec<String> = p
+                .lanelet_sequence
+                .iter()
+                .map(|l| match turn.get(l).copied().unwrap_or("") {
+                    "" => l.to_string(),
+                    t => format!("{l}:{t}"),
+                })
+                .collect();
+            let origin = Wgs84 { lat: p.positions[0].latitude, lon: p.positions[0].longitude };
+            let ahead = p.positions.last().map_or(0.0, |q| {
+                let (x, y) = wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude });
+                x.hypot(y)
+            });
+            lines.push(format!(
+                "  #{} sensor {} obj {}/{} rank {} p {:.2} route [{}] {:.1} m in the horizon",
+                user_of(p).unwrap_or(0),
+                p.sensor_id,
+                p.object_id,
+                p.generation,
+                p.rank,
+                p.probability,
+                turns.join(" "),
+                ahead
+            ));
+        }
+        for risk in &frame.risks {
+            let (Some(a), Some(b)) = (&risk.first, &risk.second) else { continue };
+            let pair = [road_user(&truth, a, at_ms), road_user(&truth, b, at_ms)];
+            if pair.iter().all(|u| u.is_some_and(|u| users.contains(&u))) && pair[0] != pair[1] {
+                let warned = risk.probability >= policy.min_probability && risk.time_to_collision_s <= policy.max_ttc_s;
+                lines.push(format!(
+                    "  risk p {:.2} ttc {:.2} s{}",
+                    risk.probability,
+                    risk.time_to_collision_s,
+                    if warned { " (warned by the policy)" } else { "" }
+                ));
+            }
+        }
+        if !lines.is_empty() {
+            out.push(crate::watch::format_time_us(*now));
+            out.extend(lines);
+        }
+    }
+    Ok(out)
+}
+
 /// One table of per-recording scores and their totals (Markdown).
 pub fn table(rows: &[(String, Score)]) -> String {
     let mut out = String::from(
@@ -669,6 +750,26 @@ mod tests {
         let s = score_truth(&denms, &t);
         assert_eq!((s.warned, s.lead_times_s.clone()), (1, vec![4.0]));
         assert_eq!(s.false_action_ids, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_trace_follows_two_road_users_to_the_risk_between_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let graph = crate::sim::load_map(&root.join("data/map/weiser-gabelsberger.osm")).unwrap();
+        let params = Params::new(1, 40);
+        let sim = crate::sim::simulate(&graph, &params).unwrap();
+        let truth = crate::sim::truth(&sim);
+        // A conflict the pipeline warns of: its trace shows both road users' routes and the risk
+        // the policy warned by.
+        let conflict = truth.encounters.iter().find(|e| e.pet_s < CONFLICT_PET_S).expect("a conflict in 40 s");
+        let lines = trace(&graph, 1, &params, &[], conflict.users).unwrap();
+        for user in conflict.users {
+            assert!(lines.iter().any(|l| l.starts_with(&format!("  #{user} "))), "#{user} missing: {lines:?}");
+        }
+        assert!(lines.iter().any(|l| l.contains("(warned by the policy)")), "{lines:?}");
+        // Two road users who never meet: their paths, no risk.
+        let apart = [conflict.users[0], truth.road_users.iter().map(|u| u.id).max().unwrap() + 1];
+        assert!(trace(&graph, 1, &params, &[], apart).unwrap().iter().all(|l| !l.contains("risk")));
     }
 
     #[test]

@@ -183,6 +183,10 @@ enum Command {
         /// warning (road users, true PET, the risk's TTC and probability).
         #[arg(long)]
         explain: bool,
+        /// With one seed: frame by frame, what the pipeline predicted for these two road users
+        /// (truth ids `A,B`) and the risk between them, warned or not.
+        #[arg(long)]
+        trace: Option<String>,
     },
     /// Run one stage of the pipeline (or `pipeline`: all seven) as a native process on the
     /// pipeline's NATS subjects: the baseline `make bench` compares wasmCloud with.
@@ -887,6 +891,18 @@ async fn main() -> anyhow::Result<()> {
             }
             std::fs::write(dir.join("calibration.csv"), cal)?;
             print!("{csv}");
+        }
+        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, set, trace: Some(pair), .. } => {
+            let graph = cits_tools::sim::load_map(&osm)?;
+            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
+            let users: Vec<u32> =
+                pair.split(',').map(|u| u.trim().trim_start_matches('#').parse()).collect::<Result<_, _>>()?;
+            let [a, b] = users[..] else { anyhow::bail!("--trace takes two road users, e.g. 15,20") };
+            let config = cits_tools::native::entries_set(&set)?;
+            for line in evaluate::trace(&graph, seed, &params, &config, [a, b])? {
+                println!("{line}");
+            }
         }
         Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, .. } => {
             let graph = cits_tools::sim::load_map(&osm)?;
