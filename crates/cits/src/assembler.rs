@@ -29,11 +29,9 @@ pub struct AssemblerConfig {
     pub max_speed_mps: f64,
 }
 
-/// Points kept by default: the predictor's history and a second before it, so the map
-/// matcher's lane continuity has settled where the history starts (`cits evaluate --seeds 1-10
-/// --set keep_ms=…`: 4 s warns exactly as 5 s and 10 s do; 3 s gave 7 more clearly false
-/// warnings).
-pub const DEFAULT_KEEP_US: u64 = crate::predictor::HISTORY_US + 1_000_000;
+/// Points kept by default: the predictor's history, 4 s (`cits evaluate --seeds 1-10 --set
+/// keep_ms=…`: 5 s and 10 s warn exactly as 4 s does).
+pub const DEFAULT_KEEP_US: u64 = crate::predictor::HISTORY_US;
 
 /// Position noise two measurements of one road user may differ by on top of its movement (m).
 const JUMP_TOLERANCE_M: f64 = 3.0;
@@ -283,8 +281,8 @@ mod tests {
         let cfg = AssemblerConfig::from_config([("window_ms", "3000"), ("max_points", "20"), ("other", "x")]).unwrap();
         assert_eq!((cfg.window_us, cfg.max_points), (3_000_000, 20));
         assert!(AssemblerConfig::from_config([("keep_ms", "0")]).is_err());
-        let short = AssemblerConfig::from_config([("keep_ms", "2999")]).unwrap_err();
-        assert!(short.reason.contains("at least 3000"), "{short}");
-        assert_eq!(AssemblerConfig::from_config([("keep_ms", "3000")]).unwrap().keep_us, 3_000_000);
+        let short = AssemblerConfig::from_config([("keep_ms", "3999")]).unwrap_err();
+        assert!(short.reason.contains("at least 4000"), "{short}");
+        assert_eq!(AssemblerConfig::from_config([("keep_ms", "4000")]).unwrap().keep_us, 4_000_000);
     }
 }
