@@ -559,6 +559,9 @@ fn distance_after(speed: f64, accel: f64, floor: f64, top: f64, secs: f64) -> f6
 /// Deceleration (m/s²) a track must show to be predicted to keep braking: below it, noise.
 const BRAKING_MPS2: f64 = 1.0;
 
+/// Below this a pedestrian may be setting off (speeding up is extrapolated); above, walking.
+const PEDESTRIAN_SETTING_OFF_MPS: f64 = 1.0;
+
 /// Over the track's last second on `lanelet` (at least four points): the mean signed lane
 /// offset and the mean station along it.
 fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64)> {
@@ -669,7 +672,12 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         }
     };
     // Braking is kept up (to a stop at most: one yielding); speeding up to the mode's top speed.
-    let accel = if k.accel < -BRAKING_MPS2 || k.accel > 0.0 { k.accel } else { 0.0 };
+    // A pedestrian speeds up only from a standstill or a stroll (one setting off to cross): one
+    // already walking is taken to keep its pace — a fitted speed-up there is mostly the tracker
+    // settling, and a walker "running at 2.5 m/s" into a car's lane was a quarter of the clearly
+    // false warnings left.
+    let speeding_up = k.accel > 0.0 && (mode != TravelMode::Pedestrian || k.speed < PEDESTRIAN_SETTING_OFF_MPS);
+    let accel = if k.accel < -BRAKING_MPS2 || speeding_up { k.accel } else { 0.0 };
     let ahead = |i: usize, floor: f64| distance_after(k.speed, accel, floor, top_speed_mps(mode), secs(i));
     if mode == TravelMode::Pedestrian && on_lane {
         // Crosswalks and sidewalks are walked either way (their lanelets have a drawing direction,
@@ -1064,6 +1072,22 @@ mod tests {
         assert!((at(0).1 - (-58.5 - 0.375)).abs() < 0.01, "{:?}", at(0));
         // Held at the lanelet's start (the kerb), not walked on past it.
         assert!((at(15).1 - -60.0).abs() < 0.01, "{:?}", at(15));
+    }
+
+    #[test]
+    fn a_walking_pedestrian_keeps_its_pace_one_setting_off_speeds_up() {
+        // Northwards along lanelet 1, a speed-up of 0.5 m/s² fitted: walking at 1.4 m/s it is
+        // taken as the tracker settling (2.8 m in 2 s, not 3.8 m); setting off at 0.8 m/s it is
+        // extrapolated (2.6 m: 0.8 · 2 + ½ · 0.5 · 2², not 1.6 m).
+        let walked = |speed: f64| {
+            let mut t = approaching(40.0, speed, -0.5);
+            t.mode = TravelMode::Pedestrian as i32;
+            let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
+            let end = predict(&map(), &t, &cfg)[0].positions.last().cloned().unwrap();
+            wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude }).1 + 40.0
+        };
+        assert!((walked(1.4) - 2.8).abs() < 0.05, "{}", walked(1.4));
+        assert!((walked(0.8) - 2.6).abs() < 0.05, "{}", walked(0.8));
     }
 
     #[test]
