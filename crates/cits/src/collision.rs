@@ -258,6 +258,79 @@ impl Timed {
     }
 }
 
+impl Timed {
+    /// Where the polyline is at `t` (µs), between its first and last point.
+    fn at(&self, t: f64) -> Option<(f64, f64)> {
+        let k = self.times.windows(2).position(|w| w[0] <= t && t <= w[1])?;
+        let (t0, t1) = (self.times[k], self.times[k + 1]);
+        let f = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+        let (p, q) = (self.points[k], self.points[k + 1]);
+        Some((p.0 + (q.0 - p.0) * f, p.1 + (q.1 - p.1) * f))
+    }
+}
+
+/// How far apart (m) two sensors' tracks may be at one instant and still be one road user.
+fn same_road_user_m(mode: TravelMode) -> f64 {
+    match mode {
+        TravelMode::Car => 2.0,
+        TravelMode::Bicycle => 1.2,
+        TravelMode::Pedestrian => 0.8,
+        TravelMode::Unknown => 1.0,
+    }
+}
+
+/// How much longer (s of matched track, up to the 2 s a path carries) another sensor must have
+/// seen a road user for its route probabilities to stand in (0.5 and 1 s: a little less gained).
+const LONGER_SEEN_S: f64 = 0.25;
+
+/// The probability each path counts with in the risks: its own, or — for a road user that two
+/// sensors track, one of them for longer — that of the longer-seen track's routes along the
+/// same lanelets. A track that begins on a turn connector has no approach to judge the turn by (no
+/// braking profile, no lane position kept), and took a cyclist turning right for one going
+/// straight across a car's path while the other camera's track said "right" at 0.8–0.9.
+fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
+    let mut own: Vec<f64> = paths.iter().map(|p| p.probability).collect();
+    // One entry per tracked object: a path index standing for it and how long its track is.
+    let mut objects: Vec<(ObjectKey, usize, f64)> = Vec::new();
+    for (i, p) in paths.iter().enumerate() {
+        if !objects.iter().any(|o| o.0 == key(p)) {
+            let seen = match (p.past.first(), p.past.last()) {
+                (Some(a), Some(b)) => b.at_us.saturating_sub(a.at_us) as f64 / 1e6,
+                _ => 0.0,
+            };
+            objects.push((key(p), i, seen));
+        }
+    }
+    for &(fresh, i, seen) in &objects {
+        let p = paths[i];
+        let Some(here) = timed[i].at(p.observed_at_us as f64) else { continue };
+        // The longest-seen other sensor's track of the same road user, if any.
+        let witness = objects
+            .iter()
+            .filter(|o| o.2 >= seen + LONGER_SEEN_S && (o.0 .0, o.0 .1) != (fresh.0, fresh.1))
+            .filter(|o| paths[o.1].mode == p.mode)
+            .filter(|o| {
+                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| {
+                    (q.0 - here.0).hypot(q.1 - here.1)
+                        <= same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default())
+                })
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        let Some(&(witness, _, _)) = witness else { continue };
+        let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();
+        for (k, q) in paths.iter().enumerate().filter(|(_, q)| key(q) == fresh) {
+            let shared = |r: &PredictedPath| {
+                q.lanelet_sequence.iter().filter(|l| **l != 0 && r.lanelet_sequence.contains(l)).count()
+            };
+            let most = theirs.iter().map(|r| shared(r)).max().unwrap_or(0);
+            if most > 0 {
+                own[k] = theirs.iter().filter(|r| shared(r) == most).map(|r| r.probability).sum::<f64>().min(1.0);
+            }
+        }
+    }
+    own
+}
+
 /// When a timed polyline passes segment `k` at fraction `f` (µs), and its speed there (m/s).
 fn passing(times: &[f64], local: &[(f64, f64)], (k, f): (usize, f64)) -> (f64, f64) {
     let (t0, t1) = (times[k], times[k + 1]);
@@ -526,6 +599,7 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
         })
         .collect();
     let timed: Vec<Timed> = paths.iter().zip(&locals).map(|(p, l)| Timed::of(p, l, origin)).collect();
+    let probability = route_probabilities(&paths, &timed);
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
     for (i, j) in pairs_to_test(&paths, &locals, cfg) {
         let (a, b) = (paths[i], paths[j]);
@@ -545,7 +619,7 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
             expected_at_us: u64::MAX,
             ..Default::default()
         });
-        entry.probability = (entry.probability + a.probability * b.probability).min(1.0);
+        entry.probability = (entry.probability + probability[i] * probability[j]).min(1.0);
         if at_us < entry.expected_at_us {
             entry.expected_at_us = at_us;
             entry.conflict_latitude = point.lat;
@@ -694,6 +768,60 @@ mod tests {
         assert!((p.0 + 1.25).abs() < 1e-6 && (p.1 + 0.625).abs() < 1e-6, "{p:?}");
         assert!((r.probability - 0.55 * 0.75).abs() < 1e-9);
         assert_eq!((r.first.as_ref().unwrap().object_id, r.second.as_ref().unwrap().object_id), (1, 2));
+    }
+
+    #[test]
+    fn a_road_user_seen_longer_by_another_sensor_lends_its_route_probabilities() {
+        // A cyclist at (0, -10), seen by sensor 2 for 1 s ("right", lanelet 18, at 0.9) and by
+        // sensor 1 for 0.25 s, whose track starts on the connectors ("straight", 17, at 0.7,
+        // into the car's path). Moved 10 m away, sensor 2's track is another road user.
+        let seen = |mut p: PredictedPath, sensor_id: u32, secs: f64, lanelet: i64| {
+            let v = (0.0, 5.0);
+            let from = (0.0, -10.0);
+            p.sensor_id = sensor_id;
+            p.observed_at_us = 1_000_000;
+            p.lanelet_sequence = vec![lanelet];
+            p.past = (0..=(secs / 0.25) as u64)
+                .rev()
+                .map(|k| {
+                    let t = k as f64 * 0.25;
+                    let w = offset_to_wgs84(ORIGIN, from.0 - v.0 * t, from.1 - v.1 * t);
+                    PredictedPosition {
+                        at_us: 1_000_000 - k * 250_000,
+                        latitude: w.lat,
+                        longitude: w.lon,
+                        lanelet_id: 0,
+                    }
+                })
+                .collect();
+            p
+        };
+        let bike = |id, v: (f64, f64), p| path(id, TravelMode::Bicycle, (0.0, -10.0), v, p);
+        let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
+        let mut fresh_right = seen(bike(2, (5.0, 0.0), 0.3), 1, 0.25, 18);
+        fresh_right.rank = 1;
+        let fresh = [seen(bike(2, (0.0, 5.0), 0.7), 1, 0.25, 17), fresh_right];
+        let mut witness_straight = seen(bike(7, (0.0, 5.0), 0.1), 2, 1.0, 17);
+        witness_straight.rank = 1;
+        let witness = [seen(bike(7, (5.0, 0.0), 0.9), 2, 1.0, 18), witness_straight];
+        let risk_of_sensor_1 = |paths: &[PredictedPath]| {
+            let risks = detect(paths, 1_000_000, &DetectorConfig { min_probability: 0.05, ..lenient() });
+            risks.iter().find(|r| r.second.as_ref().unwrap().sensor_id == 1).map(|r| r.probability)
+        };
+        let all: Vec<PredictedPath> = [&[car.clone()][..], &fresh, &witness].concat();
+        assert!((risk_of_sensor_1(&all).unwrap() - 0.1).abs() < 1e-9);
+        let apart: Vec<PredictedPath> = witness
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                for q in p.past.iter_mut().chain(p.positions.iter_mut()) {
+                    q.latitude += 10.0 / 111_000.0;
+                }
+                p
+            })
+            .collect();
+        let all: Vec<PredictedPath> = [&[car][..], &fresh, &apart].concat();
+        assert!((risk_of_sensor_1(&all).unwrap() - 0.7).abs() < 1e-9);
     }
 
     #[test]
