@@ -279,8 +279,8 @@ fn same_road_user_m(mode: TravelMode) -> f64 {
     }
 }
 
-/// How much longer (s of matched track, up to the 2 s a path carries) another sensor must have
-/// seen a road user for its route probabilities to stand in (0.5 and 1 s: a little less gained).
+/// How much longer (s of matched track) another sensor must have seen a road user for its route
+/// probabilities to stand in.
 const LONGER_SEEN_S: f64 = 0.25;
 
 /// The probability each path counts with in the risks: its own, or — for a road user that two
@@ -294,10 +294,13 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
     let mut objects: Vec<(ObjectKey, usize, f64)> = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         if !objects.iter().any(|o| o.0 == key(p)) {
-            let seen = match (p.past.first(), p.past.last()) {
-                (Some(a), Some(b)) => b.at_us.saturating_sub(a.at_us) as f64 / 1e6,
-                _ => 0.0,
+            // Paths from a sender that does not say how long it has tracked (0): the past they carry.
+            let since = match (p.tracked_since_us, p.past.first()) {
+                (0, Some(q)) => q.at_us,
+                (0, None) => p.observed_at_us,
+                (since, _) => since,
             };
+            let seen = p.observed_at_us.saturating_sub(since) as f64 / 1e6;
             objects.push((key(p), i, seen));
         }
     }
@@ -772,16 +775,18 @@ mod tests {
 
     #[test]
     fn a_road_user_seen_longer_by_another_sensor_lends_its_route_probabilities() {
-        // A cyclist at (0, -10), seen by sensor 2 for 1 s ("right", lanelet 18, at 0.9) and by
-        // sensor 1 for 0.25 s, whose track starts on the connectors ("straight", 17, at 0.7,
-        // into the car's path). Moved 10 m away, sensor 2's track is another road user.
-        let seen = |mut p: PredictedPath, sensor_id: u32, secs: f64, lanelet: i64| {
+        // A cyclist at (0, -10), tracked by sensor 2 for 1 s ("right", lanelet 18, at 0.9) and
+        // by sensor 1 for 0.25 s, whose track starts on the connectors ("straight", 17, at 0.7,
+        // into the car's path). Both paths carry the same 0.25 s of past. Moved 10 m away,
+        // sensor 2's track is another road user.
+        let seen = |mut p: PredictedPath, sensor_id: u32, since_us: u64, lanelet: i64| {
             let v = (0.0, 5.0);
             let from = (0.0, -10.0);
             p.sensor_id = sensor_id;
             p.observed_at_us = 1_000_000;
             p.lanelet_sequence = vec![lanelet];
-            p.past = (0..=(secs / 0.25) as u64)
+            p.tracked_since_us = since_us;
+            p.past = (0..=1)
                 .rev()
                 .map(|k| {
                     let t = k as f64 * 0.25;
@@ -798,12 +803,12 @@ mod tests {
         };
         let bike = |id, v: (f64, f64), p| path(id, TravelMode::Bicycle, (0.0, -10.0), v, p);
         let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 1.0);
-        let mut fresh_right = seen(bike(2, (5.0, 0.0), 0.3), 1, 0.25, 18);
+        let mut fresh_right = seen(bike(2, (5.0, 0.0), 0.3), 1, 750_000, 18);
         fresh_right.rank = 1;
-        let fresh = [seen(bike(2, (0.0, 5.0), 0.7), 1, 0.25, 17), fresh_right];
-        let mut witness_straight = seen(bike(7, (0.0, 5.0), 0.1), 2, 1.0, 17);
+        let fresh = [seen(bike(2, (0.0, 5.0), 0.7), 1, 750_000, 17), fresh_right];
+        let mut witness_straight = seen(bike(7, (0.0, 5.0), 0.1), 2, 1, 17);
         witness_straight.rank = 1;
-        let witness = [seen(bike(7, (5.0, 0.0), 0.9), 2, 1.0, 18), witness_straight];
+        let witness = [seen(bike(7, (5.0, 0.0), 0.9), 2, 1, 18), witness_straight];
         let risk_of_sensor_1 = |paths: &[PredictedPath]| {
             let risks = detect(paths, 1_000_000, &DetectorConfig { min_probability: 0.05, ..lenient() });
             risks.iter().find(|r| r.second.as_ref().unwrap().sensor_id == 1).map(|r| r.probability)

@@ -648,6 +648,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
     let secs = |i: usize| (i as u64 * cfg.step_us) as f64 / 1e6;
     let past = past(t, cfg.step_us);
+    let tracked_since = t.points.iter().map(|p| p.measured_at_us).min().unwrap_or(last.measured_at_us);
     let path =
         |lanelet_sequence: Vec<i64>, probability: f64, rank: usize, positions: Vec<PredictedPosition>| PredictedPath {
             station_id: t.station_id,
@@ -661,6 +662,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             sensor_id: t.sensor_id,
             observed_at_us: last.measured_at_us,
             past: past.clone(),
+            tracked_since_us: tracked_since,
         };
     let position = |i: usize, p: (f64, f64), lanelet_id: i64| {
         let w = offset_to_wgs84(origin, p.0, p.1);
@@ -1051,6 +1053,8 @@ mod tests {
             assert_eq!(p.past.last().map(|q| q.at_us), Some(p.observed_at_us));
             let newest = t.points.last().unwrap();
             assert_eq!((p.past[6].latitude, p.past[6].longitude), (newest.latitude, newest.longitude));
+            // ... and how long it has been tracked (the detector prefers the longer-seen sensor).
+            assert_eq!(p.tracked_since_us, 1_000_000);
         }
     }
 
