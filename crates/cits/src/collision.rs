@@ -152,7 +152,8 @@ fn is_vru(mode: TravelMode) -> bool {
     matches!(mode, TravelMode::Bicycle | TravelMode::Pedestrian)
 }
 
-fn object(p: &PredictedPath) -> ObjectRef {
+/// The road user a path is of, as risks name it.
+pub fn object(p: &PredictedPath) -> ObjectRef {
     ObjectRef {
         station_id: p.station_id,
         object_id: p.object_id,
@@ -256,9 +257,7 @@ impl Timed {
         points.extend_from_slice(local);
         Self { times, points }
     }
-}
 
-impl Timed {
     /// Where the polyline is at `t` (µs), between its first and last point.
     fn at(&self, t: f64) -> Option<(f64, f64)> {
         let k = self.times.windows(2).position(|w| w[0] <= t && t <= w[1])?;
@@ -307,16 +306,14 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
     for &(fresh, i, seen) in &objects {
         let p = paths[i];
         let Some(here) = timed[i].at(p.observed_at_us as f64) else { continue };
+        let reach = same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default());
         // The longest-seen other sensor's track of the same road user, if any.
         let witness = objects
             .iter()
             .filter(|o| o.2 >= seen + LONGER_SEEN_S && (o.0 .0, o.0 .1) != (fresh.0, fresh.1))
             .filter(|o| paths[o.1].mode == p.mode)
             .filter(|o| {
-                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| {
-                    (q.0 - here.0).hypot(q.1 - here.1)
-                        <= same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default())
-                })
+                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| (q.0 - here.0).hypot(q.1 - here.1) <= reach)
             })
             .max_by(|a, b| a.2.total_cmp(&b.2));
         let Some(&(witness, _, _)) = witness else { continue };

@@ -627,10 +627,9 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
 }
 
 /// [`lateral`] for a road user on a connector: where in its lane it kept over its last second
-/// on the approach the connector leaves (a turn's move-over is done by the stop line; on the
-/// connector itself the lane position says nothing).
-fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, connector: i64) -> Option<(f64, f64)> {
-    let approach_id = *map.predecessors.get(&connector)?.first()?;
+/// on `approach_id`, the approach the connector leaves (a turn's move-over is done by the stop
+/// line; on the connector itself the lane position says nothing).
+fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, approach_id: i64) -> Option<(f64, f64)> {
     let end = map.lanes.get(&approach_id)?.stations.last().copied().unwrap_or(0.0);
     let (offset, station) = last_second_on(t, approach_id)?;
     Some((offset, (end - station).max(0.0)))
@@ -729,7 +728,11 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
                 None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
             },
         },
-        lateral: if lane.turn.is_empty() { lateral(t, to_go) } else { approach_lateral(map, t, last.lanelet_id) },
+        lateral: if lane.turn.is_empty() {
+            lateral(t, to_go)
+        } else {
+            approach.and_then(|a| approach_lateral(map, t, a))
+        },
     };
     let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each

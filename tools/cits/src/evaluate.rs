@@ -477,13 +477,9 @@ fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
         if alternatives < 2 {
             continue;
         }
-        let object = cits::proto::ObjectRef {
-            object_id: p.object_id,
-            sensor_id: p.sensor_id,
-            mode: p.mode,
-            ..Default::default()
+        let Some(user) = road_user(truth, &cits::collision::object(p), (p.observed_at_us / 1000) as i64) else {
+            continue;
         };
-        let Some(user) = road_user(truth, &object, (p.observed_at_us / 1000) as i64) else { continue };
         let Some(u) = truth.road_users.iter().find(|u| u.id == user) else { continue };
         let bin = ((p.probability * 10.0) as usize).min(9);
         bins[bin].0 += 1;
@@ -554,16 +550,7 @@ pub fn trace(
         let Some(log) = &pipeline.log else { continue };
         let Some((now, frame)) = log.risks.last() else { continue };
         let at_ms = (*now / 1000) as i64;
-        let user_of = |p: &PredictedPath| {
-            let o = cits::proto::ObjectRef {
-                station_id: p.station_id,
-                object_id: p.object_id,
-                generation: p.generation,
-                mode: p.mode,
-                sensor_id: p.sensor_id,
-            };
-            road_user(&truth, &o, at_ms)
-        };
+        let user_of = |p: &PredictedPath| road_user(&truth, &cits::collision::object(p), at_ms);
         let mut lines = Vec::new();
         for p in log.paths[seen..].iter().filter(|p| user_of(p).is_some_and(|u| users.contains(&u))) {
             let turns: Vec<String> = p
