@@ -84,10 +84,14 @@ setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) pl
 .PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches dashboard-deps
 # Dependencies patched at build time (Cargo.toml [patch.crates-io]); see each script for why.
 WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
-patches: $(WRPC_NATS_PATCHED)/.cits-patched
-$(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh
+WASMCLOUD_RUNTIME_PATCHED := build/patched/wasmcloud-runtime-0.12.0
+patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched
+$(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh tools/patches/crate.sh
 	rm -rf $(WRPC_NATS_PATCHED)
 	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
+$(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched: tools/patches/wasmcloud-runtime.sh tools/patches/crate.sh
+	rm -rf $(WASMCLOUD_RUNTIME_PATCHED)
+	tools/patches/wasmcloud-runtime.sh $(WASMCLOUD_RUNTIME_PATCHED)
 
 .setup-toolchains:
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \

@@ -1,11 +1,13 @@
 //! Who may do what on a running lattice: anonymous connections refused; an RSU publishes only its
 //! own CPMs and reads only its own DENMs, over MQTT only; a removed RSU is cut off without a
 //! server restart; the hosts start only components signed with the project's key (an unsigned
-//! one and one signed by another issuer are refused, wadm says why, nothing of them runs).
+//! one and one signed by another issuer are refused, wadm says why, nothing of them runs); the
+//! native code they cache for components lives only in a directory no one else can write to.
 
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use cits_tests::{next_within, Lattice};
 use futures::StreamExt as _;
@@ -160,4 +162,48 @@ fn hosts_start_only_components_signed_with_the_project_key() {
     assert!(inventory.contains("cits-decoder"));
     let policy_log = std::fs::read_to_string(lattice.state.join("logs/policy.log")).unwrap();
     assert!(policy_log.contains("permitted") && policy_log.contains("refused"), "{policy_log}");
+
+    // The host kept the machine code of the components it started, in a private directory.
+    let cache = lattice.state.join("compiled");
+    let mode = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "compilation cache mode {mode:o}");
+    assert!(files_under(&cache) >= 7, "the seven components' code is not in {}", cache.display());
+}
+
+fn files_under(dir: &Path) -> usize {
+    std::fs::read_dir(dir).unwrap().flatten().map(|e| if e.path().is_dir() { files_under(&e.path()) } else { 1 }).sum()
+}
+
+/// A compilation cache others may write to could hand the host native code to run, around the
+/// signature policy: the host refuses to start with one.
+#[test]
+fn a_host_refuses_a_compilation_cache_others_can_write_to() {
+    let host = std::env::var("WASMCLOUD_HOST_BIN").expect("WASMCLOUD_HOST_BIN (make test-e2e sets it)");
+    let dir = std::env::temp_dir().join(format!("cits-open-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut child = Command::new(host)
+        .env("WASMCLOUD_COMPILATION_CACHE_DIR", &dir)
+        // Nothing listens there: a host that got past the check would wait for NATS.
+        .env("WASMCLOUD_NATS_PORT", cits_tests::free_port().to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the host started with a compilation cache anyone may write to");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!status.success());
+    assert!(stderr.contains("writable by it alone"), "{stderr}");
 }

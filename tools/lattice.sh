@@ -51,6 +51,8 @@ DASHBOARD_PORT="${DASHBOARD_PORT:-8480}"
 
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
+# Where the hosts keep compiled components (see host_up); empty: compile on every start.
+COMPILATION_CACHE="${COMPILATION_CACHE-$STATE/compiled}"
 # NATS users, RSU tokens and the Redis password of this lattice (crates/cits-nats-auth); never
 # in the repository.
 AUTH="$STATE/auth"
@@ -259,7 +261,10 @@ host_up() {
     local n=$1
     mkdir -p "$STATE/host-tmp/$n"
     # The host caches fetched artefacts and unpacked providers under TMPDIR: keep them in STATE.
+    # Compiled components (shared by the hosts of this machine) too: a restarted host, or a
+    # redeployed component, skips Cranelift. COMPILATION_CACHE= (empty) compiles every time.
     start "host-$n" env TMPDIR="$STATE/host-tmp/$n" \
+        ${COMPILATION_CACHE:+WASMCLOUD_COMPILATION_CACHE_DIR="$COMPILATION_CACHE"} \
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
         WASMCLOUD_NATS_CREDS="$AUTH/users/host.creds" WASMCLOUD_POLICY_TOPIC="$POLICY_TOPIC" \

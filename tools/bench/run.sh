@@ -37,6 +37,8 @@ STATE="${CITS_STATE:-$REPO/.state}"
 NATS="127.0.0.1:${NATS_PORT:-4222}"
 MQTT="127.0.0.1:${MQTT_PORT:-1883}"
 LATTICE="$REPO/tools/lattice.sh"
+# The hosts' compilation cache (tools/lattice.sh); start-up is measured with it empty and filled.
+export COMPILATION_CACHE="$STATE/compiled"
 # The tools act as the lattice's operator, replays as registered RSUs (tools/lattice.sh, auth).
 export CITS_AUTH="$STATE/auth"
 
@@ -75,7 +77,9 @@ fi
 REDIS="$("$LATTICE" redis-url)"
 # Every RSU the runs replay as, registered while a host is up (the registry is lattice config).
 for system in $SYSTEMS; do
-    "$LATTICE" rsu-add "startup-$system"
+    for compiled in cold cached; do
+        "$LATTICE" rsu-add "startup-$system-$compiled"
+    done
     for f in $FACTORS; do
         "$LATTICE" rsu-add "bench-$system-${f//./_}x"
     done
@@ -134,17 +138,22 @@ switch_to() { # system
 current=""
 cpu=()
 
-# Deploy → first DENM, each wasmCloud deployment on a lattice that has not run it yet.
+# Deploy → first DENM, each wasmCloud deployment twice: with the host's compilation cache emptied
+# first (a component version it never ran: Cranelift compiles every component), then deployed
+# again (a restarted host or a redeploy: machine code from the cache).
 for system in $SYSTEMS; do
     [[ "$system" == native* ]] && continue
-    "$LATTICE" undeploy
-    CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
-    # From `wash app deploy` (lattice.sh stores every version of the application first).
-    since=$(cat "$STATE/deploy-requested-us")
-    # Links that raced a provider's start are caught up by the provider itself (cits-provider);
-    # the time until the first DENM includes that.
-    "$CITS_TOOL" bench first-denm --system "$system" --since-us "$since" --nats "$NATS" --mqtt "$MQTT" \
-        --redis "$REDIS" --timeout-s 120 --out "$OUT"
+    for compiled in cold cached; do
+        "$LATTICE" undeploy
+        [[ "$compiled" == cold ]] && find "$COMPILATION_CACHE" -mindepth 1 -delete
+        CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
+        # From `wash app deploy` (lattice.sh stores every version of the application first).
+        since=$(cat "$STATE/deploy-requested-us")
+        # Links that raced a provider's start are caught up by the provider itself (cits-provider);
+        # the time until the first DENM includes that.
+        "$CITS_TOOL" bench first-denm --system "$system" --compiled "$compiled" --since-us "$since" \
+            --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --timeout-s 120 --out "$OUT"
+    done
     current=$system
 done
 

@@ -18,21 +18,12 @@ set -euo pipefail
 VERSION=0.29.0
 SHA256=19310c1e0d7f2b8cc25bc700d3c4ab6b58c97cfe70fa490013a6a2d18de8a0a8
 dest=$1
-crate="wrpc-transport-nats-$VERSION.crate"
 
 [[ -f "$dest/.cits-patched" ]] && exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# Cargo's download cache if it has the file, else crates.io.
-cached=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$crate" 2>/dev/null | head -1 || true)
-if [[ -n "$cached" ]]; then
-    cp "$cached" "$work/$crate"
-else
-    curl -fsSL --retry 3 -o "$work/$crate" "https://static.crates.io/crates/wrpc-transport-nats/$crate"
-fi
-echo "$SHA256  $work/$crate" | sha256sum -c --quiet -
-tar -xzf "$work/$crate" -C "$work"
+source "$(dirname "$0")/crate.sh"
+unpack_crate wrpc-transport-nats "$VERSION" "$SHA256" "$work"
 
 python3 - "$work/wrpc-transport-nats-$VERSION/src/lib.rs" <<'PY'
 import re, sys
@@ -48,8 +39,4 @@ src = pattern.sub(lambda m: "select! {\n" + m.group(1) + "biased;\n" + m.group(1
 open(path, "w").write(src)
 PY
 
-rm -rf "$dest"
-mkdir -p "$(dirname "$dest")"
-mv "$work/wrpc-transport-nats-$VERSION" "$dest"
-touch "$dest/.cits-patched"
-echo "patched wrpc-transport-nats $VERSION → $dest"
+install_crate "$work/wrpc-transport-nats-$VERSION" "$dest"

@@ -85,6 +85,12 @@ struct Args {
     policy_changes_topic: Option<String>,
     #[arg(long, env = "WASMCLOUD_POLICY_TIMEOUT_MS", default_value_t = 2000)]
     policy_timeout_ms: u64,
+    /// Directory in which compiled components are kept (wasmtime's cache), so that a restarted
+    /// host, or one deploying a component it compiled before, loads machine code instead of
+    /// compiling again. Must be a directory only this user can write to (created 0700 if
+    /// missing): the host runs what it finds there. Unset: every start compiles.
+    #[arg(long, env = "WASMCLOUD_COMPILATION_CACHE_DIR")]
+    compilation_cache_dir: Option<std::path::PathBuf>,
     /// Experimental host features (comma separated).
     #[arg(long = "feature", env = "WASMCLOUD_EXPERIMENTAL_FEATURES", value_delimiter = ',')]
     features: Vec<String>,
@@ -111,6 +117,29 @@ fn read_creds(path: &std::path::Path) -> anyhow::Result<(String, Arc<KeyPair>)> 
     Ok((jwt, Arc::new(key)))
 }
 
+/// The compilation cache directory, created 0700 where missing; refused if another user owns it
+/// or anyone else may write to it, since whatever is cached there runs as native code.
+fn private_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
+    let meta = std::fs::metadata(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    if meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        bail!(
+            "compilation cache {} must be owned by uid {uid} and writable by it alone (owner {}, mode {:o})",
+            dir.display(),
+            meta.uid(),
+            meta.mode() & 0o777
+        );
+    }
+    Ok(())
+}
+
 fn labels(args: &Args) -> anyhow::Result<HashMap<String, String>> {
     let mut labels: HashMap<String, String> =
         std::env::vars().filter_map(|(k, v)| Some((k.strip_prefix("WASMCLOUD_LABEL_")?.to_string(), v))).collect();
@@ -133,6 +162,12 @@ async fn main() -> anyhow::Result<()> {
         subscriber.json().init();
     } else {
         subscriber.init();
+    }
+
+    if let Some(dir) = &args.compilation_cache_dir {
+        private_dir(dir)?;
+        wasmcloud_runtime::set_compilation_cache(dir.clone());
+        tracing::info!(dir = %dir.display(), "compiled components cached");
     }
 
     let host_key = args

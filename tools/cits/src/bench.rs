@@ -243,10 +243,14 @@ pub struct RunResult {
     pub pipeline_cpu_ms_per_object_update: f64,
 }
 
-/// Deploy → first DENM, `startup-<system>.json`.
+/// Deploy → first DENM, `startup-<system>[-<compiled>].json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstDenm {
     pub system: String,
+    /// Whether the host compiled the components (`cold`) or loaded them from its compilation
+    /// cache (`cached`); absent in reports from before the cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled: Option<String>,
     pub deploy_to_first_denm_ms: f64,
 }
 
@@ -520,12 +524,21 @@ fn summarize(t: Tally, rows: &[Row]) -> RunResult {
     }
 }
 
+/// `startup-<system>[-<compiled>]`: the RSU a start-up measurement replays as, and its file name.
+pub fn startup_label(system: &str, compiled: Option<&str>) -> String {
+    match compiled {
+        Some(c) => format!("startup-{system}-{c}"),
+        None => format!("startup-{system}"),
+    }
+}
+
 /// Deploy → first DENM: replays a short recording once, as fast as possible, right after the
 /// deployment started, and waits for the first DENM; returns the ms since `since_us` (when the
 /// deployment started). The CPMs wait in JetStream until the pipeline is up — replaying again would only
 /// queue a backlog that the runs measured next would share the machine with.
 pub async fn first_denm(
     system: &str,
+    compiled: Option<&str>,
     nats: &str,
     mqtt: (&str, u16),
     redis_url: &str,
@@ -537,7 +550,7 @@ pub async fn first_denm(
     let client = crate::auth::connect_nats(nats).await?;
     // An RSU of its own per system: a DENM identical to an earlier run's (same frame id) would
     // be dropped by JetStream's duplicate window.
-    let rsu = format!("startup-{system}");
+    let rsu = startup_label(system, compiled);
     let rsu = rsu.as_str();
     let mut denms = client.subscribe(cits::subjects::denm(rsu)).await?;
     client.flush().await?;
@@ -555,6 +568,7 @@ pub async fn first_denm(
     match tokio::time::timeout(timeout, denms.next()).await {
         Ok(Some(_)) => Ok(FirstDenm {
             system: system.to_string(),
+            compiled: compiled.map(str::to_string),
             deploy_to_first_denm_ms: (cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0,
         }),
         Ok(None) => bail!("DENM subscription closed"),
@@ -677,9 +691,15 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         intersections_section(&mut md, &systems, &by_n);
     }
     if !startups.is_empty() {
-        let _ = writeln!(md, "\n## Start-up\n\n| system | `wash app deploy` → first DENM |\n|---|---|");
+        let _ =
+            writeln!(md, "\n## Start-up\n\n| system | components | `wash app deploy` → first DENM |\n|---|---|---|");
         for s in &startups {
-            let _ = writeln!(md, "| {} | {} ms |", s.system, ms(Some(s.deploy_to_first_denm_ms)));
+            let compiled = match s.compiled.as_deref() {
+                Some("cached") => "from the compilation cache",
+                Some(_) => "compiled",
+                None => "—",
+            };
+            let _ = writeln!(md, "| {} | {compiled} | {} ms |", s.system, ms(Some(s.deploy_to_first_denm_ms)));
         }
     }
     if let Ok(sizes) = std::fs::read_to_string(dir.join("sizes.txt")) {
@@ -1052,6 +1072,34 @@ mod tests {
         );
         // The many-intersections runs are not speed-factor runs.
         assert_eq!(md.matches("### native, 1x").count(), 1, "{md}");
+    }
+
+    #[test]
+    fn start_up_rows_say_whether_the_components_were_compiled() {
+        let dir = std::env::temp_dir().join(format!("cits-bench-startup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run-native-1x.json"), serde_json::to_string(&result(8.0, 3296, 3296, false)).unwrap())
+            .unwrap();
+        for (compiled, ms) in [(Some("cold"), 3100.0), (Some("cached"), 1500.0)] {
+            let first = FirstDenm {
+                system: "wasmcloud".into(),
+                compiled: compiled.map(String::from),
+                deploy_to_first_denm_ms: ms,
+            };
+            let path = dir.join(format!("{}.json", startup_label("wasmcloud", compiled)));
+            std::fs::write(path, serde_json::to_string(&first).unwrap()).unwrap();
+        }
+        // A report from before the compilation cache: no `compiled`.
+        std::fs::write(
+            dir.join("startup-wasmcloud-fused.json"),
+            r#"{"system": "wasmcloud-fused", "deploy_to_first_denm_ms": 1350.0}"#,
+        )
+        .unwrap();
+        let md = report(&dir, "native").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(md.contains("| wasmcloud | compiled | 3100 ms |"), "{md}");
+        assert!(md.contains("| wasmcloud | from the compilation cache | 1500 ms |"), "{md}");
+        assert!(md.contains("| wasmcloud-fused | — | 1350 ms |"), "{md}");
     }
 
     #[test]

@@ -365,10 +365,14 @@ enum BenchCommand {
         out: PathBuf,
     },
     /// Time from `since_us` (deployment start) to the first DENM, replaying a short recording
-    /// until one comes out; writes startup-<system>.json.
+    /// until one comes out; writes startup-<system>[-<compiled>].json.
     FirstDenm {
         #[arg(long)]
         system: String,
+        /// `cold` (the host compiled the components) or `cached` (it loaded them from its
+        /// compilation cache); also names the RSU replayed as, startup-<system>-<compiled>.
+        #[arg(long, value_parser = ["cold", "cached"])]
+        compiled: Option<String>,
         #[arg(long)]
         since_us: u64,
         #[arg(long, default_value = "data/demo.rec.b64")]
@@ -671,6 +675,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
         }
         BenchCommand::FirstDenm {
             system,
+            compiled,
             since_us,
             file,
             endpoints: BenchEndpoints { nats, mqtt, redis },
@@ -681,6 +686,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
             let records = recording::read_file(&file)?;
             let first = bench::first_denm(
                 &system,
+                compiled.as_deref(),
                 &nats,
                 (&host, port),
                 &redis,
@@ -689,9 +695,10 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 Duration::from_secs(timeout_s),
             )
             .await?;
-            eprintln!("{system}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
+            let label = bench::startup_label(&system, compiled.as_deref());
+            eprintln!("{label}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
             std::fs::create_dir_all(&out)?;
-            std::fs::write(out.join(format!("startup-{system}.json")), serde_json::to_string_pretty(&first)?)?;
+            std::fs::write(out.join(format!("{label}.json")), serde_json::to_string_pretty(&first)?)?;
         }
         BenchCommand::Report { out, baseline } => {
             let md = bench::report(&out, &baseline)?;
