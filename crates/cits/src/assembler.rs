@@ -156,7 +156,7 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
             crate::geo::Wgs84 { lat: last.latitude, lon: last.longitude },
             crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude },
         );
-        if dx.hypot(dy) > JUMP_TOLERANCE_M + cfg.max_speed_mps * dt_s {
+        if crate::geo::distance(dx, dy) > JUMP_TOLERANCE_M + cfg.max_speed_mps * dt_s {
             return fresh(t.generation + 1);
         }
     }

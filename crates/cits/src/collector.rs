@@ -2,7 +2,7 @@
 //! every perceived object of the CPM.
 
 use crate::calibration::Calibrations;
-use crate::geo::{self, SensorPose, Wgs84};
+use crate::geo::{self, distance, SensorPose, Wgs84};
 use crate::proto::{
     cits_message_wrapper, CitsMessageWrapper, Cpm, LocationsContainer, LocationsFrame, PerceivedObject,
 };
@@ -61,7 +61,7 @@ fn locate(cpm: &Cpm, o: &PerceivedObject, pose: &SensorPose) -> LocationsContain
     let p = pose.to_wgs84(f64::from(o.x_cm) / 100.0, f64::from(o.y_cm) / 100.0);
     let velocity = o.velocity_x_cm_s.zip(o.velocity_y_cm_s).map(|(vx, vy)| {
         let (ve, vn) = pose.to_east_north(f64::from(vx) / 100.0, f64::from(vy) / 100.0);
-        (ve.hypot(vn), geo::heading_deg(ve, vn))
+        (distance(ve, vn), geo::heading_deg(ve, vn))
     });
     let speed_mps = velocity.map(|(speed, _)| speed);
     let heading_deg = match (velocity, o.yaw_decideg) {

@@ -10,7 +10,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 
-use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{CollisionRisk, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode};
 use crate::stage::StageError;
 
@@ -202,11 +202,33 @@ struct Crossing {
     b: (usize, f64),
 }
 
-fn crossing_points(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<Crossing> {
+/// A polyline (local metres) with the bounding box of each of its segments.
+#[derive(Clone, Copy)]
+struct Polyline<'a> {
+    points: &'a [(f64, f64)],
+    boxes: &'a [[f64; 4]],
+}
+
+/// Bounding boxes (min x, min y, max x, max y) of a polyline's segments. Plain comparisons, not
+/// `f64::min`/`max` (libm calls in Wasm); the points are finite (validated on input).
+fn segment_boxes(points: &[(f64, f64)]) -> Vec<[f64; 4]> {
+    let lo = |a: f64, b: f64| if a < b { a } else { b };
+    let hi = |a: f64, b: f64| if a > b { a } else { b };
+    points
+        .windows(2)
+        .map(|w| [lo(w[0].0, w[1].0), lo(w[0].1, w[1].1), hi(w[0].0, w[1].0), hi(w[0].1, w[1].1)])
+        .collect()
+}
+
+fn crossing_points(a: Polyline, b: Polyline) -> Vec<Crossing> {
     let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0);
     let mut out = Vec::new();
-    for (i, sa) in a.windows(2).enumerate() {
-        for (j, sb) in b.windows(2).enumerate() {
+    for (i, (sa, ba)) in a.points.windows(2).zip(a.boxes).enumerate() {
+        for (j, (sb, bb)) in b.points.windows(2).zip(b.boxes).enumerate() {
+            // Segments whose boxes do not meet cannot cross: most pairs end here.
+            if ba[0] > bb[2] || bb[0] > ba[2] || ba[1] > bb[3] || bb[1] > ba[3] {
+                continue;
+            }
             let (d1, d2) = (cross(sb[0], sb[1], sa[0]), cross(sb[0], sb[1], sa[1]));
             let (d3, d4) = (cross(sa[0], sa[1], sb[0]), cross(sa[0], sa[1], sb[1]));
             if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 && (d1 != d2 || d3 != d4) {
@@ -242,6 +264,10 @@ fn footprint_m(mode: TravelMode) -> (f64, f64) {
 struct Timed {
     times: Vec<f64>,
     points: Vec<(f64, f64)>,
+    /// Of `points`' segments (see [`crossing_points`]), computed once per path.
+    boxes: Vec<[f64; 4]>,
+    /// Where the predicted positions begin in `points` (the past comes first).
+    ahead_from: usize,
 }
 
 impl Timed {
@@ -253,9 +279,22 @@ impl Timed {
         let mut times: Vec<f64> = past.clone().map(|q| q.at_us as f64).collect();
         let mut points: Vec<(f64, f64)> =
             past.map(|q| wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude })).collect();
+        let ahead_from = points.len();
         times.extend(p.positions.iter().map(|q| q.at_us as f64));
         points.extend_from_slice(local);
-        Self { times, points }
+        let boxes = segment_boxes(&points);
+        Self { times, points, boxes, ahead_from }
+    }
+
+    /// The whole polyline, past and predicted.
+    fn whole(&self) -> Polyline<'_> {
+        Polyline { points: &self.points, boxes: &self.boxes }
+    }
+
+    /// The predicted positions only.
+    fn ahead(&self) -> Polyline<'_> {
+        let boxes = self.boxes.get(self.ahead_from..).unwrap_or_default();
+        Polyline { points: &self.points[self.ahead_from..], boxes }
     }
 
     /// Where the polyline is at `t` (µs), between its first and last point.
@@ -313,7 +352,7 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
             .filter(|o| o.2 >= seen + LONGER_SEEN_S && (o.0 .0, o.0 .1) != (fresh.0, fresh.1))
             .filter(|o| paths[o.1].mode == p.mode)
             .filter(|o| {
-                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| (q.0 - here.0).hypot(q.1 - here.1) <= reach)
+                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
             })
             .max_by(|a, b| a.2.total_cmp(&b.2));
         let Some(&(witness, _, _)) = witness else { continue };
@@ -335,7 +374,7 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
 fn passing(times: &[f64], local: &[(f64, f64)], (k, f): (usize, f64)) -> (f64, f64) {
     let (t0, t1) = (times[k], times[k + 1]);
     let (a, b) = (local[k], local[k + 1]);
-    let speed = (b.0 - a.0).hypot(b.1 - a.1) / ((t1 - t0) / 1e6).max(1e-6);
+    let speed = distance(b.0 - a.0, b.1 - a.1) / ((t1 - t0) / 1e6).max(1e-6);
     (t0 + f * (t1 - t0), speed)
 }
 
@@ -402,15 +441,18 @@ fn first_overlap(
         let t = pa.at_us.min(pb.at_us);
         if let (Some((xa, ya)), Some((xb, yb))) = (position_at(a, la, i, t), position_at(b, lb, j, t)) {
             let ahead_s = (t.saturating_sub(a.observed_at_us) + t.saturating_sub(b.observed_at_us)) as f64 / 1e6;
-            let d = (xa - xb).hypot(ya - yb);
+            let d = distance(xa - xb, ya - yb);
             let within = reach + spread_mps * ahead_s;
             // Close, and about to cut across each other: where their paths cross is within
             // reach of both (paths that cross somewhere else, later or earlier, do not count).
             let cutting = |c: &Vec<Crossing>| {
-                c.iter()
-                    .any(|c| (c.at.0 - xa).hypot(c.at.1 - ya) <= within && (c.at.0 - xb).hypot(c.at.1 - yb) <= within)
+                c.iter().any(|c| {
+                    distance(c.at.0 - xa, c.at.1 - ya) <= within && distance(c.at.0 - xb, c.at.1 - yb) <= within
+                })
             };
-            if d <= touch || (d <= within && cutting(crossings.get_or_insert_with(|| crossing_points(la, lb)))) {
+            if d <= touch
+                || (d <= within && cutting(crossings.get_or_insert_with(|| crossing_points(ta.ahead(), tb.ahead()))))
+            {
                 return Some((t, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
             }
         }
@@ -422,7 +464,7 @@ fn first_overlap(
     // Both paths reach back to where their road users came from: where one has just crossed
     // counts too, as long as the second is still to enter.
     let now = a.observed_at_us.max(b.observed_at_us) as f64;
-    crossing_points(&ta.points, &tb.points)
+    crossing_points(ta.whole(), tb.whole())
         .iter()
         .map(|c| (predicted_pet((&ta.times, &ta.points, ma), (&tb.times, &tb.points, mb), c), c.at))
         .filter(|((pet_s, at_us), _)| *pet_s <= max_pet_s && *at_us >= now)
@@ -457,7 +499,7 @@ impl Chord {
             .zip(local)
             .map(|(q, (x, y))| {
                 let t = secs(q.at_us);
-                (x - (base.0 + velocity.0 * t)).hypot(y - (base.1 + velocity.1 * t))
+                distance(x - (base.0 + velocity.0 * t), y - (base.1 + velocity.1 * t))
             })
             .fold(0.0, f64::max);
         Some(Self { base, velocity, t0_s, t1_s, slack_m })
@@ -526,7 +568,7 @@ pub fn pairs_to_test(
             }
             // Pairs never within reach of each other cannot conflict.
             // ... nor pairs one of which passes too long before the other (predicted PET).
-            let speeds = a.velocity.0.hypot(a.velocity.1) + b.velocity.0.hypot(b.velocity.1);
+            let speeds = distance(a.velocity.0, a.velocity.1) + distance(b.velocity.0, b.velocity.1);
             let within = radius_m(modes[i])
                 + radius_m(modes[j])
                 + cfg.spread_mps * (spans[i] + spans[j])
@@ -1036,6 +1078,24 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The segment boxes only save work: every crossing found without them (boxes that
+        /// cover the plane) is found with them, at the same place.
+        #[test]
+        fn segment_boxes_hide_no_crossing(
+            a in proptest::collection::vec((-20.0..20.0f64, -20.0..20.0f64), 2..10),
+            b in proptest::collection::vec((-20.0..20.0f64, -20.0..20.0f64), 2..10),
+        ) {
+            let everywhere = |p: &[(f64, f64)]| vec![[f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::INFINITY]; p.len() - 1];
+            let (all_a, all_b) = (everywhere(&a), everywhere(&b));
+            let (boxes_a, boxes_b) = (segment_boxes(&a), segment_boxes(&b));
+            let found = |x: Polyline, y: Polyline| {
+                crossing_points(x, y).iter().map(|c| (c.a.0, c.b.0, c.at.0.to_bits(), c.at.1.to_bits())).collect::<Vec<_>>()
+            };
+            let with = found(Polyline { points: &a, boxes: &boxes_a }, Polyline { points: &b, boxes: &boxes_b });
+            let without = found(Polyline { points: &a, boxes: &all_a }, Polyline { points: &b, boxes: &all_b });
+            proptest::prop_assert_eq!(with, without);
+        }
+
         /// Ranking prunes only pairs that cannot conflict: every pair the full test finds a
         /// conflict for is among those picked (straight and turning paths, any modes).
         #[test]

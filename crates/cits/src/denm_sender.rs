@@ -8,7 +8,7 @@
 use etsi_its::denm::SimpleDenm;
 use etsi_its::its_container_v1::RelevanceDistance;
 
-use crate::geo::{wgs84_to_offset, Wgs84};
+use crate::geo::{distance, wgs84_to_offset, Wgs84};
 use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};
 use crate::stage::StageError;
 use crate::time::unix_us_to_its_ms;
@@ -154,7 +154,7 @@ fn conflict_distance_m(a: &CollisionRisk, b: &CollisionRisk) -> f64 {
         Wgs84 { lat: a.conflict_latitude, lon: a.conflict_longitude },
         Wgs84 { lat: b.conflict_latitude, lon: b.conflict_longitude },
     );
-    dx.hypot(dy)
+    distance(dx, dy)
 }
 
 fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u64) -> bool {

@@ -114,7 +114,7 @@ impl Limits {
         self.objects(cpm.objects.len())?;
         for o in &cpm.objects {
             let what = || format!("object {}", o.object_id);
-            let range_m = f64::from(o.x_cm).hypot(f64::from(o.y_cm)) / 100.0;
+            let range_m = crate::geo::distance(f64::from(o.x_cm), f64::from(o.y_cm)) / 100.0;
             if range_m > self.max_sensor_range_m {
                 return Err(StageError::new(format!(
                     "{}: {} m from the sensor (limit {} m)",
@@ -124,7 +124,7 @@ impl Limits {
                 )));
             }
             if let (Some(vx), Some(vy)) = (o.velocity_x_cm_s, o.velocity_y_cm_s) {
-                self.speed(what, Some(f64::from(vx).hypot(f64::from(vy)) / 100.0))?;
+                self.speed(what, Some(crate::geo::distance(f64::from(vx), f64::from(vy)) / 100.0))?;
             }
         }
         Ok(())

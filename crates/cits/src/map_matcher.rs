@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{LaneGraph, MatchedPoint, MatchedTrajectory, ObjectClass, Trajectory, TravelMode};
 
 pub const STAGE: &str = "map_matcher";
@@ -193,7 +193,7 @@ pub fn stations(points: &[(f64, f64)], start: f64) -> Vec<f64> {
     let mut out = Vec::with_capacity(points.len());
     out.push(start);
     for w in points.windows(2) {
-        out.push(out[out.len() - 1] + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1));
+        out.push(out[out.len() - 1] + distance(w[1].0 - w[0].0, w[1].1 - w[0].1));
     }
     out
 }
@@ -222,7 +222,7 @@ impl LaneIndex {
                     a: w[0],
                     b: w[1],
                     station_a: along[k],
-                    length: (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1),
+                    length: distance(w[1].0 - w[0].0, w[1].1 - w[0].1),
                     heading: (w[1].0 - w[0].0).atan2(w[1].1 - w[0].1),
                 };
                 // Every cell of the segment's bounding box (one or two for the map's 1 m samples).
@@ -288,7 +288,7 @@ impl LaneIndex {
                 // road user keeps tells the predictor which way it is about to turn.
                 offset_m: {
                     let side = (s.b.0 - s.a.0) * (q.1 - s.a.1) - (s.b.1 - s.a.1) * (q.0 - s.a.0);
-                    (q.0 - foot.0).hypot(q.1 - foot.1).copysign(side)
+                    distance(q.0 - foot.0, q.1 - foot.1).copysign(side)
                 },
                 station_m: station,
                 speed_mps: None,
@@ -333,7 +333,7 @@ fn project(q: (f64, f64), a: (f64, f64), b: (f64, f64)) -> ((f64, f64), f64, f64
     let len2 = dx * dx + dy * dy;
     let t = if len2 > 0.0 { (((q.0 - a.0) * dx + (q.1 - a.1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
     let foot = (a.0 + t * dx, a.1 + t * dy);
-    (foot, t, (q.0 - foot.0).hypot(q.1 - foot.1))
+    (foot, t, distance(q.0 - foot.0, q.1 - foot.1))
 }
 
 /// Absolute difference of two angles (radians), 0..π.

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use crate::fit::{line_fit, parabola_fit};
-use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{LaneGraph, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
 use crate::stage::StageError;
@@ -219,7 +219,7 @@ impl Lane {
             let (dx, dy) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
             let len2 = dx * dx + dy * dy;
             let f = if len2 > 0.0 { (((p.0 - w[0].0) * dx + (p.1 - w[0].1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
-            let d = (p.0 - w[0].0 - f * dx).hypot(p.1 - w[0].1 - f * dy);
+            let d = distance(p.0 - w[0].0 - f * dx, p.1 - w[0].1 - f * dy);
             if d < best.1 {
                 best = (self.stations[k] + f * (self.stations[k + 1] - self.stations[k]), d);
             }
@@ -387,7 +387,7 @@ fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
     }
     let end = local(last);
     let chord = (end.0 - first.0, end.1 - first.1);
-    let length = chord.0.hypot(chord.1);
+    let length = distance(chord.0, chord.1);
     let heading = if length > 1e-6 { (chord.0 / length, chord.1 / length) } else { (1.0, 0.0) };
     // Displacement along the chord against time (t ≤ 0, the last point at 0).
     let along: Vec<(f64, f64)> =
@@ -689,7 +689,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         let lane = &map.lanes[&last.lanelet_id];
         let (here, _) = lane.at(last.station_m - 0.5);
         let (onward, _) = lane.at(last.station_m + 0.5);
-        let length = (onward.0 - here.0).hypot(onward.1 - here.1).max(1e-6);
+        let length = distance(onward.0 - here.0, onward.1 - here.1).max(1e-6);
         let along = ((onward.0 - here.0) * k.heading.0 + (onward.1 - here.1) * k.heading.1) / length;
         let positions = (1..=steps)
             .map(|i| {
