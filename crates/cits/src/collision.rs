@@ -422,12 +422,11 @@ fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> 
 /// The paths' positions need not share timestamps (two cameras measure at different times):
 /// one merge walk over both time grids compares them at every position of either, the other
 /// interpolated — linear in the positions, on this O(paths²) path.
-/// `la`, `lb`: the paths' positions in local metres around `origin` (converted once per path by
-/// the caller, not once per pair). The areas grow with the time ahead of each path's observation
-/// (`spread_mps`).
+/// `ta`, `tb`: the paths in local metres around `origin` (built once per path by the caller, not
+/// once per pair). The areas grow with the time ahead of each path's observation (`spread_mps`).
 fn first_overlap(
-    (a, la, ta): (&PredictedPath, &[(f64, f64)], &Timed),
-    (b, lb, tb): (&PredictedPath, &[(f64, f64)], &Timed),
+    (a, ta): (&PredictedPath, &Timed),
+    (b, tb): (&PredictedPath, &Timed),
     origin: Wgs84,
     spread_mps: f64,
     max_pet_s: f64,
@@ -436,6 +435,7 @@ fn first_overlap(
     let reach = radius_m(ma) + radius_m(mb);
     let touch = half_width_m(ma) + half_width_m(mb);
     let mut crossings: Option<Vec<Crossing>> = None; // computed once, when first needed
+    let (la, lb) = (ta.ahead().points, tb.ahead().points);
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
         let t = pa.at_us.min(pb.at_us);
@@ -645,13 +645,8 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
     let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
     for (i, j) in pairs_to_test(&paths, &locals, cfg) {
         let (a, b) = (paths[i], paths[j]);
-        let Some((at_us, point)) = first_overlap(
-            (a, &locals[i], &timed[i]),
-            (b, &locals[j], &timed[j]),
-            origin,
-            cfg.spread_mps,
-            cfg.max_pet_s,
-        ) else {
+        let Some((at_us, point)) = first_overlap((a, &timed[i]), (b, &timed[j]), origin, cfg.spread_mps, cfg.max_pet_s)
+        else {
             continue;
         };
         let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
@@ -1137,7 +1132,7 @@ mod tests {
                         continue;
                     }
                     let (ti, tj) = (Timed::of(refs[i], &locals_detect[i], origin), Timed::of(refs[j], &locals_detect[j], origin));
-                    if first_overlap((refs[i], &locals_detect[i], &ti), (refs[j], &locals_detect[j], &tj), origin, cfg.spread_mps, cfg.max_pet_s).is_some() {
+                    if first_overlap((refs[i], &ti), (refs[j], &tj), origin, cfg.spread_mps, cfg.max_pet_s).is_some() {
                         proptest::prop_assert!(picked.contains(&(i, j)), "conflict {i}-{j} not picked");
                     }
                 }

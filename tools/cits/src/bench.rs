@@ -247,11 +247,29 @@ pub struct RunResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstDenm {
     pub system: String,
-    /// Whether the host compiled the components (`cold`) or loaded them from its compilation
-    /// cache (`cached`); absent in reports from before the cache.
+    /// Absent in reports from before the compilation cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compiled: Option<String>,
+    pub compiled: Option<Compiled>,
     pub deploy_to_first_denm_ms: f64,
+}
+
+/// How the host came by the components' machine code in a start-up measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Compiled {
+    /// Compiled them (its compilation cache emptied first).
+    Cold,
+    /// Loaded them from its compilation cache.
+    Cached,
+}
+
+impl Compiled {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compiled::Cold => "cold",
+            Compiled::Cached => "cached",
+        }
+    }
 }
 
 /// Runs one replay and writes `frames-<label>.csv` and `run-<label>.json` (see [`run_label`])
@@ -525,9 +543,9 @@ fn summarize(t: Tally, rows: &[Row]) -> RunResult {
 }
 
 /// `startup-<system>[-<compiled>]`: the RSU a start-up measurement replays as, and its file name.
-pub fn startup_label(system: &str, compiled: Option<&str>) -> String {
+pub fn startup_label(system: &str, compiled: Option<Compiled>) -> String {
     match compiled {
-        Some(c) => format!("startup-{system}-{c}"),
+        Some(c) => format!("startup-{system}-{}", c.as_str()),
         None => format!("startup-{system}"),
     }
 }
@@ -538,7 +556,7 @@ pub fn startup_label(system: &str, compiled: Option<&str>) -> String {
 /// queue a backlog that the runs measured next would share the machine with.
 pub async fn first_denm(
     system: &str,
-    compiled: Option<&str>,
+    compiled: Option<Compiled>,
     nats: &str,
     mqtt: (&str, u16),
     redis_url: &str,
@@ -568,7 +586,7 @@ pub async fn first_denm(
     match tokio::time::timeout(timeout, denms.next()).await {
         Ok(Some(_)) => Ok(FirstDenm {
             system: system.to_string(),
-            compiled: compiled.map(str::to_string),
+            compiled,
             deploy_to_first_denm_ms: (cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0,
         }),
         Ok(None) => bail!("DENM subscription closed"),
@@ -694,9 +712,9 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         let _ =
             writeln!(md, "\n## Start-up\n\n| system | components | `wash app deploy` → first DENM |\n|---|---|---|");
         for s in &startups {
-            let compiled = match s.compiled.as_deref() {
-                Some("cached") => "from the compilation cache",
-                Some(_) => "compiled",
+            let compiled = match s.compiled {
+                Some(Compiled::Cached) => "from the compilation cache",
+                Some(Compiled::Cold) => "compiled",
                 None => "—",
             };
             let _ = writeln!(md, "| {} | {compiled} | {} ms |", s.system, ms(Some(s.deploy_to_first_denm_ms)));
@@ -1080,12 +1098,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("run-native-1x.json"), serde_json::to_string(&result(8.0, 3296, 3296, false)).unwrap())
             .unwrap();
-        for (compiled, ms) in [(Some("cold"), 3100.0), (Some("cached"), 1500.0)] {
-            let first = FirstDenm {
-                system: "wasmcloud".into(),
-                compiled: compiled.map(String::from),
-                deploy_to_first_denm_ms: ms,
-            };
+        for (compiled, ms) in [(Some(Compiled::Cold), 3100.0), (Some(Compiled::Cached), 1500.0)] {
+            let first = FirstDenm { system: "wasmcloud".into(), compiled, deploy_to_first_denm_ms: ms };
             let path = dir.join(format!("{}.json", startup_label("wasmcloud", compiled)));
             std::fs::write(path, serde_json::to_string(&first).unwrap()).unwrap();
         }

@@ -371,8 +371,8 @@ enum BenchCommand {
         system: String,
         /// `cold` (the host compiled the components) or `cached` (it loaded them from its
         /// compilation cache); also names the RSU replayed as, startup-<system>-<compiled>.
-        #[arg(long, value_parser = ["cold", "cached"])]
-        compiled: Option<String>,
+        #[arg(long, value_enum)]
+        compiled: Option<cits_tools::bench::Compiled>,
         #[arg(long)]
         since_us: u64,
         #[arg(long, default_value = "data/demo.rec.b64")]
@@ -686,7 +686,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
             let records = recording::read_file(&file)?;
             let first = bench::first_denm(
                 &system,
-                compiled.as_deref(),
+                compiled,
                 &nats,
                 (&host, port),
                 &redis,
@@ -695,7 +695,7 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 Duration::from_secs(timeout_s),
             )
             .await?;
-            let label = bench::startup_label(&system, compiled.as_deref());
+            let label = bench::startup_label(&system, compiled);
             eprintln!("{label}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
             std::fs::create_dir_all(&out)?;
             std::fs::write(out.join(format!("{label}.json")), serde_json::to_string_pretty(&first)?)?;
