@@ -141,28 +141,53 @@ pub struct TileCache<T> {
     build: fn(&LaneGraph) -> T,
     reach_m: f64,
     tiles: Vec<((i64, i64), T)>,
+    /// Tiles to load, where one serves a point, before the tile under it (see [`Self::plan`]).
+    planned: Vec<(i64, i64)>,
 }
 
 impl<T> TileCache<T> {
     /// `reach_m`: how far around a point the user looks ([`MATCH_REACH_M`], [`ROUTE_REACH_M`]).
     pub fn new(build: fn(&LaneGraph) -> T, reach_m: f64) -> Self {
         assert!(reach_m <= TILE_MARGIN_M, "a tile holds lanelets within {TILE_MARGIN_M} m only");
-        Self { build, reach_m, tiles: Vec::new() }
+        Self { build, reach_m, tiles: Vec::new(), planned: Vec::new() }
+    }
+
+    /// Prefer these tiles (read ahead, e.g. [`covering_tiles`] of a frame) to the tile under a
+    /// point: which tile a point gets otherwise depends on the order points come in.
+    pub fn plan(&mut self, tiles: Vec<(i64, i64)>) {
+        self.planned = tiles;
     }
 
     /// The prepared tile for `p`; `load` gives a tile's lane graph when it is first needed.
     pub fn at<E>(&mut self, p: Wgs84, load: impl FnOnce((i64, i64)) -> Result<LaneGraph, E>) -> Result<&T, E> {
-        let covers = |tile| tile_reaches(tile, p, TILE_MARGIN_M - self.reach_m);
-        let i = match self.tiles.iter().position(|(tile, _)| covers(*tile)) {
+        let reach_m = self.reach_m;
+        let i = match self.tiles.iter().position(|(tile, _)| serves(*tile, p, reach_m)) {
             Some(i) => i,
             None => {
-                let tile = tile_of(p);
+                let tile = self.planned.iter().copied().find(|t| serves(*t, p, reach_m)).unwrap_or_else(|| tile_of(p));
                 self.tiles.push((tile, (self.build)(&load(tile)?)));
                 self.tiles.len() - 1
             }
         };
         Ok(&self.tiles[i].1)
     }
+}
+
+/// Whether `tile` holds every lanelet within `reach_m` of `p`.
+fn serves(tile: (i64, i64), p: Wgs84, reach_m: f64) -> bool {
+    tile_reaches(tile, p, TILE_MARGIN_M - reach_m)
+}
+
+/// Few tiles that together serve every point for a user looking `reach_m` around it: the tile
+/// under each point no tile chosen before serves. Around one intersection, one tile.
+pub fn covering_tiles(points: impl IntoIterator<Item = Wgs84>, reach_m: f64) -> Vec<(i64, i64)> {
+    let mut tiles: Vec<(i64, i64)> = Vec::new();
+    for p in points {
+        if !tiles.iter().any(|t| serves(*t, p, reach_m)) {
+            tiles.push(tile_of(p));
+        }
+    }
+    tiles
 }
 
 /// Every tile with lanelets within `margin_m` (the tiles `cits map` writes; any other tile of the
@@ -505,13 +530,19 @@ mod tile_tests {
         assert_eq!(tile_object((-3, 95621)), "tile_-3_95621.pb");
     }
 
-    #[test]
-    fn one_loaded_tile_serves_every_point_it_holds_the_reach_of() {
-        // Our intersection lies near a tile corner: its objects fall into four grid tiles.
+    /// Our intersection's centre, and four points 40 m off each way: it lies near a tile corner,
+    /// so they fall into four grid tiles.
+    fn around_our_intersection() -> (Wgs84, Vec<Wgs84>) {
         let centre = Wgs84 { lat: 47.8101, lon: 13.0518 };
-        let around: Vec<Wgs84> = [(-40.0, -40.0), (40.0, -40.0), (-40.0, 40.0), (40.0, 40.0)]
+        let around = [(-40.0, -40.0), (40.0, -40.0), (-40.0, 40.0), (40.0, 40.0)]
             .map(|(e, n)| offset_to_wgs84(centre, e, n))
             .into();
+        (centre, around)
+    }
+
+    #[test]
+    fn one_loaded_tile_serves_every_point_it_holds_the_reach_of() {
+        let (centre, around) = around_our_intersection();
         let grid: std::collections::BTreeSet<_> = around.iter().map(|p| tile_of(*p)).collect();
         assert_eq!(grid.len(), 4, "test premise: four grid tiles");
         let mut loads = Vec::new();
@@ -535,5 +566,35 @@ mod tile_tests {
             .unwrap();
         assert_eq!(loads.len(), 2);
         assert_eq!(loads[1], tile_of(far));
+    }
+
+    #[test]
+    fn planned_tiles_serve_points_whatever_their_order() {
+        let (centre, around) = around_our_intersection();
+        let planned = covering_tiles(around.iter().copied(), ROUTE_REACH_M);
+        assert_eq!(planned, vec![tile_of(around[0])], "one tile serves the frame");
+        let far = offset_to_wgs84(centre, 400.0, 0.0);
+        assert_eq!(covering_tiles([around[3], far, around[0]], ROUTE_REACH_M), vec![tile_of(around[3]), tile_of(far)]);
+        // Unplanned, the points in reverse order load the tile under the last corner; planned,
+        // the one read ahead, for a matcher (shorter reach) too.
+        for reach_m in [ROUTE_REACH_M, MATCH_REACH_M] {
+            for plan in [false, true] {
+                let mut loads = Vec::new();
+                let mut cache = TileCache::new(|g: &LaneGraph| g.lanelets.len(), reach_m);
+                if plan {
+                    cache.plan(planned.clone());
+                }
+                for p in around.iter().rev() {
+                    cache
+                        .at(*p, |tile| {
+                            loads.push(tile);
+                            Ok::<_, ()>(LaneGraph::default())
+                        })
+                        .unwrap();
+                }
+                let want = if plan { planned.clone() } else { vec![tile_of(around[3])] };
+                assert_eq!(loads, want, "reach {reach_m} m, planned: {plan}");
+            }
+        }
     }
 }

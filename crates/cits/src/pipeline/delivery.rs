@@ -181,9 +181,11 @@ mod tests {
 
     /// Services on plain maps, as a test double for the platform.
 
-    /// Five CPMs of one RSU as a provider batch, the same objects moving on.
+    /// Five CPMs of one RSU as a provider batch, the same objects moving on, one each side of
+    /// a map tile's edge (longitude 13.054°).
     fn cpm_batch() -> crate::proto::MessageBatch {
         let mut cpm = sample_sent(1000);
+        cpm.reference_lon_e7 = 130_540_100;
         let messages = (0..5)
             .map(|_| {
                 cpm.reference_time_its_ms += 100;
@@ -246,6 +248,10 @@ mod tests {
         // All state read ahead in one call and written back in one, one tile read.
         assert_eq!((batched.gets, batched.sets), (1, 1));
         assert_eq!(batched.blob_reads, 1);
+        // The objects lie in two grid tiles; one tile serves them all, and only that one is read.
+        let tiles_read: Vec<&String> =
+            batched.keys_read.iter().filter(|k| k.starts_with(&flat_key(buckets::MAP_TILES, ""))).collect();
+        assert_eq!(tiles_read.len(), 1, "{tiles_read:?}");
         assert_eq!((single.gets, single.sets), (5, 5), "one read and one write per message delivered alone");
         assert_eq!(single.blob_reads, 1, "later messages find the tile's copy with their state");
         // The next delivery reads the copy of its tile with its state: one read in all.

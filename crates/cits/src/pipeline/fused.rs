@@ -26,7 +26,7 @@ pub fn chain<V: Services>() -> [Step<V>; 7] {
 }
 
 /// Reads the state the assembler, detector and DENM sender will need for this frame of located
-/// objects, and the copies of the map tiles under them, in one call (a miss here only costs the
+/// objects, and the copies of the map tiles planned for them, in one call (a miss here only costs the
 /// stage its own read).
 fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
     let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
@@ -37,12 +37,8 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
     keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
     keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
     keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
-    for l in &frame.locations {
-        let tile = MapTiles::<()>::want(l.latitude, l.longitude);
-        if !keys.contains(&tile) {
-            keys.push(tile);
-        }
-    }
+    let points = frame.locations.iter().map(|l| crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude });
+    keys.extend(MapTiles::<()>::plan(svc, points));
     svc.prefetch(&keys)
 }
 

@@ -71,6 +71,8 @@ pub(crate) struct Counting {
     pub(crate) gets: usize,
     pub(crate) sets: usize,
     pub(crate) blob_reads: usize,
+    /// Every key read, in order (flat: `bucket:key`).
+    pub(crate) keys_read: Vec<String>,
 }
 
 impl Services for Counting {
@@ -79,6 +81,7 @@ impl Services for Counting {
     }
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
         self.gets += 1;
+        self.keys_read.extend(keys.iter().map(|k| flat_key(bucket, k)));
         self.store.get_many(bucket, keys)
     }
     fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {

@@ -4,7 +4,8 @@
 use prost::Message as _;
 
 use super::{buckets, entries, Services};
-use crate::map_matcher::{tile_object, TileCache};
+use crate::geo::Wgs84;
+use crate::map_matcher::{covering_tiles, tile_object, TileCache, ROUTE_REACH_M};
 use crate::proto::{LaneGraph, MapTileCopy};
 use crate::stage::{decode_input, StageError};
 
@@ -18,7 +19,7 @@ pub const DEFAULT_MAP_REFRESH_S: u64 = 30;
 /// [`TileCache`]); a tile the map has no blob for is prepared from an empty graph.
 ///
 /// A tile is read from its copy in bucket [`buckets::MAP_TILES`] (one key-value read, which the
-/// fused chain makes together with the frame's state: [`MapTiles::want`]); from the blobstore
+/// fused chain makes together with the frame's state: [`MapTiles::plan`]); from the blobstore
 /// only when there is no copy or it is older than [`MAP_REFRESH_KEY`], and the copy is then
 /// written with the delivery's state. Reading the blobstore costs a component two calls to the
 /// provider per tile, the most expensive part of a frame before the copies.
@@ -31,25 +32,38 @@ impl<T: 'static> MapTiles<T> {
     /// Blobstore container of the map (written by `cits map`).
     pub const CONTAINER: &'static str = "cits-map";
 
-    /// The tiles an earlier message of this delivery prepared, or none yet. `stage` names the
-    /// stage in config errors.
+    /// The tiles an earlier message of this delivery prepared, or none yet; either way preferring
+    /// the tiles the delivery planned for its latest frame. `stage` names the stage in config
+    /// errors.
     pub fn restore<V: Services>(
         svc: &mut V,
         stage: &str,
         build: fn(&LaneGraph) -> T,
         reach_m: f64,
     ) -> Result<Self, StageError> {
-        let kept = svc.kept().and_then(|k| k.0.remove(&std::any::TypeId::of::<Self>()));
-        if let Some(tiles) = kept.and_then(|b| b.downcast::<Self>().ok()) {
-            return Ok(*tiles);
-        }
-        let mut refresh_s = DEFAULT_MAP_REFRESH_S;
-        for e in crate::config::entries(stage, entries(&svc.config()?)) {
-            if e.key == MAP_REFRESH_KEY {
-                refresh_s = e.positive_u64()?;
+        let (kept, planned) = match svc.kept() {
+            Some(k) => (
+                k.0.remove(&std::any::TypeId::of::<Self>()),
+                k.0.get(&std::any::TypeId::of::<Planned>())
+                    .and_then(|p| p.downcast_ref::<Planned>())
+                    .map(|p| p.0.clone()),
+            ),
+            None => (None, None),
+        };
+        let mut tiles = match kept.and_then(|b| b.downcast::<Self>().ok()) {
+            Some(tiles) => *tiles,
+            None => {
+                let mut refresh_s = DEFAULT_MAP_REFRESH_S;
+                for e in crate::config::entries(stage, entries(&svc.config()?)) {
+                    if e.key == MAP_REFRESH_KEY {
+                        refresh_s = e.positive_u64()?;
+                    }
+                }
+                Self { cache: TileCache::new(build, reach_m), refresh_us: refresh_s.saturating_mul(1_000_000) }
             }
-        }
-        Ok(Self { cache: TileCache::new(build, reach_m), refresh_us: refresh_s.saturating_mul(1_000_000) })
+        };
+        tiles.cache.plan(planned.unwrap_or_default());
+        Ok(tiles)
     }
 
     /// Leaves the prepared tiles to the next message of the delivery.
@@ -59,10 +73,18 @@ impl<T: 'static> MapTiles<T> {
         }
     }
 
-    /// The key-value read of the copy of the tile under a position, for [`Services::prefetch`].
-    pub fn want(latitude: f64, longitude: f64) -> (&'static str, String) {
-        let tile = crate::map_matcher::tile_of(crate::geo::Wgs84 { lat: latitude, lon: longitude });
-        (buckets::MAP_TILES, tile_object(tile))
+    /// Plans the tiles the stages of this delivery will read for objects at `points` (few: see
+    /// [`covering_tiles`]; planned for the predictor, which looks farthest, so they serve the map
+    /// matcher too) and returns their key-value reads, for [`Services::prefetch`]. Without a plan
+    /// the stages would take the tile under whichever point comes first, which need not be one
+    /// read ahead.
+    pub fn plan<V: Services>(svc: &mut V, points: impl IntoIterator<Item = Wgs84>) -> Vec<(&'static str, String)> {
+        let tiles = covering_tiles(points, ROUTE_REACH_M);
+        let reads = tiles.iter().map(|t| (buckets::MAP_TILES, tile_object(*t))).collect();
+        if let Some(kept) = svc.kept() {
+            kept.0.insert(std::any::TypeId::of::<Planned>(), Box::new(Planned(tiles)));
+        }
+        reads
     }
 
     pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
@@ -80,6 +102,9 @@ impl<T: 'static> MapTiles<T> {
         })
     }
 }
+
+/// The tiles [`MapTiles::plan`] chose for a delivery's latest frame.
+struct Planned(Vec<(i64, i64)>);
 
 /// A tile's bytes (None: the map has none) from its copy, or from the blobstore when the copy is
 /// missing, unreadable or older than `refresh_us`; a blob read is copied with the state's write.
@@ -108,7 +133,7 @@ mod tests {
     const AT: (f64, f64) = (47.8101, 13.0518);
 
     fn object() -> String {
-        MapTiles::<()>::want(AT.0, AT.1).1
+        tile_object(crate::map_matcher::tile_of(Wgs84 { lat: AT.0, lon: AT.1 }))
     }
 
     /// Where the tile's copy is in the store.
