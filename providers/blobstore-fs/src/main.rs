@@ -7,7 +7,9 @@ use anyhow::Context as _;
 use wasmcloud_provider_blobstore_fs::FsProvider;
 use wasmcloud_provider_sdk::{get_connection, initialize_observability, run_provider};
 
-#[tokio::main]
+// One thread: the provider only waits on sockets, and a second worker would be woken (a context
+// switch, on a VM an inter-processor interrupt) for nearly every message it relays.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     initialize_observability!("blobstore-fs-provider", std::env::var_os("PROVIDER_BLOBSTORE_FS_FLAMEGRAPH_PATH"));
     let provider = FsProvider::default();
