@@ -171,6 +171,18 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
     Ok(())
 }
 
+/// Drops every message the stage inputs hold, so a deployment starts without what was published
+/// while it was not running (their consumers move past the purged messages); returns how many.
+/// For benchmarks: a stage loses whatever it had not taken yet.
+pub async fn purge_stage_inputs(js: &jetstream::Context) -> anyhow::Result<u64> {
+    let mut purged = 0;
+    for spec in STREAMS.iter().filter(|s| s.role == Role::StageInput) {
+        let stream = js.get_stream(spec.name).await.map_err(|e| anyhow::anyhow!("stream {}: {e}", spec.name))?;
+        purged += stream.purge().await.map_err(|e| anyhow::anyhow!("purging {}: {e}", spec.name))?.purged;
+    }
+    Ok(purged)
+}
+
 /// How a stage consumes one partition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsumerSpec {

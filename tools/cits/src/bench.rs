@@ -293,7 +293,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
     let client = crate::auth::connect_nats(&opts.nats).await?;
     wait_until_quiet(&client, Duration::from_secs(2), Duration::from_secs(900)).await?;
     let mut redis = redis::Client::open(opts.redis_url.as_str())?.get_connection().context("Redis")?;
-    redis::cmd("FLUSHDB").query::<()>(&mut redis).context("Redis FLUSHDB")?;
+    clean_state(&client, &mut redis).await?;
 
     let (mut done_subs, mut denm_subs) = (Vec::new(), Vec::new());
     for rsu in &rsus {
@@ -400,6 +400,20 @@ fn pair(sent: &[CpmFacts], rsus: &[String], published_at_us: &[u64], done: &[(u6
 
 /// Waits until the pipeline has had nothing on any `cits.` subject for `quiet` (a previous run's
 /// backlog is worked off), at most `limit`.
+/// Every run starts from a clean state: no stage state in Redis, and nothing waiting in the stage
+/// inputs. The streams keep what was published while a deployment was down — the CPMs of the
+/// native baseline's runs (captured by `cits.cpm.*` although the baseline reads core NATS), a
+/// start-up measurement's rest — which the next deployment would otherwise work through during
+/// its own run, on its CPU and in its latency.
+async fn clean_state(client: &async_nats::Client, redis: &mut redis::Connection) -> anyhow::Result<()> {
+    redis::cmd("FLUSHDB").query::<()>(redis).context("Redis FLUSHDB")?;
+    let purged = cits_jetstream::purge_stage_inputs(&async_nats::jetstream::new(client.clone())).await?;
+    if purged > 0 {
+        eprintln!("bench: purged the stage inputs ({purged} messages)");
+    }
+    Ok(())
+}
+
 async fn wait_until_quiet(client: &async_nats::Client, quiet: Duration, limit: Duration) -> anyhow::Result<()> {
     let mut all = client.subscribe("cits.>").await?;
     client.flush().await?;
@@ -581,7 +595,7 @@ pub async fn first_denm(
         progress: false,
         auth: crate::auth::auth_dir(),
     };
-    redis::cmd("FLUSHDB").query::<()>(&mut store).context("Redis FLUSHDB")?;
+    clean_state(&client, &mut store).await?;
     replay(records, &opts).await?;
     match tokio::time::timeout(timeout, denms.next()).await {
         Ok(Some(_)) => Ok(FirstDenm {
@@ -698,7 +712,7 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         md,
         "End to end = the replayer's MQTT publish → the DENM sender's send (all seven stages). Each factor and N runs \
          against every system in turn (the machine's speed drifts between runs), each run from a clean state (Redis \
-         flushed). CPU = user + system time of the pipeline's processes (wasmCloud: host with its \
+         flushed, nothing left in the stage inputs). CPU = user + system time of the pipeline's processes (wasmCloud: host with its \
          providers; native: the stage processes) plus nats-server and Redis, per object update (objects in the CPMs). \
          Ratios are against `{baseline}` at the same factor.\n"
     );
