@@ -16,7 +16,8 @@
 # the same cameras) and so an intersection of its own over the same map.
 # Each run is made against every system in turn (the machine's speed drifts), each from a clean
 # state (idle pipeline, Redis flushed, stage inputs purged). The report (tables, PNG plots,
-# per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as results/latest, and is printed.
+# per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
+# results/latest, and is printed.
 #
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
 # BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native native-fused"), BENCH_RSUS (default empty: no

@@ -398,8 +398,6 @@ fn pair(sent: &[CpmFacts], rsus: &[String], published_at_us: &[u64], done: &[(u6
     rows
 }
 
-/// Waits until the pipeline has had nothing on any `cits.` subject for `quiet` (a previous run's
-/// backlog is worked off), at most `limit`.
 /// Every run starts from a clean state: no stage state in Redis, and nothing waiting in the stage
 /// inputs. The streams keep what was published while a deployment was down — the CPMs of the
 /// native baseline's runs (captured by `cits.cpm.*` although the baseline reads core NATS), a
@@ -414,6 +412,8 @@ async fn clean_state(client: &async_nats::Client, redis: &mut redis::Connection)
     Ok(())
 }
 
+/// Waits until the pipeline has had nothing on any `cits.` subject for `quiet` (a previous run's
+/// backlog is worked off), at most `limit`.
 async fn wait_until_quiet(client: &async_nats::Client, quiet: Duration, limit: Duration) -> anyhow::Result<()> {
     let mut all = client.subscribe("cits.>").await?;
     client.flush().await?;
@@ -712,8 +712,8 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         md,
         "End to end = the replayer's MQTT publish → the DENM sender's send (all seven stages). Each factor and N runs \
          against every system in turn (the machine's speed drifts between runs), each run from a clean state (Redis \
-         flushed, nothing left in the stage inputs). CPU = user + system time of the pipeline's processes (wasmCloud: host with its \
-         providers; native: the stage processes) plus nats-server and Redis, per object update (objects in the CPMs). \
+         flushed, nothing left in the stage inputs). CPU = user + system time of the pipeline's processes \
+         (wasmCloud: host with its providers; native: the stage processes) plus nats-server and Redis, per object update (objects in the CPMs). \
          Ratios are against `{baseline}` at the same factor.\n"
     );
     if !by_key.is_empty() {
