@@ -85,13 +85,17 @@ setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) pl
 # Dependencies patched at build time (Cargo.toml [patch.crates-io]); see each script for why.
 WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
 WASMCLOUD_RUNTIME_PATCHED := build/patched/wasmcloud-runtime-0.12.0
-patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched
+WASMCLOUD_HOST_PATCHED := build/patched/wasmcloud-host-0.27.1
+patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched $(WASMCLOUD_HOST_PATCHED)/.cits-patched
 $(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh tools/patches/crate.sh
 	rm -rf $(WRPC_NATS_PATCHED)
 	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
 $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched: tools/patches/wasmcloud-runtime.sh tools/patches/crate.sh
 	rm -rf $(WASMCLOUD_RUNTIME_PATCHED)
 	tools/patches/wasmcloud-runtime.sh $(WASMCLOUD_RUNTIME_PATCHED)
+$(WASMCLOUD_HOST_PATCHED)/.cits-patched: tools/patches/wasmcloud-host.sh tools/patches/crate.sh
+	rm -rf $(WASMCLOUD_HOST_PATCHED)
+	tools/patches/wasmcloud-host.sh $(WASMCLOUD_HOST_PATCHED)
 
 .setup-toolchains:
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
