@@ -399,6 +399,43 @@ pub async fn next_within(
     }
 }
 
+/// A bare nats-server of our own on a free port (no JetStream, no auth), killed on drop: for
+/// tests of the NATS transport itself.
+pub struct NatsServer {
+    pub port: u16,
+    child: std::process::Child,
+}
+
+impl NatsServer {
+    pub fn start() -> Self {
+        let port = free_port();
+        let child = Command::new(env_path("NATS_SERVER"))
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nats-server starts");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Self { port, child };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("nats-server on port {port} did not come up");
+    }
+
+    pub async fn connect(&self) -> async_nats::Client {
+        async_nats::connect(format!("127.0.0.1:{}", self.port)).await.expect("nats-server accepts connections")
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A redis-server of our own on a free port (no persistence), killed on drop.
 pub struct RedisServer {
     pub port: u16,
