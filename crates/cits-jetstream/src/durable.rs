@@ -17,7 +17,7 @@ use async_nats::jetstream::{self, consumer::PullConsumer, AckKind};
 use futures::StreamExt as _;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use bytes::Bytes;
 use prost::Message as _;
@@ -120,7 +120,14 @@ async fn pull_partition<T: Target>(
                     let info = msg.info().ok();
                     let seq = info.as_ref().map(|i| i.stream_sequence);
                     if let Some(seq) = seq.filter(|&seq| finished.includes(seq)) {
-                        info!(consumer = %name, seq, "delivered again although finished here: acknowledged, not handled");
+                        // A first delivery was handled with an earlier message's batch (read-ahead:
+                        // every message of a backlog, so not worth a line each); a second one is
+                        // an acknowledgement the server forgot.
+                        if info.as_ref().is_some_and(|i| i.delivered > 1) {
+                            info!(consumer = %name, seq, "delivered again although finished here: acknowledged, not handled");
+                        } else {
+                            debug!(consumer = %name, seq, "handled ahead with an earlier message: acknowledged");
+                        }
                         if let Err(e) = msg.double_ack().await {
                             warn!(consumer = %name, seq, "not acknowledged: {e}");
                         }
