@@ -1,4 +1,16 @@
-# Sourced by the patch scripts: unpack_crate NAME VERSION SHA256 DIR unpacks the crates.io release
+# Sourced by the patch scripts.
+
+# begin_patch NAME VERSION SHA256 DEST: ends the script at once when DEST holds the patched copy
+# already; otherwise unpacks the release into $work/NAME-VERSION ($work: a temporary directory,
+# removed when the script exits) for the script to patch and `install_crate`.
+begin_patch() {
+    [[ -f "$4/.cits-patched" ]] && exit 0
+    work=$(mktemp -d)
+    trap "rm -rf '$work'" EXIT
+    unpack_crate "$1" "$2" "$3" "$work"
+}
+
+# unpack_crate NAME VERSION SHA256 DIR unpacks the crates.io release
 # NAME-VERSION (Cargo's download cache if it has the file, else crates.io), checksum-verified,
 # into DIR/NAME-VERSION.
 unpack_crate() {

@@ -20,11 +20,8 @@ VERSION=0.27.1
 SHA256=6edaf1f51d0b9ec8b799a6d64fce474eb6cf299be3e1ca2e296dfc3c385b8a36
 dest=$1
 
-[[ -f "$dest/.cits-patched" ]] && exit 0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/crate.sh"
-unpack_crate wasmcloud-host "$VERSION" "$SHA256" "$work"
+begin_patch wasmcloud-host "$VERSION" "$SHA256" "$dest"
 
 python3 - "$work/wasmcloud-host-$VERSION/src/wasmbus/handler.rs" <<'PY'
 import sys

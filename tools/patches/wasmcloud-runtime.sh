@@ -19,11 +19,8 @@ VERSION=0.12.0
 SHA256=f09f94956e3725b8fbf7539cec5523f694943ea4b9e88eba6945c6ce047e83b9
 dest=$1
 
-[[ -f "$dest/.cits-patched" ]] && exit 0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/crate.sh"
-unpack_crate wasmcloud-runtime "$VERSION" "$SHA256" "$work"
+begin_patch wasmcloud-runtime "$VERSION" "$SHA256" "$dest"
 
 python3 - "$work/wasmcloud-runtime-$VERSION/src/runtime.rs" <<'PY'
 import sys

@@ -32,11 +32,8 @@ VERSION=0.29.0
 SHA256=19310c1e0d7f2b8cc25bc700d3c4ab6b58c97cfe70fa490013a6a2d18de8a0a8
 dest=$1
 
-[[ -f "$dest/.cits-patched" ]] && exit 0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/crate.sh"
-unpack_crate wrpc-transport-nats "$VERSION" "$SHA256" "$work"
+begin_patch wrpc-transport-nats "$VERSION" "$SHA256" "$dest"
 
 python3 - "$work/wrpc-transport-nats-$VERSION/src/lib.rs" <<'PY'
 import re, sys
