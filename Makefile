@@ -90,7 +90,7 @@ patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-p
 $(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh tools/patches/crate.sh
 	rm -rf $(WRPC_NATS_PATCHED)
 	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
-$(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched: tools/patches/wasmcloud-runtime.sh tools/patches/crate.sh
+$(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched: tools/patches/wasmcloud-runtime.sh tools/patches/wasmcloud-runtime/tiered.rs tools/patches/crate.sh
 	rm -rf $(WASMCLOUD_RUNTIME_PATCHED)
 	tools/patches/wasmcloud-runtime.sh $(WASMCLOUD_RUNTIME_PATCHED)
 $(WASMCLOUD_HOST_PATCHED)/.cits-patched: tools/patches/wasmcloud-host.sh tools/patches/crate.sh

@@ -53,6 +53,9 @@ PIDS="$STATE/pids"
 LOGS="$STATE/logs"
 # Where the hosts keep compiled components (see host_up); empty: compile on every start.
 COMPILATION_CACHE="${COMPILATION_CACHE-$STATE/compiled}"
+# A component not in that cache starts on baseline code (Winch) while Cranelift's is compiled in
+# the background (tools/patches/wasmcloud-runtime.sh); false: Cranelift before it starts.
+TIERED_COMPILATION="${TIERED_COMPILATION:-true}"
 # NATS users, RSU tokens and the Redis password of this lattice (crates/cits-nats-auth); never
 # in the repository.
 AUTH="$STATE/auth"
@@ -265,6 +268,7 @@ host_up() {
     # redeployed component, skips Cranelift. COMPILATION_CACHE= (empty) compiles every time.
     start "host-$n" env TMPDIR="$STATE/host-tmp/$n" \
         ${COMPILATION_CACHE:+WASMCLOUD_COMPILATION_CACHE_DIR="$COMPILATION_CACHE"} \
+        WASMCLOUD_TIERED_COMPILATION="$TIERED_COMPILATION" \
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
         WASMCLOUD_NATS_CREDS="$AUTH/users/host.creds" WASMCLOUD_POLICY_TOPIC="$POLICY_TOPIC" \

@@ -147,13 +147,16 @@ for system in $SYSTEMS; do
     for compiled in cold cached; do
         "$LATTICE" undeploy
         [[ "$compiled" == cold ]] && find "$COMPILATION_CACHE" -mindepth 1 -delete
+        # The demo recording's CPMs wait in JetStream for the deployment, as live RSUs' would.
+        "$CITS_TOOL" bench first-denm-backlog --system "$system" --compiled "$compiled" \
+            --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS"
         CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
         # From `wash app deploy` (lattice.sh stores every version of the application first).
         since=$(cat "$STATE/deploy-requested-us")
         # Links that raced a provider's start are caught up by the provider itself (cits-provider);
         # the time until the first DENM includes that.
         "$CITS_TOOL" bench first-denm --system "$system" --compiled "$compiled" --since-us "$since" \
-            --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --timeout-s 120 --out "$OUT"
+            --nats "$NATS" --timeout-s 120 --out "$OUT"
     done
     current=$system
 done

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Builds the copy of wasmcloud-runtime 0.12.0 that Cargo.toml's [patch.crates-io] points at: the
-# crates.io release (checksum-verified) with one addition, a compilation cache on disk.
+# crates.io release (checksum-verified) with two additions, both in wasmcloud-runtime/tiered.rs.
 #
 # Why: a host compiles every component it starts with Cranelift, ~0.2 s per 200 KB of Wasm on two
-# cores, one component after the other; the seven-actor deployment spends ~1.8 s of its ~3 s from
-# deploy to first DENM compiling. The runtime links wasmtime with its `cache` feature but never
-# turns the cache on, and offers no way to. The addition: `set_compilation_cache(dir)`, called by
-# our host launcher before it builds the host (WASMCLOUD_COMPILATION_CACHE_DIR), makes every
-# engine the runtime builds keep compiled code in that directory, keyed by a SHA-256 of the Wasm
-# and the engine's settings: a host that restarts, or deploys a component it compiled before,
-# loads the machine code instead of compiling again. Cached code is native code the host runs
-# unchecked, so the launcher only accepts a directory no one else can write to.
+# cores, one component after the other; the seven-actor deployment spent ~2 s of its ~3.3 s from
+# deploy to first DENM compiling. The runtime offers neither a compilation cache nor another
+# compiler.
+# - A compilation cache on disk: `set_compilation_cache(dir)`, called by our host launcher before
+#   it builds the host (WASMCLOUD_COMPILATION_CACHE_DIR), makes every engine the runtime builds keep
+#   compiled code in that directory, keyed by a SHA-256 of the Wasm and the engine's settings: a
+#   host that restarts, or deploys a component it compiled before, loads the machine code instead
+#   of compiling again. Cached code is native code the host runs unchecked, so the launcher only
+#   accepts a directory no one else can write to.
+# - Tiered compilation: `set_tiered_compilation(true)` (WASMCLOUD_TIERED_COMPILATION) starts a
+#   component the cache does not hold on Winch's baseline code (~6x faster to compile) and swaps
+#   in Cranelift's code, compiled in the background at low priority, for the invocations after.
 #
 #   tools/patches/wasmcloud-runtime.sh <destination dir>
 set -euo pipefail
@@ -22,37 +26,94 @@ dest=$1
 source "$(dirname "$0")/crate.sh"
 begin_patch wasmcloud-runtime "$VERSION" "$SHA256" "$dest"
 
-python3 - "$work/wasmcloud-runtime-$VERSION/src/runtime.rs" <<'PY'
+here=$(cd "$(dirname "$0")" && pwd)
+crate="$work/wasmcloud-runtime-$VERSION"
+cp "$here/wasmcloud-runtime/tiered.rs" "$crate/src/tiered.rs"
+python3 - "$crate" <<'PY'
 import sys
-path = sys.argv[1]
-src = open(path).read()
-anchor = "        engine_config.wasm_component_model(true);\n"
-if src.count(anchor) != 1:
-    sys.exit(f"wasmcloud-runtime patch: expected one engine configuration, found {src.count(anchor)}")
-src = src.replace(anchor, anchor + """\
-        // cits patch (tools/patches/wasmcloud-runtime.sh): compiled code cached on disk.
-        if let Some(dir) = COMPILATION_CACHE.get() {
-            let mut cache = wasmtime::CacheConfig::new();
-            cache.with_directory(dir);
-            match wasmtime::Cache::new(cache) {
-                Ok(cache) => {
-                    engine_config.cache(Some(cache));
-                }
-                Err(err) => tracing::warn!(?err, ?dir, "compilation cache off"),
-            }
-        }
-""")
-src += """
-// cits patch (tools/patches/wasmcloud-runtime.sh).
-static COMPILATION_CACHE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+crate = sys.argv[1]
 
-/// Keep compiled components in `dir` (wasmtime's cache) in every runtime built after this call.
-/// Returns false if a directory was set before.
-pub fn set_compilation_cache(dir: std::path::PathBuf) -> bool {
-    COMPILATION_CACHE.set(dir).is_ok()
-}
-"""
-open(path, "w").write(src)
+def patch(rel, edits):
+    path = f"{crate}/{rel}"
+    src = open(path).read()
+    for old, new, count in edits:
+        if src.count(old) != count:
+            sys.exit(f"wasmcloud-runtime patch: {rel}: expected {count} of {old!r}, found {src.count(old)}")
+        src = src.replace(old, new)
+    open(path, "w").write(src)
+
+# Winch for the baseline engine; libc (thread priority), rayon (the background pool), sha2 (cache keys).
+patch("Cargo.toml", [
+    ('    "threads",\n]\n', '    "threads",\n    "winch",\n]\n', 1),
+    ("[dependencies.wasmtime]\n", """[dependencies.libc]
+version = "0.2"
+
+[dependencies.rayon]
+version = "1"
+
+[dependencies.sha2]
+version = "0.10"
+
+[dependencies.wasmtime]
+""", 1),
+])
+patch("src/lib.rs", [
+    ("pub mod io;\n", "pub mod io;\n\nmod tiered;\npub use tiered::{set_compilation_cache, set_tiered_compilation};\n", 1),
+])
+# The runtime carries its baseline twin.
+patch("src/runtime.rs", [
+    ("    pub(crate) max_linear_memory: usize,\n}\n",
+     "    pub(crate) max_linear_memory: usize,\n    pub(crate) baseline: Option<std::sync::Arc<Runtime>>,\n}\n", 1),
+    ("                max_linear_memory: max_memory_limits,\n            },\n",
+     "                max_linear_memory: max_memory_limits,\n                baseline: None,\n            }\n            .with_baseline()?,\n", 1),
+])
+# Components compile through the cache; their invocations run the current code.
+patch("src/component/mod.rs", [
+    ("        let component = wasmtime::component::Component::new(&engine, wasm)\n",
+     "        let component = crate::tiered::compile(&engine, wasm)\n", 3),
+    ("    instance_pre: wasmtime::component::InstancePre<Ctx<H>>,\n    host_resources:",
+     "    instance_pre: wasmtime::component::InstancePre<Ctx<H>>,\n    current: crate::tiered::Current<Ctx<H>>,\n    host_resources:", 1),
+    ("            engine,\n            claims,\n            instance_pre,\n",
+     "            current: crate::tiered::Current::new(&engine, &instance_pre),\n            engine,\n            claims,\n            instance_pre,\n", 2),
+    ("    pre: wasmtime::component::InstancePre<Ctx<H>>,\n    handler: H,\n",
+     "    pre: wasmtime::component::InstancePre<Ctx<H>>,\n    current: crate::tiered::Current<Ctx<H>>,\n    handler: H,\n", 1),
+    ("            pre: self.instance_pre.clone(),\n            handler,\n",
+     "            pre: self.instance_pre.clone(),\n            current: self.current.clone(),\n            handler,\n", 1),
+    ("            pre: self.pre.clone(),\n            handler: self.handler.clone(),\n",
+     "            pre: self.pre.clone(),\n            current: self.current.clone(),\n            handler: self.handler.clone(),\n", 1),
+    ("    pub fn new(rt: &Runtime, wasm: &[u8], limits: Option<Limits>) -> anyhow::Result<Self> {\n",
+     """    pub fn new(rt: &Runtime, wasm: &[u8], limits: Option<Limits>) -> anyhow::Result<Self> {
+        // cits patch: tiered compilation (tiered.rs).
+        let Some(baseline) = rt.baseline_for(wasm) else {
+            return Self::new_direct(rt, wasm, limits);
+        };
+        let component = Self::new_direct(baseline, wasm, limits)?;
+        if !crate::tiered::swappable(&component.engine, component.instance_pre.component()) {
+            return Self::new_direct(rt, wasm, limits);
+        }
+        let what = component.claims.as_ref().map_or_else(String::new, |claims| {
+            claims.metadata.as_ref().and_then(|m| m.name.clone()).unwrap_or_else(|| claims.subject.clone())
+        });
+        tracing::info!(component = what, "started on baseline code, optimising in the background");
+        let (rt, wasm, current) = (rt.clone(), wasm.to_vec(), component.current.clone());
+        crate::tiered::in_background(what, move || {
+            let optimised = Self::new_direct(&rt, &wasm, limits)?;
+            current.replace(&optimised.engine, &optimised.instance_pre);
+            Ok(())
+        });
+        Ok(component)
+    }
+
+    /// [`Component::new`] without tiers: compiled by `rt`'s engine (or loaded from the cache).
+    fn new_direct(rt: &Runtime, wasm: &[u8], limits: Option<Limits>) -> anyhow::Result<Self> {
+""", 1),
+])
+# The messaging handler takes engine and code together, as they are now.
+patch("src/component/messaging/mod.rs", [
+    ("        let mut store = new_store(&self.engine, self.handler.clone(), self.max_execution_time);\n",
+     "        let (engine, pre) = self.current.get();\n        let mut store = new_store(&engine, self.handler.clone(), self.max_execution_time);\n", 1),
+    ("::new(self.pre.clone())", "::new(pre.clone())", 3),
+])
 PY
 
 install_crate "$work/wasmcloud-runtime-$VERSION" "$dest"

@@ -564,32 +564,29 @@ pub fn startup_label(system: &str, compiled: Option<Compiled>) -> String {
     }
 }
 
-/// Deploy → first DENM: replays a short recording once, as fast as possible, right after the
-/// deployment started, and waits for the first DENM; returns the ms since `since_us` (when the
-/// deployment started). The CPMs wait in JetStream until the pipeline is up — replaying again would only
-/// queue a backlog that the runs measured next would share the machine with.
-pub async fn first_denm(
+/// Deploy → first DENM, before the deployment: cleans the state and replays a short recording
+/// once, as fast as possible, as RSU `startup-<system>[-<compiled>]`. Its CPMs wait in JetStream
+/// (nothing consumes them while no deployment runs) for the deployment to come, as an RSU's do
+/// while a pipeline is being deployed; the first DENM needs the pipeline through the backlog up
+/// to the recording's first conflict. Replaying after the deployment instead made the time
+/// include the replay itself, and however long the tool took to see the deployment done.
+pub async fn first_denm_backlog(
     system: &str,
     compiled: Option<Compiled>,
     nats: &str,
     mqtt: (&str, u16),
     redis_url: &str,
     records: &[Record],
-    since_us: u64,
-    timeout: Duration,
-) -> anyhow::Result<FirstDenm> {
+) -> anyhow::Result<()> {
     let mut store = redis::Client::open(redis_url)?.get_connection().context("Redis")?;
     let client = crate::auth::connect_nats(nats).await?;
     // An RSU of its own per system: a DENM identical to an earlier run's (same frame id) would
     // be dropped by JetStream's duplicate window.
     let rsu = startup_label(system, compiled);
-    let rsu = rsu.as_str();
-    let mut denms = client.subscribe(cits::subjects::denm(rsu)).await?;
-    client.flush().await?;
     let opts = ReplayOptions {
         mqtt_host: mqtt.0.to_string(),
         mqtt_port: mqtt.1,
-        rsus: vec![rsu.to_string()],
+        rsus: vec![rsu],
         speed: 0.0,
         qos: 1,
         progress: false,
@@ -597,13 +594,58 @@ pub async fn first_denm(
     };
     clean_state(&client, &mut store).await?;
     replay(records, &opts).await?;
-    match tokio::time::timeout(timeout, denms.next()).await {
-        Ok(Some(_)) => Ok(FirstDenm {
+    // MQTT's acknowledgements say the server has them; wait until the (purged) ingress stream
+    // holds them all, so the deployment finds the whole backlog.
+    let mut ingress = async_nats::jetstream::new(client).get_stream("CITS_CPM").await?;
+    let give_up = Instant::now() + Duration::from_secs(10);
+    loop {
+        let held = ingress.info().await?.state.messages;
+        if held >= records.len() as u64 {
+            return Ok(());
+        }
+        if Instant::now() > give_up {
+            bail!("the ingress stream holds {held} of {} CPMs replayed", records.len());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Deploy → first DENM, after the deployment was asked for at `since_us`: the time JetStream
+/// stored the first DENM for the backlog's RSU (`first_denm_backlog`) after `since_us`, as ms
+/// since `since_us` — read from the DENM stream, so it does not matter when this starts looking.
+pub async fn first_denm(
+    system: &str,
+    compiled: Option<Compiled>,
+    nats: &str,
+    since_us: u64,
+    timeout: Duration,
+) -> anyhow::Result<FirstDenm> {
+    use async_nats::jetstream::consumer::pull::OrderedConfig;
+    let client = crate::auth::connect_nats(nats).await?;
+    let rsu = startup_label(system, compiled);
+    let stream = async_nats::jetstream::new(client).get_stream("CITS_DENM").await?;
+    let consumer = stream
+        .create_consumer(OrderedConfig { filter_subject: cits::subjects::denm_outbox(&rsu), ..Default::default() })
+        .await?;
+    let mut messages = consumer.messages().await?;
+    let since = std::time::UNIX_EPOCH + Duration::from_micros(since_us);
+    let first = async {
+        while let Some(message) = messages.next().await {
+            let message = message.map_err(|e| anyhow::anyhow!("DENM stream: {e}"))?;
+            let stored = std::time::SystemTime::from(message.info().map_err(|e| anyhow::anyhow!("{e}"))?.published);
+            // Earlier runs' DENMs of the same RSU come first.
+            if let Ok(after) = stored.duration_since(since) {
+                return Ok(after);
+            }
+        }
+        bail!("DENM stream closed")
+    };
+    match tokio::time::timeout(timeout, first).await {
+        Ok(after) => Ok(FirstDenm {
             system: system.to_string(),
             compiled,
-            deploy_to_first_denm_ms: (cits::time::now_us().saturating_sub(since_us)) as f64 / 1000.0,
+            deploy_to_first_denm_ms: after?.as_secs_f64() * 1000.0,
         }),
-        Ok(None) => bail!("DENM subscription closed"),
         Err(_) => bail!("no DENM within {} s of deployment", timeout.as_secs()),
     }
 }

@@ -364,21 +364,31 @@ enum BenchCommand {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Time from `since_us` (deployment start) to the first DENM, replaying a short recording
-    /// until one comes out; writes startup-<system>[-<compiled>].json.
-    FirstDenm {
+    /// Before a deployment: clean state, and a short recording replayed once as RSU
+    /// startup-<system>[-<compiled>], its CPMs left waiting in JetStream for the deployment.
+    FirstDenmBacklog {
         #[arg(long)]
         system: String,
-        /// `cold` (the host compiled the components) or `cached` (it loaded them from its
+        /// `cold` (the host will compile the components) or `cached` (it will load them from its
         /// compilation cache); also names the RSU replayed as, startup-<system>-<compiled>.
         #[arg(long, value_enum)]
         compiled: Option<cits_tools::bench::Compiled>,
-        #[arg(long)]
-        since_us: u64,
         #[arg(long, default_value = "data/demo.rec.b64")]
         file: PathBuf,
         #[command(flatten)]
         endpoints: BenchEndpoints,
+    },
+    /// Time from `since_us` (deployment start) to the first DENM for the backlog's RSU
+    /// (`first-denm-backlog` before the deployment); writes startup-<system>[-<compiled>].json.
+    FirstDenm {
+        #[arg(long)]
+        system: String,
+        #[arg(long, value_enum)]
+        compiled: Option<cits_tools::bench::Compiled>,
+        #[arg(long)]
+        since_us: u64,
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
         #[arg(long, default_value_t = 180)]
         timeout_s: u64,
         #[arg(long)]
@@ -673,28 +683,13 @@ async fn bench(cmd: BenchCommand) -> anyhow::Result<()> {
                 r.cpu_ms_per_object_update,
             );
         }
-        BenchCommand::FirstDenm {
-            system,
-            compiled,
-            since_us,
-            file,
-            endpoints: BenchEndpoints { nats, mqtt, redis },
-            timeout_s,
-            out,
-        } => {
+        BenchCommand::FirstDenmBacklog { system, compiled, file, endpoints: BenchEndpoints { nats, mqtt, redis } } => {
             let (host, port) = split_host_port(&mqtt)?;
             let records = recording::read_file(&file)?;
-            let first = bench::first_denm(
-                &system,
-                compiled,
-                &nats,
-                (&host, port),
-                &redis,
-                &records,
-                since_us,
-                Duration::from_secs(timeout_s),
-            )
-            .await?;
+            bench::first_denm_backlog(&system, compiled, &nats, (&host, port), &redis, &records).await?;
+        }
+        BenchCommand::FirstDenm { system, compiled, since_us, nats, timeout_s, out } => {
+            let first = bench::first_denm(&system, compiled, &nats, since_us, Duration::from_secs(timeout_s)).await?;
             let label = bench::startup_label(&system, compiled);
             eprintln!("{label}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
             std::fs::create_dir_all(&out)?;
