@@ -27,7 +27,8 @@ static TIERED: OnceLock<bool> = OnceLock::new();
 /// The baseline engine's compatibility hash: its code is not worth keeping on disk.
 static BASELINE: OnceLock<u64> = OnceLock::new();
 
-/// Keep compiled components in `dir` (wasmtime's cache) in every runtime built after this call.
+/// Keep compiled components in `dir` (`<SHA-256 of the Wasm>-<engine settings>.cwasm`) in every
+/// runtime built after this call.
 /// Returns false if a directory was set before.
 pub fn set_compilation_cache(dir: PathBuf) -> bool {
     COMPILATION_CACHE.set(dir).is_ok()
@@ -88,7 +89,7 @@ fn cache_path(engine: &Engine, wasm: &[u8]) -> Option<PathBuf> {
 /// Written whole or not at all: a temporary file renamed into place.
 fn store(path: &Path, code: &[u8]) -> anyhow::Result<()> {
     let dir = path.parent().context("cache path without directory")?;
-    let tmp = dir.join(format!(".{}.{}", std::process::id(), rand_suffix()));
+    let tmp = dir.join(format!(".{}.{}", std::process::id(), next_suffix()));
     let result = std::fs::File::create(&tmp)
         .and_then(|mut file| file.write_all(code).and_then(|()| file.sync_all()))
         .and_then(|()| std::fs::rename(&tmp, path));
@@ -98,7 +99,7 @@ fn store(path: &Path, code: &[u8]) -> anyhow::Result<()> {
     Ok(result?)
 }
 
-fn rand_suffix() -> u64 {
+fn next_suffix() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
