@@ -4,9 +4,9 @@
 //! which the host loads a component it starts again instead of compiling at all.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use cits_tests::Lattice;
+use cits_tests::{wait_for, Lattice};
 
 const SEVEN: usize = 7;
 
@@ -22,18 +22,6 @@ fn cached_code(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .map(|entries| entries.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "cwasm")).count())
         .unwrap_or(0)
-}
-
-/// Polls `done` every 200 ms for at most `limit`.
-fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let give_up = Instant::now() + limit;
-    while Instant::now() < give_up {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    done()
 }
 
 #[test]

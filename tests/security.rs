@@ -168,11 +168,8 @@ fn hosts_start_only_components_signed_with_the_project_key() {
     let mode = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700, "compilation cache mode {mode:o}");
     // Written once Cranelift's code is compiled, in the background (tests/compilation.rs).
-    let give_up = Instant::now() + Duration::from_secs(120);
-    while files_under(&cache) < 7 && Instant::now() < give_up {
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert!(files_under(&cache) >= 7, "the seven components' code is not in {}", cache.display());
+    let cached = cits_tests::wait_for(Duration::from_secs(120), || files_under(&cache) >= 7);
+    assert!(cached, "the seven components' code is not in {}", cache.display());
 }
 
 fn files_under(dir: &Path) -> usize {

@@ -14,6 +14,18 @@ use anyhow::{bail, Context as _};
 use futures::StreamExt as _;
 use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, Packet, QoS};
 
+/// Polls `done` every 200 ms for at most `limit`; whether it held.
+pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let give_up = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < give_up {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    done()
+}
+
 fn env_path(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the end-to-end tests with `make test-e2e`"))
 }

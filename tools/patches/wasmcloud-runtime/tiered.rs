@@ -42,9 +42,10 @@ pub fn set_tiered_compilation(on: bool) -> bool {
 }
 
 /// The engine's code for `wasm`: from the cache directory when it holds it, else compiled (and
-/// put there, unless `engine` is the baseline engine).
+/// put there). The baseline engine's code is compiled directly: it is never cached.
 pub(crate) fn compile(engine: &Engine, wasm: &[u8]) -> anyhow::Result<Component> {
-    let Some(path) = cache_path(engine, wasm) else {
+    let cached = (BASELINE.get() != Some(&compatibility(engine))).then(|| cache_path(engine, wasm)).flatten();
+    let Some(path) = cached else {
         return Component::new(engine, wasm);
     };
     if path.exists() {
@@ -57,10 +58,8 @@ pub(crate) fn compile(engine: &Engine, wasm: &[u8]) -> anyhow::Result<Component>
         }
     }
     let code = engine.precompile_component(wasm)?;
-    if BASELINE.get() != Some(&compatibility(engine)) {
-        if let Err(err) = store(&path, &code) {
-            warn!(?err, path = %path.display(), "compiled code not cached");
-        }
+    if let Err(err) = store(&path, &code) {
+        warn!(?err, path = %path.display(), "compiled code not cached");
     }
     // SAFETY: `code` was compiled just now by this engine.
     unsafe { Component::deserialize(engine, &code) }
