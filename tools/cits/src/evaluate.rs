@@ -265,6 +265,19 @@ fn attribute<'a>(truth: &'a Truth, d: &EmittedDenm) -> Option<&'a TruthEncounter
         .min_by(|a, b| a.pet_s.total_cmp(&b.pet_s))
 }
 
+/// Euro NCAP's pass line for a warning: this long before the conflict at least.
+pub const MIN_LEAD_S: f64 = 1.7;
+
+/// How long before an encounter a camera had tracked each of its road users (the later of the
+/// two bounds any lead time): "seen 3.1 / 1.2 s before".
+fn seen_text(truth: &Truth, e: &TruthEncounter) -> String {
+    let seen_s = |user: u32| {
+        let first_ms = truth.tracks.iter().filter(|t| t.2 == user && t.3 * 1000 <= e.time_unix_us).map(|t| t.3).min();
+        first_ms.map_or("never".to_string(), |ms| format!("{:.1}", (e.time_unix_us - ms * 1000) as f64 / 1e6))
+    };
+    format!("seen {} / {} s before", seen_s(e.users[0]), seen_s(e.users[1]))
+}
+
 /// Two road users as the truth describes them, at a time.
 fn pair_text(truth: &Truth, users: [u32; 2], at_us: i64) -> String {
     let describe = |id: u32| {
@@ -301,7 +314,17 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
         match first {
             Some(at) => {
                 s.warned += 1;
-                s.lead_times_s.push((e.time_unix_us - at as i64) as f64 / 1e6);
+                let lead_s = (e.time_unix_us - at as i64) as f64 / 1e6;
+                s.lead_times_s.push(lead_s);
+                if lead_s < MIN_LEAD_S {
+                    s.explained.push(format!(
+                        "short   {} (PET {:.2} s{}): lead {lead_s:.2} s, {}",
+                        pair_text(truth, e.users, e.time_unix_us),
+                        e.pet_s,
+                        e.planted.as_ref().map_or(String::new(), |k| format!(", planted {k}")),
+                        seen_text(truth, e),
+                    ));
+                }
             }
             None => {
                 s.missed.push((e.users, e.time_unix_us));
@@ -311,11 +334,12 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
                     .map(|(d, _)| (d.at_us as i64 - e.time_unix_us) as f64 / 1e6)
                     .next();
                 s.explained.push(format!(
-                    "missed  {} (PET {:.2} s{}){}",
+                    "missed  {} (PET {:.2} s{}){}, {}",
                     pair_text(truth, e.users, e.time_unix_us),
                     e.pet_s,
                     e.planted.as_ref().map_or(String::new(), |k| format!(", planted {k}")),
                     late.map_or(String::new(), |s| format!(", first warned {s:.2} s after")),
+                    seen_text(truth, e),
                 ));
             }
         }

@@ -174,24 +174,36 @@ pub(super) fn routes_from_graph(graph: &LaneGraph, walk_away: bool) -> anyhow::R
             if reverse {
                 line.reverse();
             }
-            let end = *line.last().unwrap();
-            let walkway = crosswalk
-                .successors
-                .iter()
-                .map(|w| by_id[w])
-                .find(|w| {
-                    let c = local_centerline(w);
-                    dist(c[0], end) < 0.5 || dist(*c.last().unwrap(), end) < 0.5
-                })
-                .with_context(|| format!("no walkway at an end of crosswalk {}", crosswalk.id))?;
-            let mut walk = local_centerline(walkway);
-            if dist(walk[0], end) > dist(*walk.last().unwrap(), end) {
-                walk.reverse();
+            // The corner's walkway at a crosswalk end, leading away from that end.
+            let walkway_from = |end: P| -> anyhow::Result<(i64, Vec<P>)> {
+                let walkway = crosswalk
+                    .successors
+                    .iter()
+                    .map(|w| by_id[w])
+                    .find(|w| {
+                        let c = local_centerline(w);
+                        dist(c[0], end) < 0.5 || dist(*c.last().unwrap(), end) < 0.5
+                    })
+                    .with_context(|| format!("no walkway at an end of crosswalk {}", crosswalk.id))?;
+                let mut walk = local_centerline(walkway);
+                if dist(walk[0], end) > dist(*walk.last().unwrap(), end) {
+                    walk.reverse();
+                }
+                Ok((walkway.id, walk))
+            };
+            let (away_id, mut away) = walkway_from(*line.last().unwrap())?;
+            if !walk_away {
+                let parts = [(crosswalk.id, line), (away_id, away)];
+                routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
+                continue;
             }
-            if walk_away {
-                walk.truncate(walk.len().div_ceil(2).max(2));
-            }
-            let parts = [(crosswalk.id, line), (walkway.id, walk)];
+            away.truncate(away.len().div_ceil(2).max(2));
+            // Pedestrians also come along the street to the kerb, as people do (a pedestrian who
+            // appears at the kerb gives no camera time to see her coming).
+            let (up_id, mut up) = walkway_from(line[0])?;
+            up.truncate(up.len().div_ceil(2).max(2));
+            up.reverse();
+            let parts = [(up_id, up), (crosswalk.id, line), (away_id, away)];
             routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
         }
     }

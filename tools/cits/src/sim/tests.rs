@@ -219,3 +219,23 @@ fn planted_conflicts_list_the_users_tracker_ids() {
         assert!(c.tracker_ids.iter().all(|(_, ids)| !ids[0].is_empty() && !ids[1].is_empty()), "{c:?}");
     }
 }
+
+#[test]
+fn library_pedestrians_walk_up_to_the_kerb_classic_ones_start_there() {
+    let role = |id: i64| graph().lanelets.iter().find(|l| l.id == id).map_or("?", |l| l.role.as_str());
+    for library in [true, false] {
+        let routes = super::routes::routes_from_graph(graph(), library).unwrap();
+        let walks: Vec<_> = routes.iter().filter(|r| r.kind == Kind::Pedestrian).collect();
+        assert_eq!(walks.len(), 8, "both directions of four crosswalks");
+        for r in walks {
+            let roles: Vec<&str> = r.legs.iter().map(|(id, _)| role(*id)).collect();
+            if library {
+                // On the camera's view of the street for a few seconds before she steps off.
+                assert_eq!(roles, ["walkway", "crosswalk", "walkway"], "{}", r.describe());
+                assert!(r.legs[0].1 >= 4.0, "{}: walks up only {:.1} m", r.describe(), r.legs[0].1);
+            } else {
+                assert_eq!(roles, ["crosswalk", "walkway"], "{}", r.describe());
+            }
+        }
+    }
+}
