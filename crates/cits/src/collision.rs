@@ -323,7 +323,8 @@ const LONGER_SEEN_S: f64 = 0.25;
 
 /// The probability each path counts with in the risks: its own, or — for a road user that two
 /// sensors track, one of them for longer — that of the longer-seen track's routes along the
-/// same lanelets. A track that begins on a turn connector has no approach to judge the turn by (no
+/// same lanelets; tracked about as long, the mean of both (two cameras disagreeing for a frame
+/// on a rider's turn made a car–cyclist warning on one camera's word). A track that begins on a turn connector has no approach to judge the turn by (no
 /// braking profile, no lane position kept), and took a cyclist turning right for one going
 /// straight across a car's path while the other camera's track said "right" at 0.8–0.9.
 fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
@@ -346,16 +347,21 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
         let p = paths[i];
         let Some(here) = timed[i].at(p.observed_at_us as f64) else { continue };
         let reach = same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default());
-        // The longest-seen other sensor's track of the same road user, if any.
-        let witness = objects
-            .iter()
-            .filter(|o| o.2 >= seen + LONGER_SEEN_S && (o.0 .0, o.0 .1) != (fresh.0, fresh.1))
-            .filter(|o| paths[o.1].mode == p.mode)
-            .filter(|o| {
+        // Other sensors' tracks of the same road user: the longest-seen one, if any.
+        let others = || {
+            objects.iter().filter(|o| (o.0 .0, o.0 .1) != (fresh.0, fresh.1) && paths[o.1].mode == p.mode).filter(|o| {
                 timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
             })
-            .max_by(|a, b| a.2.total_cmp(&b.2));
-        let Some(&(witness, _, _)) = witness else { continue };
+        };
+        let Some(&(witness, _, witness_seen)) = others().max_by(|a, b| a.2.total_cmp(&b.2)) else { continue };
+        // Seen much longer: its probabilities stand in; seen about as long: both count alike.
+        let weight = if witness_seen >= seen + LONGER_SEEN_S {
+            1.0
+        } else if witness_seen + LONGER_SEEN_S > seen {
+            0.5
+        } else {
+            continue;
+        };
         let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();
         for (k, q) in paths.iter().enumerate().filter(|(_, q)| key(q) == fresh) {
             let shared = |r: &PredictedPath| {
@@ -363,7 +369,8 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
             };
             let most = theirs.iter().map(|r| shared(r)).max().unwrap_or(0);
             if most > 0 {
-                own[k] = theirs.iter().filter(|r| shared(r) == most).map(|r| r.probability).sum::<f64>().min(1.0);
+                let lent = theirs.iter().filter(|r| shared(r) == most).map(|r| r.probability).sum::<f64>().min(1.0);
+                own[k] = weight * lent + (1.0 - weight) * paths[k].probability;
             }
         }
     }
@@ -808,7 +815,7 @@ mod tests {
     }
 
     #[test]
-    fn a_road_user_seen_longer_by_another_sensor_lends_its_route_probabilities() {
+    fn a_road_user_seen_longer_by_another_sensor_lends_its_route_probabilities_seen_alike_they_average() {
         // A cyclist at (0, -10), tracked by sensor 2 for 1 s ("right", lanelet 18, at 0.9) and
         // by sensor 1 for 0.25 s, whose track starts on the connectors ("straight", 17, at 0.7,
         // into the car's path). Both paths carry the same 0.25 s of past. Moved 10 m away,
@@ -859,8 +866,13 @@ mod tests {
                 p
             })
             .collect();
-        let all: Vec<PredictedPath> = [&[car][..], &fresh, &apart].concat();
+        let all: Vec<PredictedPath> = [&[car.clone()][..], &fresh, &apart].concat();
         assert!((risk_of_sensor_1(&all).unwrap() - 0.7).abs() < 1e-9);
+        // Sensor 2 has seen the cyclist about as long (0.1 s less): both tracks count alike.
+        let alike: Vec<PredictedPath> =
+            witness.iter().cloned().map(|mut p| (p.tracked_since_us = 850_000, p).1).collect();
+        let all: Vec<PredictedPath> = [&[car][..], &fresh, &alike].concat();
+        assert!((risk_of_sensor_1(&all).unwrap() - 0.4).abs() < 1e-9);
     }
 
     #[test]
