@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main() -> None:
     folder = Path(sys.argv[1])
     chosen = (float(sys.argv[2]), float(sys.argv[3])) if len(sys.argv) > 3 else None
-    rows = list(csv.DictReader(open(folder / "sweep.csv")))
+    # The curve is the policy without persistence (a risk warned on its first frame).
+    rows = [r for r in csv.DictReader(open(folder / "sweep.csv")) if r.get("frames", "1") == "1"]
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for ttc in sorted({float(r["max_ttc_s"]) for r in rows}):
         line = sorted((r for r in rows if float(r["max_ttc_s"]) == ttc), key=lambda r: float(r["min_probability"]))

@@ -457,19 +457,39 @@ pub fn evaluate_seeds(
 }
 
 /// The DENMs the sender makes of logged risk frames when the detector reports only risks with
-/// at least `min_probability` and at most `max_ttc_s` — what a run with that policy would send.
-pub fn replay_policy(risks: &[(u64, CollisionRiskFrame)], min_probability: f64, max_ttc_s: f64) -> Vec<EmittedDenm> {
+/// at least `min_probability` and at most `max_ttc_s`, held for `frames` consecutive frames by the
+/// same two tracked objects — what a run with that policy would send.
+pub fn replay_policy(
+    risks: &[(u64, CollisionRiskFrame)],
+    min_probability: f64,
+    max_ttc_s: f64,
+    frames: u32,
+) -> Vec<EmittedDenm> {
+    type Pair = (u32, u32, u32, u32);
+    let pair = |r: &cits::proto::CollisionRisk| -> Pair {
+        let (a, b) = (r.first.unwrap_or_default(), r.second.unwrap_or_default());
+        (a.sensor_id, a.object_id, b.sensor_id, b.object_id)
+    };
     let sender = SenderConfig::default();
     let mut warnings = ActiveWarnings::default();
+    let mut held: HashMap<Pair, u32> = HashMap::new();
     let mut out = Vec::new();
     for (now, frame) in risks {
+        let qualifying: Vec<&cits::proto::CollisionRisk> = frame
+            .risks
+            .iter()
+            .filter(|r| r.probability >= min_probability && r.time_to_collision_s <= max_ttc_s)
+            .collect();
+        // Consecutive frames each pair has qualified in, this one included.
+        let mut now_held: HashMap<Pair, u32> = HashMap::new();
+        for r in &qualifying {
+            let k = pair(r);
+            let n = held.get(&k).copied().unwrap_or(0) + 1;
+            now_held.insert(k, n);
+        }
+        held = now_held;
         let kept = CollisionRiskFrame {
-            risks: frame
-                .risks
-                .iter()
-                .filter(|r| r.probability >= min_probability && r.time_to_collision_s <= max_ttc_s)
-                .copied()
-                .collect(),
+            risks: qualifying.into_iter().filter(|r| held[&pair(r)] >= frames).copied().collect(),
             ..frame.clone()
         };
         for denm in step(&mut warnings, &kept, *now, &sender) {
@@ -512,15 +532,15 @@ fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
     bins
 }
 
-/// What sweeping the warning policy gives: per (min probability, max TTC) the summed score over
-/// the seeds, and the calibration of route probabilities.
+/// What sweeping the warning policy gives: per (min probability, max TTC, frames held) the
+/// summed score over the seeds, and the calibration of route probabilities.
 pub fn sweep(
     graph: &LaneGraph,
     seeds: &[u64],
     params: &Params,
     config: &[(String, String)],
-    grid: &[(f64, f64)],
-) -> anyhow::Result<(Vec<(f64, f64, Score)>, Calibration)> {
+    grid: &[(f64, f64, u32)],
+) -> anyhow::Result<(Vec<(f64, f64, u32, Score)>, Calibration)> {
     // Each seed on its own thread (all cores): simulate, log every risk, replay the grid.
     let per_seed = |seed: u64| -> anyhow::Result<(Vec<Score>, Calibration)> {
         let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
@@ -532,7 +552,7 @@ pub fn sweep(
         let log = pipeline.log.take().unwrap_or_default();
         let scores = grid
             .iter()
-            .map(|(min_p, max_ttc)| score_truth(&replay_policy(&log.risks, *min_p, *max_ttc), &truth))
+            .map(|&(min_p, max_ttc, frames)| score_truth(&replay_policy(&log.risks, min_p, max_ttc, frames), &truth))
             .collect();
         Ok((scores, calibration(&log.paths, &truth)))
     };
@@ -548,7 +568,7 @@ pub fn sweep(
             b.1 += hit;
         }
     }
-    Ok((grid.iter().zip(scores).map(|(&(p, t), s)| (p, t, s)).collect(), bins))
+    Ok((grid.iter().zip(scores).map(|(&(p, t, k), s)| (p, t, k, s)).collect(), bins))
 }
 
 /// What the pipeline made of two road users, frame by frame, in one simulated recording: each
@@ -677,6 +697,41 @@ mod tests {
         ];
         t.encounters = vec![encounter(&t, [1, 2], 0.4, 30, 0.0), encounter(&t, [1, 3], 4.0, 40, 30.0)];
         t
+    }
+
+    #[test]
+    fn a_risk_is_warned_once_it_has_qualified_in_as_many_frames_as_the_policy_holds_it() {
+        use cits::proto::{CollisionRisk, ObjectRef, TravelMode};
+        let object = |object_id, mode: TravelMode| ObjectRef {
+            station_id: 1001,
+            object_id,
+            sensor_id: 1,
+            mode: mode as i32,
+            ..Default::default()
+        };
+        // Frames 125 ms apart; the risk drops below p 0.8 in the second one.
+        let t0 = 1_700_000_000_000_000u64;
+        let frames: Vec<(u64, CollisionRiskFrame)> = [0.9, 0.5, 0.9, 0.9]
+            .iter()
+            .enumerate()
+            .map(|(k, &probability)| {
+                let now = t0 + k as u64 * 125_000;
+                let risk = CollisionRisk {
+                    first: Some(object(10, TravelMode::Car)),
+                    second: Some(object(20, TravelMode::Bicycle)),
+                    conflict_latitude: 47.8101,
+                    conflict_longitude: 13.0518,
+                    time_to_collision_s: 1.5,
+                    probability,
+                    expected_at_us: now + 1_500_000,
+                };
+                (now, CollisionRiskFrame { rsu_id: "rsu".into(), risks: vec![risk], ..Default::default() })
+            })
+            .collect();
+        let first_warned = |held| replay_policy(&frames, 0.8, 2.0, held).first().map(|d| (d.at_us - t0) / 125_000);
+        assert_eq!(first_warned(1), Some(0));
+        assert_eq!(first_warned(2), Some(3), "frames 2 and 3 in a row");
+        assert_eq!(first_warned(3), None);
     }
 
     /// An encounter of `users` `at_s` after the start, `east_m` east of the reference point.

@@ -171,8 +171,9 @@ enum Command {
         /// With --seeds: background traffic relative to the default.
         #[arg(long, default_value_t = 1.0)]
         density: f64,
-        /// With --seeds: sweep the warning policy (minimum probability × maximum TTC) and write
-        /// sweep.csv and calibration.csv to this directory (plots: tools/plot_warnings.py).
+        /// With --seeds: sweep the warning policy (minimum probability × maximum TTC × frames a
+        /// pair's risk is held before it is warned) and write sweep.csv and calibration.csv to this
+        /// directory (plots: tools/plot_warnings.py).
         #[arg(long)]
         sweep: Option<PathBuf>,
         /// With --seeds: stage config entries instead of the defaults (`KEY=VALUE`, the keys the
@@ -868,17 +869,19 @@ async fn main() -> anyhow::Result<()> {
             let mut grid = Vec::new();
             for p in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
                 for ttc in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
-                    grid.push((p, ttc));
+                    for frames in [1, 2, 3] {
+                        grid.push((p, ttc, frames));
+                    }
                 }
             }
             let config = cits_tools::native::entries_set(&set)?;
             let (rows, bins) = evaluate::sweep(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config, &grid)?;
             std::fs::create_dir_all(&dir)?;
-            let mut csv = String::from("min_probability,max_ttc_s,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
-            for (p, ttc, s) in &rows {
+            let mut csv = String::from("min_probability,max_ttc_s,frames,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
+            for (p, ttc, frames, s) in &rows {
                 let (median, min) = s.lead();
                 csv.push_str(&format!(
-                    "{p},{ttc},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
+                    "{p},{ttc},{frames},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
                     s.planted,
                     s.warned,
                     s.per_10_min(s.clearly_false),
