@@ -317,16 +317,12 @@ fn same_road_user_m(mode: TravelMode) -> f64 {
     }
 }
 
-/// How much longer (s of matched track) another sensor must have seen a road user for its route
-/// probabilities to stand in.
-const LONGER_SEEN_S: f64 = 0.25;
-
-/// The probability each path counts with in the risks: its own, or — for a road user that two
-/// sensors track, one of them for longer — that of the longer-seen track's routes along the
-/// same lanelets; tracked about as long, the mean of both (two cameras disagreeing for a frame
-/// on a rider's turn made a car–cyclist warning on one camera's word). A track that begins on a turn connector has no approach to judge the turn by (no
-/// braking profile, no lane position kept), and took a cyclist turning right for one going
-/// straight across a car's path while the other camera's track said "right" at 0.8–0.9.
+/// The probability each path counts with in the risks: for a road user that two sensors track,
+/// the mean of both tracks' probabilities for routes along the same lanelets, each weighted by how
+/// long its sensor has tracked the road user. A track that begins on a turn connector has no
+/// approach to judge the turn by (no braking profile, no lane position kept), and took a cyclist
+/// turning right for one going straight across a car's path while the other camera's longer track
+/// said "right" at 0.8–0.9; two long tracks that disagree both count.
 fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
     let mut own: Vec<f64> = paths.iter().map(|p| p.probability).collect();
     // One entry per tracked object: a path index standing for it and how long its track is.
@@ -343,27 +339,25 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
             objects.push((key(p), i, seen));
         }
     }
-    for &(fresh, i, seen) in &objects {
+    for &(tracked, i, seen) in &objects {
         let p = paths[i];
         let Some(here) = timed[i].at(p.observed_at_us as f64) else { continue };
         let reach = same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default());
         // Other sensors' tracks of the same road user: the longest-seen one, if any.
         let others = || {
-            objects.iter().filter(|o| (o.0 .0, o.0 .1) != (fresh.0, fresh.1) && paths[o.1].mode == p.mode).filter(|o| {
-                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
-            })
+            objects.iter().filter(|o| (o.0 .0, o.0 .1) != (tracked.0, tracked.1) && paths[o.1].mode == p.mode).filter(
+                |o| {
+                    timed[o.1]
+                        .at(p.observed_at_us as f64)
+                        .is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
+                },
+            )
         };
         let Some(&(witness, _, witness_seen)) = others().max_by(|a, b| a.2.total_cmp(&b.2)) else { continue };
-        // Seen much longer: its probabilities stand in; seen about as long: both count alike.
-        let weight = if witness_seen >= seen + LONGER_SEEN_S {
-            1.0
-        } else if witness_seen + LONGER_SEEN_S > seen {
-            0.5
-        } else {
-            continue;
-        };
+        // Each track's estimate counts by how long it has seen the road user.
+        let weight = if witness_seen + seen > 0.0 { witness_seen / (witness_seen + seen) } else { 0.5 };
         let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();
-        for (k, q) in paths.iter().enumerate().filter(|(_, q)| key(q) == fresh) {
+        for (k, q) in paths.iter().enumerate().filter(|(_, q)| key(q) == tracked) {
             let shared = |r: &PredictedPath| {
                 q.lanelet_sequence.iter().filter(|l| **l != 0 && r.lanelet_sequence.contains(l)).count()
             };
@@ -815,7 +809,7 @@ mod tests {
     }
 
     #[test]
-    fn a_road_user_seen_longer_by_another_sensor_lends_its_route_probabilities_seen_alike_they_average() {
+    fn two_sensors_tracks_of_a_road_user_count_by_how_long_each_has_seen_it() {
         // A cyclist at (0, -10), tracked by sensor 2 for 1 s ("right", lanelet 18, at 0.9) and
         // by sensor 1 for 0.25 s, whose track starts on the connectors ("straight", 17, at 0.7,
         // into the car's path). Both paths carry the same 0.25 s of past. Moved 10 m away,
@@ -854,8 +848,10 @@ mod tests {
             let risks = detect(paths, 1_000_000, &DetectorConfig { min_probability: 0.05, ..lenient() });
             risks.iter().find(|r| r.second.as_ref().unwrap().sensor_id == 1).map(|r| r.probability)
         };
+        // Straight: 0.7 by sensor 1 (tracked 0.25 s), 0.1 by sensor 2 (tracked 1 s).
+        let fused = |seen_1: f64, seen_2: f64| (0.7 * seen_1 + 0.1 * seen_2) / (seen_1 + seen_2);
         let all: Vec<PredictedPath> = [&[car.clone()][..], &fresh, &witness].concat();
-        assert!((risk_of_sensor_1(&all).unwrap() - 0.1).abs() < 1e-9);
+        assert!((risk_of_sensor_1(&all).unwrap() - fused(0.25, 0.999_999)).abs() < 1e-9);
         let apart: Vec<PredictedPath> = witness
             .iter()
             .map(|p| {
@@ -868,11 +864,11 @@ mod tests {
             .collect();
         let all: Vec<PredictedPath> = [&[car.clone()][..], &fresh, &apart].concat();
         assert!((risk_of_sensor_1(&all).unwrap() - 0.7).abs() < 1e-9);
-        // Sensor 2 has seen the cyclist about as long (0.1 s less): both tracks count alike.
-        let alike: Vec<PredictedPath> =
+        // Sensor 2 has seen the cyclist for less time (0.15 s): sensor 1's estimate weighs more.
+        let shorter: Vec<PredictedPath> =
             witness.iter().cloned().map(|mut p| (p.tracked_since_us = 850_000, p).1).collect();
-        let all: Vec<PredictedPath> = [&[car][..], &fresh, &alike].concat();
-        assert!((risk_of_sensor_1(&all).unwrap() - 0.4).abs() < 1e-9);
+        let all: Vec<PredictedPath> = [&[car][..], &fresh, &shorter].concat();
+        assert!((risk_of_sensor_1(&all).unwrap() - fused(0.25, 0.15)).abs() < 1e-9);
     }
 
     #[test]
