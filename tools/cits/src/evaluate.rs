@@ -268,8 +268,8 @@ fn attribute<'a>(truth: &'a Truth, d: &EmittedDenm) -> Option<&'a TruthEncounter
 /// Euro NCAP's pass line for a warning: this long before the conflict at least.
 pub const MIN_LEAD_S: f64 = 1.7;
 
-/// How long before an encounter a camera had tracked each of its road users (the later of the
-/// two bounds any lead time): "seen 3.1 / 1.2 s before".
+/// How long before an encounter a camera first tracked each of its road users — no warning can
+/// come earlier than the shorter of the two: "seen 3.1 / 1.2 s before".
 fn seen_text(truth: &Truth, e: &TruthEncounter) -> String {
     let seen_s = |user: u32| {
         let first_ms = truth.tracks.iter().filter(|t| t.2 == user && t.3 * 1000 <= e.time_unix_us).map(|t| t.3).min();

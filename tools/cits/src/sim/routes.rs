@@ -58,8 +58,8 @@ pub(super) fn opposite(arm: u8) -> u8 {
     (arm + 1) % 4 + 1
 }
 
-/// A way through the intersection: approach → connector → exit (pedestrians: crosswalk →
-/// walkway), as one polyline in travel direction.
+/// A way through the intersection: approach → connector → exit (pedestrians: [walkway →]
+/// crosswalk → walkway), as one polyline in travel direction.
 pub(super) struct Route {
     pub(super) kind: Kind,
     pub(super) lanelets: Vec<i64>,
@@ -152,10 +152,11 @@ pub(super) fn build_route(
 
 /// Every route the map offers: car and bicycle approach → connector → exit; pedestrian
 /// crosswalk (either direction) → the walkway at the end reached.
-/// `walk_away`: pedestrians leave along the first half of the corner's walkway (their way on along
-/// the street) instead of walking it to the next crosswalk's kerb, where they would stand facing
-/// the road when their route ends — as if about to cross.
-pub(super) fn routes_from_graph(graph: &LaneGraph, walk_away: bool) -> anyhow::Result<Vec<Route>> {
+/// `library` (the library scenarios): pedestrians come along the half of the start corner's
+/// walkway nearest the crosswalk, and leave along the first half of the far corner's walkway (their
+/// way on along the street) instead of walking it to the next crosswalk's kerb, where they would
+/// stand facing the road when their route ends — as if about to cross.
+pub(super) fn routes_from_graph(graph: &LaneGraph, library: bool) -> anyhow::Result<Vec<Route>> {
     let by_id: BTreeMap<i64, &Lanelet> = graph.lanelets.iter().map(|l| (l.id, l)).collect();
     let mut routes = Vec::new();
     for approach in graph.lanelets.iter().filter(|l| l.role == "approach") {
@@ -192,7 +193,7 @@ pub(super) fn routes_from_graph(graph: &LaneGraph, walk_away: bool) -> anyhow::R
                 Ok((walkway.id, walk))
             };
             let (away_id, mut away) = walkway_from(*line.last().unwrap())?;
-            if !walk_away {
+            if !library {
                 let parts = [(crosswalk.id, line), (away_id, away)];
                 routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
                 continue;
