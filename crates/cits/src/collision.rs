@@ -343,17 +343,15 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
         let p = paths[i];
         let Some(here) = timed[i].at(p.observed_at_us as f64) else { continue };
         let reach = same_road_user_m(TravelMode::try_from(p.mode).unwrap_or_default());
-        // Other sensors' tracks of the same road user: the longest-seen one, if any.
-        let others = || {
-            objects.iter().filter(|o| (o.0 .0, o.0 .1) != (tracked.0, tracked.1) && paths[o.1].mode == p.mode).filter(
-                |o| {
-                    timed[o.1]
-                        .at(p.observed_at_us as f64)
-                        .is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
-                },
-            )
-        };
-        let Some(&(witness, _, witness_seen)) = others().max_by(|a, b| a.2.total_cmp(&b.2)) else { continue };
+        // The longest-seen other sensor's track of the same road user, if any.
+        let witness = objects
+            .iter()
+            .filter(|o| (o.0 .0, o.0 .1) != (tracked.0, tracked.1) && paths[o.1].mode == p.mode)
+            .filter(|o| {
+                timed[o.1].at(p.observed_at_us as f64).is_some_and(|q| distance(q.0 - here.0, q.1 - here.1) <= reach)
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        let Some(&(witness, _, witness_seen)) = witness else { continue };
         // Each track's estimate counts by how long it has seen the road user.
         let weight = if witness_seen + seen > 0.0 { witness_seen / (witness_seen + seen) } else { 0.5 };
         let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();

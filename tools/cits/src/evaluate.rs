@@ -278,6 +278,16 @@ fn seen_text(truth: &Truth, e: &TruthEncounter) -> String {
     format!("seen {} / {} s before", seen_s(e.users[0]), seen_s(e.users[1]))
 }
 
+/// An encounter as the explanations name it: its road users, true PET and planted kind.
+fn encounter_text(truth: &Truth, e: &TruthEncounter) -> String {
+    format!(
+        "{} (PET {:.2} s{})",
+        pair_text(truth, e.users, e.time_unix_us),
+        e.pet_s,
+        e.planted.as_ref().map_or(String::new(), |k| format!(", planted {k}"))
+    )
+}
+
 /// Two road users as the truth describes them, at a time.
 fn pair_text(truth: &Truth, users: [u32; 2], at_us: i64) -> String {
     let describe = |id: u32| {
@@ -318,11 +328,9 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
                 s.lead_times_s.push(lead_s);
                 if lead_s < MIN_LEAD_S {
                     s.explained.push(format!(
-                        "short   {} (PET {:.2} s{}): lead {lead_s:.2} s, {}",
-                        pair_text(truth, e.users, e.time_unix_us),
-                        e.pet_s,
-                        e.planted.as_ref().map_or(String::new(), |k| format!(", planted {k}")),
-                        seen_text(truth, e),
+                        "short   {}: lead {lead_s:.2} s, {}",
+                        encounter_text(truth, e),
+                        seen_text(truth, e)
                     ));
                 }
             }
@@ -334,10 +342,8 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
                     .map(|(d, _)| (d.at_us as i64 - e.time_unix_us) as f64 / 1e6)
                     .next();
                 s.explained.push(format!(
-                    "missed  {} (PET {:.2} s{}){}, {}",
-                    pair_text(truth, e.users, e.time_unix_us),
-                    e.pet_s,
-                    e.planted.as_ref().map_or(String::new(), |k| format!(", planted {k}")),
+                    "missed  {}{}, {}",
+                    encounter_text(truth, e),
                     late.map_or(String::new(), |s| format!(", first warned {s:.2} s after")),
                     seen_text(truth, e),
                 ));

@@ -192,17 +192,17 @@ pub(super) fn routes_from_graph(graph: &LaneGraph, library: bool) -> anyhow::Res
                 }
                 Ok((walkway.id, walk))
             };
-            let (away_id, mut away) = walkway_from(*line.last().unwrap())?;
+            let (away_id, away) = walkway_from(*line.last().unwrap())?;
             if !library {
                 let parts = [(crosswalk.id, line), (away_id, away)];
                 routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
                 continue;
             }
-            away.truncate(away.len().div_ceil(2).max(2));
+            let away = near_half(away);
             // Pedestrians also come along the street to the kerb, as people do (a pedestrian who
             // appears at the kerb gives no camera time to see her coming).
-            let (up_id, mut up) = walkway_from(line[0])?;
-            up.truncate(up.len().div_ceil(2).max(2));
+            let (up_id, up) = walkway_from(line[0])?;
+            let mut up = near_half(up);
             up.reverse();
             let parts = [(up_id, up), (crosswalk.id, line), (away_id, away)];
             routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
@@ -212,6 +212,12 @@ pub(super) fn routes_from_graph(graph: &LaneGraph, library: bool) -> anyhow::Res
         bail!("map {} has no routes", graph.name);
     }
     Ok(routes)
+}
+
+/// The first half of a walkway's points (at least its first segment): the part at its start.
+fn near_half(mut walk: Vec<P>) -> Vec<P> {
+    walk.truncate(walk.len().div_ceil(2).max(2));
+    walk
 }
 
 /// Where two routes' polylines cross: arc lengths along each and the point.
