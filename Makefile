@@ -46,7 +46,7 @@ DASHBOARD_BIN   := $(PLATFORM_DIR)/cits-dashboard
 VENV            := $(CITS_CACHE)/venv-$(shell echo '$(PY_PACKAGES)' | md5sum | cut -c1-8)
 PYTHON          := $(VENV)/bin/python
 PROVIDERS       := messaging-nats blobstore-fs keyvalue-redis
-PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par.gz)
+PARS            := $(foreach p,$(PROVIDERS),build/providers/$(p).par)
 ACTORS          := decoder collector assembler map_matcher predictor collision_detector denm_sender pipeline
 ACTOR_WASMS     := $(foreach a,$(ACTORS),actors/$(a)/build/$(a)_s.wasm)
 WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.local/share)/wash/downloads)
@@ -138,16 +138,18 @@ platform: patches
 	  -p cits-wasmcloud-host -p cits-wadm -p cits-policy \
 	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
 
-# Signed provider archives, re-packed only when a provider binary changed.
+# Signed provider archives, re-packed only when a provider binary changed. Not gzipped: the host
+# reads an archive whole on every provider start (tools/patches/wasmcloud-host.sh), and gunzipping
+# 20 MB took longer there than reading three times the bytes (`make bench`, deploy → first DENM).
 pars: platform
 	@mkdir -p build/providers
 	@version=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
 	for p in $(PROVIDERS); do \
-	  bin=$(PLATFORM_DIR)/$$p-provider par=build/providers/$$p.par.gz; \
+	  bin=$(PLATFORM_DIR)/$$p-provider par=build/providers/$$p.par; \
 	  if [ ! -f $$par ] || [ $$bin -nt $$par ]; then \
 	    echo "packaging $$par"; \
 	    $(WASH_BIN) par create --name cits-$$p --vendor cits --version $$version --binary $$bin \
-	      --wit-directory providers/$$p/wit --destination $$par --compress >/dev/null; \
+	      --wit-directory providers/$$p/wit --destination $$par >/dev/null; \
 	  fi; \
 	done
 

@@ -128,6 +128,13 @@ fn hosts_start_only_components_signed_with_the_project_key() {
     let unsigned = repo.join("actors/decoder/build/decoder.wasm");
     let foreign = lattice.state.join("foreign_s.wasm");
     sign_foreign(&unsigned, &foreign, &lattice.state.join("foreign-keys"));
+    // A provider archive whose binary changed after it was signed: one byte in its middle (the
+    // archive is an uncompressed tar, the binary nearly all of it).
+    let tampered = lattice.state.join("tampered.par");
+    let mut par = std::fs::read(repo.join("build/providers/blobstore-fs.par")).unwrap();
+    let middle = par.len() / 2;
+    par[middle] ^= 0x01;
+    std::fs::write(&tampered, par).unwrap();
     let manifest = lattice.state.join("intruders.yaml");
     std::fs::write(
         &manifest,
@@ -137,9 +144,12 @@ fn hosts_start_only_components_signed_with_the_project_key() {
              \x20   - name: unsigned\n      type: component\n      properties:\n        image: file://{}\n        id: intruder-unsigned\n\
              \x20     traits:\n        - type: spreadscaler\n          properties:\n            instances: 1\n\
              \x20   - name: foreign\n      type: component\n      properties:\n        image: file://{}\n        id: intruder-foreign\n\
+             \x20     traits:\n        - type: spreadscaler\n          properties:\n            instances: 1\n\
+             \x20   - name: tampered\n      type: capability\n      properties:\n        image: file://{}\n        id: intruder-tampered\n\
              \x20     traits:\n        - type: spreadscaler\n          properties:\n            instances: 1\n",
             unsigned.display(),
-            foreign.display()
+            foreign.display(),
+            tampered.display()
         ),
     )
     .unwrap();
@@ -149,13 +159,14 @@ fn hosts_start_only_components_signed_with_the_project_key() {
     let mut status = String::new();
     for _ in 0..100 {
         status = lattice.wash(&["app", "status", "intruders", "-o", "json"]).unwrap_or_default();
-        if status.contains("not signed") && status.contains("not an allowed issuer") {
+        if status.contains("not signed") && status.contains("not an allowed issuer") && status.contains("hash") {
             break;
         }
         std::thread::sleep(Duration::from_millis(200));
     }
     assert!(status.contains("not signed"), "wadm status: {status}");
     assert!(status.contains("not an allowed issuer"), "wadm status: {status}");
+    assert!(status.contains("hash do not match"), "wadm status: {status}");
     let inventory = lattice.wash(&["get", "inventory", "-o", "json"]).unwrap();
     assert!(!inventory.contains("intruder-"), "a refused component runs: {inventory}");
     // Ours run (the lattice's probe went through all seven of them) and were permitted.

@@ -142,7 +142,7 @@ mod tests {
         let policy = Policy::new([OURS]);
         let start = policy.decide(&request("startComponent", component(claims(OURS, false))));
         assert_eq!(start, Decision { request_id: "r1".into(), permitted: true, message: None });
-        let provider = json!({"providerId": "cits-messaging-nats", "imageRef": "file:///m.par.gz", "annotations": {}, "claims": claims(OURS, false)});
+        let provider = json!({"providerId": "cits-messaging-nats", "imageRef": "file:///m.par", "annotations": {}, "claims": claims(OURS, false)});
         assert!(policy.decide(&request("startProvider", provider)).permitted);
         let call = json!({"interface": "wasmcloud:messaging/handler", "function": "handle-message", "target": component(claims(OURS, false))});
         assert!(policy.decide(&request("performInvocation", call)).permitted);
