@@ -4,7 +4,7 @@
 //! again, every message is recognised as applied and nothing is published twice.
 #![no_main]
 
-use cits::pipeline::Fused;
+use cits::pipeline::{no_state_keys, Fused};
 use cits::proto::MessageBatch;
 use cits_fuzz::{check, deliver, FusedInput, Platform};
 use prost::Message as _;
@@ -13,11 +13,11 @@ libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = FusedInput::parse(data) else { return };
     let subject = input.subject();
     let mut svc = Platform::new(Vec::new());
-    check("pipeline", &subject, input.body, deliver(&mut svc, "pipeline", true, Fused::run, &subject, input.body));
+    check("pipeline", &subject, input.body, deliver(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, input.body));
     if !input.redelivered {
         return;
     }
-    let again = deliver(&mut svc, "pipeline", true, Fused::run, &subject, input.body);
+    let again = deliver(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, input.body);
     let again = check("pipeline (redelivered)", &subject, input.body, again);
     // A batch that is no MessageBatch is one dead letter, published again under the same id. Of
     // the others, a subject's applied marker keeps the last 64 messages.

@@ -120,15 +120,16 @@ pub fn deliver<'s>(
     name: &str,
     stateful: bool,
     run: fn(&mut pipeline::Cached<&'s mut Platform>, &str, &[u8], u64) -> pipeline::Outcome,
+    state_keys: pipeline::StateKeys,
     subject: &str,
     body: &[u8],
 ) -> Result<Handled, StageError> {
-    handle(svc, name, stateful, run, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
+    handle(svc, name, stateful, run, state_keys, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
 }
 
 /// Stage `S` on one message, the way its actor handles it.
 pub fn deliver_to<S: Stage>(svc: &mut Platform, subject: &str, body: &[u8]) -> Result<Handled, StageError> {
-    deliver(svc, S::NAME, S::STATEFUL, pipeline::run::<S, _>, subject, body)
+    deliver(svc, S::NAME, S::STATEFUL, pipeline::run::<S, _>, S::state_keys, subject, body)
 }
 
 /// What every delivery of `body` on `subject` must give with services that work: the outputs

@@ -36,16 +36,18 @@ pub fn handle(
     name: &str,
     stateful: bool,
     run: fn(&mut Cached<Wasi>, &str, &[u8], u64) -> Outcome,
+    state_keys: cits::pipeline::StateKeys,
     msg: BrokerMessage,
 ) -> Result<(), String> {
-    let handled = match cits::pipeline::handle(Wasi, name, stateful, run, &msg.subject, &msg.body, &mut publish) {
-        Ok(handled) => handled,
-        Err(err) => {
-            log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
-            let kind = if err.unavailable { UNAVAILABLE } else { "failed:" };
-            return Err(format!("{kind} {name}: {err}"));
-        }
-    };
+    let handled =
+        match cits::pipeline::handle(Wasi, name, stateful, run, state_keys, &msg.subject, &msg.body, &mut publish) {
+            Ok(handled) => handled,
+            Err(err) => {
+                log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
+                let kind = if err.unavailable { UNAVAILABLE } else { "failed:" };
+                return Err(format!("{kind} {name}: {err}"));
+            }
+        };
     for (subject, reason) in &handled.rejected {
         log(Level::Warn, name, &format!("dead letter from {subject}: {reason}"));
     }
@@ -139,24 +141,26 @@ macro_rules! export_stage {
         $crate::export_stage!(
             @export "pipeline",
             true,
-            ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>
+            ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>,
+            ::cits::pipeline::no_state_keys
         );
     };
     ($stage:ty) => {
         $crate::export_stage!(
             @export <$stage as $crate::Stage>::NAME,
             <$stage as $crate::Stage>::STATEFUL,
-            ::cits::pipeline::run::<$stage, ::cits::pipeline::Cached<$crate::Wasi>>
+            ::cits::pipeline::run::<$stage, ::cits::pipeline::Cached<$crate::Wasi>>,
+            <$stage as $crate::Stage>::state_keys
         );
     };
-    (@export $name:expr, $stateful:expr, $run:expr) => {
+    (@export $name:expr, $stateful:expr, $run:expr, $state_keys:expr) => {
         struct __CitsComponent;
 
         impl $crate::bindings::exports::wasmcloud::messaging::handler::Guest for __CitsComponent {
             fn handle_message(
                 msg: $crate::bindings::wasmcloud::messaging::types::BrokerMessage,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                $crate::handle($name, $stateful, $run, msg)
+                $crate::handle($name, $stateful, $run, $state_keys, msg)
             }
         }
 

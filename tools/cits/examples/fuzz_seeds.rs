@@ -156,9 +156,11 @@ fn deliver<S: Stage>(svc: &mut InProcess, body: &[u8]) -> Delivered {
     let mut noting = Noting { inner: svc, read: Vec::new() };
     let subject = input::input_subject(S::NAME);
     let run = pipeline::run::<S, Cached<&mut Noting<'_>>>;
-    let handled =
-        handle(&mut noting, S::NAME, S::STATEFUL, run, &subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", S::NAME))?;
+    let handled = handle(&mut noting, S::NAME, S::STATEFUL, run, S::state_keys, &subject, body, &mut |_: &[(
+        String,
+        Outbound,
+    )]| Ok(()))
+    .map_err(|e| anyhow::anyhow!("{}: {e}", S::NAME))?;
     Ok((handled.outbound.into_iter().map(|(_, o)| o).collect(), noting.read))
 }
 

@@ -255,10 +255,10 @@ pub const STAGES: [&str; 8] =
 type Run<'a> = fn(&mut Cached<&'a mut Native>, &str, &[u8], u64) -> Outcome;
 
 /// The stage's run and whether it keeps state (see [`pipeline::Stage::STATEFUL`]).
-fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool)> {
+fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool, pipeline::StateKeys)> {
     use pipeline::*;
-    fn of<'a, S: Stage>() -> (Run<'a>, bool) {
-        (run::<S, _>, S::STATEFUL)
+    fn of<'a, S: Stage>() -> (Run<'a>, bool, StateKeys) {
+        (run::<S, _>, S::STATEFUL, S::state_keys)
     }
     Ok(match stage {
         Decoder::NAME => of::<Decoder>(),
@@ -268,7 +268,7 @@ fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool)> {
         Predictor::NAME => of::<Predictor>(),
         CollisionDetector::NAME => of::<CollisionDetector>(),
         DenmSender::NAME => of::<DenmSender>(),
-        "pipeline" => (Fused::run::<Cached<&'a mut Native>>, true),
+        "pipeline" => (Fused::run::<Cached<&'a mut Native>>, true, no_state_keys),
         other => bail!("no stage `{other}`; one of {}", STAGES.join(", ")),
     })
 }
@@ -334,9 +334,18 @@ async fn serve_core(
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
         loop {
-            let (run, stateful) = runner(&opts.stage)?;
+            let (run, stateful, state_keys) = runner(&opts.stage)?;
             let handled = tokio::task::block_in_place(|| {
-                pipeline::handle(&mut svc, &opts.stage, stateful, run, &msg.subject, &msg.payload, &mut publish)
+                pipeline::handle(
+                    &mut svc,
+                    &opts.stage,
+                    stateful,
+                    run,
+                    state_keys,
+                    &msg.subject,
+                    &msg.payload,
+                    &mut publish,
+                )
             });
             match handled {
                 Ok(handled) => {
@@ -410,9 +419,17 @@ impl Target for InProcess {
         let mut publish = jetstream_publisher(&self.runtime, &self.js);
         let handled = tokio::task::block_in_place(|| {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
-            let (run, stateful) = runner(&self.stage).expect("checked when serving started");
-            let handled =
-                pipeline::handle(&mut *svc, &self.stage, stateful, run, &msg.subject, &msg.payload, &mut publish);
+            let (run, stateful, state_keys) = runner(&self.stage).expect("checked when serving started");
+            let handled = pipeline::handle(
+                &mut *svc,
+                &self.stage,
+                stateful,
+                run,
+                state_keys,
+                &msg.subject,
+                &msg.payload,
+                &mut publish,
+            );
             if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
                 let _ = svc.reconnect(); // the retry reports what still fails
             }

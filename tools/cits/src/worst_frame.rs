@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use cits::pipeline::{handle, Fused};
+use cits::pipeline::{handle, no_state_keys, Fused};
 use cits::proto::{FrameDone, LaneGraph, TravelMode};
 use cits::stage::Outbound;
 use etsi_its::cpm::{ObjectKind, SimpleObject};
@@ -214,7 +214,7 @@ pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Res
                 published.extend(out.iter().map(|(_, o)| o.clone()));
                 Ok(())
             };
-            let handled = handle(&mut svc, "pipeline", true, Fused::run, &subject, &body, &mut publish)
+            let handled = handle(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, &body, &mut publish)
                 .map_err(|e| anyhow::anyhow!("frame {i} of {name} not handled: {e}"))?;
             let took = began.elapsed();
             if let Some((_, reason)) = handled.rejected.first() {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use prost::Message as _;
 
-use super::{buckets, Cached, Outcome, Services};
+use super::{buckets, Cached, Outcome, Services, StateKeys};
 use crate::stage::{dead_letter, Outbound, StageError};
 use crate::subjects;
 
@@ -29,7 +29,8 @@ pub type Publish<'a> = &'a mut dyn FnMut(&[(String, Outbound)]) -> Result<(), St
 /// [`crate::proto::MessageBatch`] on [`subjects::BATCH`] whose messages are handled one after the
 /// other. The order of effects makes a redelivered message harmless:
 ///
-/// 1. compute every message's outputs on state read through a [`Cached`] view (nothing written);
+/// 1. compute every message's outputs on state read through a [`Cached`] view (nothing written),
+///    a batch's state (`state_keys` of each message) read with its first read;
 /// 2. `publish` them, each with a message id derived from its input, so JetStream drops the
 ///    copies a redelivery publishes again;
 /// 3. commit the state in one write, together with an "applied" marker per input subject
@@ -46,6 +47,7 @@ pub fn handle<V: Services>(
     name: &str,
     stateful: bool,
     run: fn(&mut Cached<V>, &str, &[u8], u64) -> Outcome,
+    state_keys: StateKeys,
     subject: &str,
     body: &[u8],
     publish: Publish<'_>,
@@ -78,9 +80,15 @@ pub fn handle<V: Services>(
     'attempt: loop {
         cached.discard();
         if stateful {
-            // Read with the stage's own first read: no extra round trip.
+            // Read with the stage's own first read: no extra round trip. So is the state of the
+            // batch's later messages (a single message's stage reads all of its own at once).
             for m in &batch {
                 cached.want(buckets::APPLIED, marker(m));
+                if batch.len() > 1 {
+                    for (bucket, key) in state_keys(&m.body) {
+                        cached.want(bucket, key);
+                    }
+                }
             }
         }
         let mut handled = Handled { already_applied: skip.iter().filter(|s| **s).count(), ..Default::default() };
@@ -209,7 +217,7 @@ mod tests {
         body: &[u8],
         published: &mut Vec<(String, Outbound)>,
     ) -> Result<Handled, StageError> {
-        handle(svc, "pipeline", true, Fused::run, subject, body, &mut |out: &[(String, Outbound)]| {
+        handle(svc, "pipeline", true, Fused::run, no_state_keys, subject, body, &mut |out: &[(String, Outbound)]| {
             published.extend_from_slice(out);
             Ok(())
         })
@@ -267,6 +275,57 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_reads_the_state_of_all_its_messages_in_its_first_read() {
+        // Four location frames of one RSU, each bringing an object the ones before did not have.
+        let frames: Vec<crate::proto::BatchedMessage> = (0..4u32)
+            .map(|i| {
+                let now = crate::time::now_us();
+                let located = |object_id: u32| crate::proto::LocationsContainer {
+                    station_id: 1001,
+                    sensor_id: 1,
+                    object_id,
+                    measured_at_us: now,
+                    latitude: 47.8101,
+                    longitude: 13.0518 + f64::from(object_id) * 1e-4,
+                    ..Default::default()
+                };
+                let frame = crate::proto::LocationsFrame {
+                    rsu_id: "r1".into(),
+                    station_id: 1001,
+                    reference_time_us: now,
+                    locations: (0..=i).map(located).collect(),
+                    frame_id: format!("f{i}"),
+                    ..Default::default()
+                };
+                crate::proto::BatchedMessage {
+                    subject: "cits.locations.r1".into(),
+                    body: frame.encode_to_vec(),
+                    msg_id: String::new(),
+                }
+            })
+            .collect();
+        let batch = crate::proto::MessageBatch { messages: frames }.encode_to_vec();
+        let gets_with = |state_keys: StateKeys| {
+            let mut svc = Counting::default();
+            let handled = handle(
+                &mut svc,
+                Assembler::NAME,
+                true,
+                run::<Assembler, _>,
+                state_keys,
+                subjects::BATCH,
+                &batch,
+                &mut |_| Ok(()),
+            )
+            .unwrap();
+            assert_eq!((handled.outbound.len(), handled.rejected.len()), (4, 0), "{:?}", handled.rejected);
+            (svc.gets, svc.sets)
+        };
+        assert_eq!(gets_with(Assembler::state_keys), (1, 1), "one read and one write for the batch");
+        assert_eq!(gets_with(no_state_keys), (4, 1), "without them, a read per message with a new object");
+    }
+
+    #[test]
     fn prepared_tiles_are_kept_for_the_rest_of_the_delivery() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static BUILDS: AtomicUsize = AtomicUsize::new(0);
@@ -314,7 +373,10 @@ mod tests {
         let mut store = Counting::default();
         let m = &batch.messages[0];
         let err =
-            handle(&mut store, "pipeline", true, Fused::run, &m.subject, &m.body, &mut |_: &[(String, Outbound)]| {
+            handle(&mut store, "pipeline", true, Fused::run, no_state_keys, &m.subject, &m.body, &mut |_: &[(
+                String,
+                Outbound,
+            )]| {
                 Err(StageError::unavailable("JetStream unavailable"))
             })
             .unwrap_err();

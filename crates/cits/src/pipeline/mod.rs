@@ -108,6 +108,20 @@ pub trait Stage {
     const STATEFUL: bool = false;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
+
+    /// The state a message will be read with, as (bucket, key): read for a whole batch in its
+    /// first read (see [`handle`]) instead of one read per message that brings new keys.
+    fn state_keys(_body: &[u8]) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+}
+
+/// A stage's [`Stage::state_keys`], or [`no_state_keys`].
+pub type StateKeys = fn(&[u8]) -> Vec<(&'static str, String)>;
+
+/// For a run that reads its state as it goes (the fused chain prefetches per message itself).
+pub fn no_state_keys(_body: &[u8]) -> Vec<(&'static str, String)> {
+    Vec::new()
 }
 
 /// What became of one message.

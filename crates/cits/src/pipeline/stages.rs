@@ -103,6 +103,12 @@ impl Stage for Assembler {
             body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
         }])
     }
+
+    /// Each located object's trajectory (bad input: none, it is refused unread).
+    fn state_keys(body: &[u8]) -> Vec<(&'static str, String)> {
+        let Ok(frame) = LocationsFrame::decode(body) else { return Vec::new() };
+        frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect()
+    }
 }
 
 /// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
