@@ -273,6 +273,18 @@ fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool, pipeline::StateKeys
     })
 }
 
+/// One delivery (a message or a batch) to `stage`, handled in process as its actor handles it.
+fn deliver_in_process(
+    svc: &mut Native,
+    stage: &str,
+    subject: &str,
+    payload: &[u8],
+    publish: pipeline::Publish<'_>,
+) -> anyhow::Result<Result<pipeline::Handled, StageError>> {
+    let (run, stateful, state_keys) = runner(stage)?;
+    Ok(pipeline::handle(svc, stage, stateful, run, state_keys, subject, payload, publish))
+}
+
 pub struct ServeOptions {
     pub stage: String,
     pub nats: String,
@@ -334,19 +346,9 @@ async fn serve_core(
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
         loop {
-            let (run, stateful, state_keys) = runner(&opts.stage)?;
             let handled = tokio::task::block_in_place(|| {
-                pipeline::handle(
-                    &mut svc,
-                    &opts.stage,
-                    stateful,
-                    run,
-                    state_keys,
-                    &msg.subject,
-                    &msg.payload,
-                    &mut publish,
-                )
-            });
+                deliver_in_process(&mut svc, &opts.stage, &msg.subject, &msg.payload, &mut publish)
+            })?;
             match handled {
                 Ok(handled) => {
                     for (subject, reason) in &handled.rejected {
@@ -419,17 +421,8 @@ impl Target for InProcess {
         let mut publish = jetstream_publisher(&self.runtime, &self.js);
         let handled = tokio::task::block_in_place(|| {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
-            let (run, stateful, state_keys) = runner(&self.stage).expect("checked when serving started");
-            let handled = pipeline::handle(
-                &mut *svc,
-                &self.stage,
-                stateful,
-                run,
-                state_keys,
-                &msg.subject,
-                &msg.payload,
-                &mut publish,
-            );
+            let handled = deliver_in_process(&mut svc, &self.stage, &msg.subject, &msg.payload, &mut publish)
+                .expect("checked when serving started");
             if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
                 let _ = svc.reconnect(); // the retry reports what still fails
             }
