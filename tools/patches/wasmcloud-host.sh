@@ -127,18 +127,23 @@ async fn read_provider_archive(
             .with_context(|| format!("target `{target}` not found"))?;
         let dir = exe.parent().context("failed to determine parent path")?;
         std::fs::create_dir_all(dir).context("failed to create parent directory")?;
-        let fresh = exe.with_extension(format!("new-{}", std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
+        // Unique per call: two starts of one provider at once must not write the same file.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let fresh = exe.with_extension(format!("new-{}-{call}", std::process::id()));
+        let written = std::fs::OpenOptions::new()
             .create(true)
             .truncate(true)
             .write(true)
             .mode(0o755)
             .open(&fresh)
-            .with_context(|| format!("failed to open path [{}]", fresh.display()))?;
-        file.write_all(&binary).context("failed to write")?;
-        drop(file);
-        std::fs::rename(&fresh, &exe)
-            .with_context(|| format!("failed to move provider binary to [{}]", exe.display()))?;
+            .and_then(|mut file| file.write_all(&binary))
+            .and_then(|()| std::fs::rename(&fresh, &exe));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&fresh);
+            return Err(anyhow::Error::new(e)
+                .context(format!("failed to write provider binary [{}]", exe.display())));
+        }
         Ok((exe, par.claims_token()))
     })
     .await
