@@ -140,7 +140,8 @@ platform: patches
 
 # Signed provider archives, re-packed only when a provider binary changed. Not gzipped: the host
 # reads an archive whole on every provider start (tools/patches/wasmcloud-host.sh), and gunzipping
-# 20 MB took longer there than reading three times the bytes (`make bench`, deploy → first DENM).
+# 20 MB took longer there than reading three times the bytes (interleaved cold deploys → first
+# DENM, README Performance).
 pars: platform
 	@mkdir -p build/providers
 	@version=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \

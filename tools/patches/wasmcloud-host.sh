@@ -2,8 +2,8 @@
 # Builds the copy of wasmcloud-host 0.27.1 that Cargo.toml's [patch.crates-io] points at: the
 # crates.io release (checksum-verified) with two changes.
 #
-# 1. A wRPC client per target reused across calls. Why: for every call a component makes to a provider (a key-value read, a publish, a blob read)
-# the host built a new wRPC NATS client: a wildcard subscription on a fresh inbox (`SUB`, and
+# 1. A wRPC client per target reused across calls. Why: for every call a component makes to a
+# provider (a key-value read, a publish, a blob read) the host built a new wRPC NATS client: a wildcard subscription on a fresh inbox (`SUB`, and
 # nats-server purges its subject cache of everything that wildcard matches), a demultiplexing
 # task, and `UNSUB` when the call was done: three times per frame in the fused deployment, once
 # per hop and call in the seven-actor one. A client is made to be shared (the provider SDK keeps

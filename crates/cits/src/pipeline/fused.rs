@@ -2,9 +2,10 @@
 
 use prost::Message as _;
 
-use super::stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
+use super::stages::{
+    buckets, trajectory_keys, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor,
+};
 use super::{entries, run, MapTiles, Outcome, Services, Stage as _};
-use crate::assembler::key_of;
 use crate::collision::intersection_of;
 use crate::proto::LocationsFrame;
 use crate::stage::{Outbound, StageError};
@@ -31,8 +32,7 @@ pub fn chain<V: Services>() -> [Step<V>; 7] {
 fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
     let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
     let config = svc.config()?;
-    let mut keys: Vec<(&str, String)> =
-        frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect();
+    let mut keys = trajectory_keys(&frame);
     let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
     keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
     keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));

@@ -106,9 +106,13 @@ impl Stage for Assembler {
 
     /// Each located object's trajectory (bad input: none, it is refused unread).
     fn state_keys(body: &[u8]) -> Vec<(&'static str, String)> {
-        let Ok(frame) = LocationsFrame::decode(body) else { return Vec::new() };
-        frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect()
+        LocationsFrame::decode(body).map_or_else(|_| Vec::new(), |frame| trajectory_keys(&frame))
     }
+}
+
+/// The assembler's state for a frame: each located object's trajectory.
+pub(super) fn trajectory_keys(frame: &LocationsFrame) -> Vec<(&'static str, String)> {
+    frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect()
 }
 
 /// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
