@@ -355,15 +355,48 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
         // Each track's estimate counts by how long it has seen the road user.
         let weight = if witness_seen + seen > 0.0 { witness_seen / (witness_seen + seen) } else { 0.5 };
         let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();
-        for (k, q) in paths.iter().enumerate().filter(|(_, q)| key(q) == tracked) {
-            let shared = |r: &PredictedPath| {
-                q.lanelet_sequence.iter().filter(|l| **l != 0 && r.lanelet_sequence.contains(l)).count()
-            };
-            let most = theirs.iter().map(|r| shared(r)).max().unwrap_or(0);
-            if most > 0 {
-                let lent = theirs.iter().filter(|r| shared(r) == most).map(|r| r.probability).sum::<f64>().min(1.0);
-                own[k] = weight * lent + (1.0 - weight) * paths[k].probability;
+        let ours: Vec<usize> = (0..paths.len()).filter(|&k| key(paths[k]) == tracked).collect();
+        // Per path of this track, which of the other track's routes are the same way: those
+        // along most of its lanelets and, of those, with fewest others.
+        let same_way: Vec<Vec<usize>> = ours
+            .iter()
+            .map(|&k| {
+                let q = paths[k];
+                let score = |r: &PredictedPath| {
+                    let common =
+                        q.lanelet_sequence.iter().filter(|l| **l != 0 && r.lanelet_sequence.contains(l)).count();
+                    let extra = r.lanelet_sequence.iter().filter(|l| !q.lanelet_sequence.contains(l)).count();
+                    (common, std::cmp::Reverse(extra))
+                };
+                let best = theirs.iter().map(|r| score(r)).max();
+                match best {
+                    Some(best) if best.0 > 0 => (0..theirs.len()).filter(|&r| score(theirs[r]) == best).collect(),
+                    _ => Vec::new(),
+                }
+            })
+            .collect();
+        for (n, &k) in ours.iter().enumerate() {
+            if same_way[n].is_empty() {
+                continue;
             }
+            // A route of the other track that is the same way as several of this track's (one
+            // that stops at a kerb, against walking on or stopping) tells nothing between them:
+            // its probability is shared out by this track's own.
+            let lent: f64 = same_way[n]
+                .iter()
+                .map(|&r| {
+                    let alike: f64 = ours
+                        .iter()
+                        .zip(&same_way)
+                        .filter(|(_, w)| w.contains(&r))
+                        .map(|(&m, _)| paths[m].probability)
+                        .sum();
+                    let share = if alike > 0.0 { paths[k].probability / alike } else { 0.0 };
+                    theirs[r].probability * share
+                })
+                .sum::<f64>()
+                .min(1.0);
+            own[k] = weight * lent + (1.0 - weight) * paths[k].probability;
         }
     }
     own
@@ -867,6 +900,38 @@ mod tests {
             witness.iter().cloned().map(|mut p| (p.tracked_since_us = 850_000, p).1).collect();
         let all: Vec<PredictedPath> = [&[car][..], &fresh, &shorter].concat();
         assert!((risk_of_sensor_1(&all).unwrap() - fused(0.25, 0.15)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_route_of_the_other_track_alike_to_several_tells_nothing_between_them() {
+        // A pedestrian 2 m before the kerb: sensor 1 (tracked 0.25 s) has her walking on across
+        // the car's lane (lanelets 10, 20; 0.9) or stopping at the kerb (10; 0.1); sensor 2
+        // (tracked 1 s) only stopping (10; 1.0: too slow for it to tell). That route is alike to
+        // both of sensor 1's: it lends each its own share, and walking on stays at 0.9 (lent
+        // whole to both, it made her walk on at 0.98).
+        let at_kerb = |mut p: PredictedPath, sensor_id: u32, since_us: u64, lanelets: Vec<i64>, rank: u32| {
+            (p.sensor_id, p.observed_at_us, p.tracked_since_us, p.rank) = (sensor_id, 1_000_000, since_us, rank);
+            p.lanelet_sequence = lanelets;
+            p.past = [(750_000, -2.35), (1_000_000, -2.0)]
+                .map(|(at_us, y)| {
+                    let w = offset_to_wgs84(ORIGIN, 0.0, y);
+                    PredictedPosition { at_us, latitude: w.lat, longitude: w.lon, lanelet_id: 10 }
+                })
+                .to_vec();
+            p
+        };
+        let walker = |id, v: (f64, f64), p| path(id, TravelMode::Pedestrian, (0.0, -2.0), v, p);
+        let car = path(1, TravelMode::Car, (-20.0, 1.0), (10.0, 0.0), 1.0);
+        let paths = [
+            car,
+            at_kerb(walker(2, (0.0, 1.4), 0.9), 1, 750_000, vec![10, 20], 0),
+            at_kerb(walker(2, (0.0, 0.0), 0.1), 1, 750_000, vec![10], 1),
+            at_kerb(walker(7, (0.0, 0.0), 1.0), 2, 1, vec![10], 0),
+        ];
+        let risks = detect(&paths, 1_000_000, &DetectorConfig { min_probability: 0.05, ..lenient() });
+        let of = |sensor_id: u32| risks.iter().find(|r| r.second.as_ref().unwrap().sensor_id == sensor_id);
+        assert!((of(1).unwrap().probability - 0.9).abs() < 1e-9, "{risks:?}");
+        assert!(of(2).is_none(), "stopping at the kerb is no risk: {risks:?}");
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! mode (cars mostly go straight, cyclists rarely turn left) times what the track shows: its
 //! speeds against the distance to the stop line (slowed to a turn's speed, or not), where in its
 //! lane it keeps, and on a connector which one its points follow. Speed comes from the object's
-//! recent track. Pedestrians (their
-//! crosswalks and sidewalks are walked either way) and objects without a lane are extrapolated at
-//! constant velocity.
+//! recent track. Pedestrians walk their lanelet (crosswalks and sidewalks are walked either way)
+//! to its end, and one seen walking at pace towards a kerb on across the crosswalk there; objects
+//! without a lane are extrapolated at constant velocity.
 
 use std::collections::HashMap;
 
@@ -205,6 +205,8 @@ struct Lane {
     stations: Vec<f64>,
     successors: Vec<i64>,
     turn: String,
+    /// A crosswalk (pedestrians cross the road on it).
+    crosswalk: bool,
 }
 
 /// How far (1σ, m) a vehicle's measured points stray from its lane's centerline: measurement
@@ -258,7 +260,8 @@ impl LaneMap {
                 let points = local_centerline(origin, l);
                 // Clipped tile lanelets count distances from the full lanelet's start, as matching does.
                 let stations = stations(&points, l.station_offset_m);
-                (l.id, Lane { points, stations, successors: l.successors.clone(), turn: l.turn.clone() })
+                let (successors, turn, crosswalk) = (l.successors.clone(), l.turn.clone(), l.role == "crosswalk");
+                (l.id, Lane { points, stations, successors, turn, crosswalk })
             })
             .collect();
         let mut predecessors: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -303,6 +306,23 @@ impl LaneMap {
                 (id, station, (-(squared - best) / (2.0 * LANE_KEEPING_SIGMA_M.powi(2))).exp())
             })
             .collect()
+    }
+
+    /// The walkable lanelet that begins or ends where `lane` ends (`at_end`) or begins: a
+    /// walkway's crosswalk at a kerb, a crosswalk's walkway. With its id and whether it is walked
+    /// in its drawing direction. None where nothing joins (or the tile cut the lane there).
+    fn walked_onto(&self, lane: &Lane, at_end: bool) -> Option<(i64, &Lane, bool)> {
+        const JOINED_M: f64 = 1.0;
+        let kerb = if at_end { *lane.points.last()? } else { lane.points[0] };
+        let near = |p: Local| distance(p.0 - kerb.0, p.1 - kerb.1) <= JOINED_M;
+        lane.successors.iter().find_map(|id| {
+            let next = self.lanes.get(id)?;
+            if near(next.points[0]) {
+                Some((*id, next, true))
+            } else {
+                near(*next.points.last()?).then_some((*id, next, false))
+            }
+        })
     }
 
     /// Routes from `lanelet` that cover `distance` metres (or end), with their probabilities.
@@ -562,6 +582,14 @@ const BRAKING_MPS2: f64 = 1.0;
 /// Below this a pedestrian may be setting off (speeding up is extrapolated); above, walking.
 const PEDESTRIAN_SETTING_OFF_MPS: f64 = 1.0;
 
+/// How likely a pedestrian walking at pace towards the kerb walks on across the crosswalk there
+/// rather than stopping at it (waiting for a gap, or turning back).
+const PEDESTRIAN_WALKS_ON: f64 = 0.9;
+/// How long a pedestrian must have been tracked for her pace to tell that she walks on.
+const PEDESTRIAN_INTENT_US: u64 = 2_000_000;
+/// ... when she has just crossed another arm to this corner (a diagonal crossing in two steps).
+const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
+
 /// Over the track's last second on `lanelet` (at least four points): the mean signed lane
 /// offset and the mean station along it.
 fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64)> {
@@ -691,13 +719,51 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         let (onward, _) = lane.at(last.station_m + 0.5);
         let length = distance(onward.0 - here.0, onward.1 - here.1).max(1e-6);
         let along = ((onward.0 - here.0) * k.heading.0 + (onward.1 - here.1) * k.heading.1) / length;
-        let positions = (1..=steps)
+        let stays = |i: usize| position(i, lane.at(last.station_m + along * ahead(i, 0.0)).0, last.lanelet_id);
+        // Walking at pace towards the kerb where a crosswalk begins (or off a crosswalk onto the
+        // walkway), a pedestrian is about to walk on across it: without this her path ended at
+        // the kerb, and a car's conflict with her showed only once she had stepped out.
+        // Seen walking for a while: a fresh track's speed is mostly the tracker settling.
+        let seen_us = last.measured_at_us.saturating_sub(tracked_since);
+        let walking_on = seen_us >= PEDESTRIAN_INTENT_US && k.speed >= PEDESTRIAN_SETTING_OFF_MPS && along.abs() >= 0.5;
+        let Some((next_id, next, forward)) = walking_on.then(|| map.walked_onto(lane, along > 0.0)).flatten() else {
+            return vec![path(vec![last.lanelet_id], 1.0, 0, (1..=steps).map(stays).collect())];
+        };
+        // Off a crosswalk she walks on to the pavement. At a kerb: one who has just crossed
+        // another arm to this corner is on her way along the street, rarely across the next arm.
+        let crossed_here = t.points.iter().any(|p| {
+            p.lanelet_id != last.lanelet_id
+                && p.lanelet_id != next_id
+                && map.lanes.get(&p.lanelet_id).is_some_and(|l| l.crosswalk)
+        });
+        let walks_on = match (next.crosswalk, crossed_here) {
+            (false, _) => 1.0,
+            (true, false) => PEDESTRIAN_WALKS_ON,
+            (true, true) => PEDESTRIAN_CROSSES_AGAIN,
+        };
+        let end = if along > 0.0 { *lane.stations.last().unwrap() } else { lane.stations[0] };
+        let to_kerb = (end - last.station_m).abs();
+        let (first, length) = (next.stations[0], *next.stations.last().unwrap() - next.stations[0]);
+        let goes_on = (1..=steps)
             .map(|i| {
-                let (p, _) = lane.at(last.station_m + along * ahead(i, 0.0));
-                position(i, p, last.lanelet_id)
+                let walked = along.abs() * ahead(i, 0.0);
+                if walked <= to_kerb {
+                    return stays(i);
+                }
+                let beyond = ((walked - to_kerb) / along.abs()).min(length);
+                let station = if forward { first + beyond } else { first + length - beyond };
+                position(i, next.at(station).0, next_id)
             })
             .collect();
-        return vec![path(vec![last.lanelet_id], 1.0, 0, positions)];
+        let mut paths = vec![path(vec![last.lanelet_id, next_id], walks_on, 0, goes_on)];
+        if walks_on < 1.0 {
+            paths.push(path(vec![last.lanelet_id], 1.0 - walks_on, 1, (1..=steps).map(stays).collect()));
+            paths.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+            for (rank, p) in paths.iter_mut().enumerate() {
+                p.rank = rank as u32;
+            }
+        }
+        return paths;
     }
     if !on_lane {
         // Off the lanes: straight on along the fitted heading.
@@ -770,8 +836,10 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             // A vehicle braking towards a turn slows to the turn's speed; on a straight route
             // (or already in the turn) braking means stopping: yielding.
             let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
-            let floor = match turn_speed_mps(mode) {
-                Some(v) if turns && map.lanes[&last.lanelet_id].turn.is_empty() => v,
+            let in_turn = matches!(map.lanes[&last.lanelet_id].turn.as_str(), "left" | "right");
+            let floor = match (turn_speed_mps(mode), turn_speeds_mps(mode)) {
+                (Some(v), _) if turns && !in_turn => v,
+                (_, Some((slowest, _))) if in_turn => slowest,
                 _ => 0.0,
             };
             let positions = (1..=steps)
@@ -842,6 +910,20 @@ mod tests {
         }
     }
 
+    /// The `k`-th point of a track observed every 125 ms from 1 s, at `at` (local metres).
+    fn sampled(k: u64, at: (f64, f64), lanelet_id: i64, station_m: f64) -> MatchedPoint {
+        let w = offset_to_wgs84(ORIGIN, at.0, at.1);
+        MatchedPoint {
+            measured_at_us: 1_000_000 + k * 125_000,
+            latitude: w.lat,
+            longitude: w.lon,
+            lanelet_id,
+            station_m,
+            offset_m: 0.0,
+            speed_mps: None,
+        }
+    }
+
     /// A car on the approach (lanelet 1) observed every 125 ms for 1.5 s, its last point
     /// `to_go` metres before the line at `speed`, having slowed at `decel` m/s².
     fn approaching(to_go: f64, speed: f64, decel: f64) -> MatchedTrajectory {
@@ -849,16 +931,7 @@ mod tests {
             .map(|k| {
                 let ago = (12 - k) as f64 * 0.125;
                 let y = -to_go - (speed * ago + 0.5 * decel * ago * ago);
-                let w = offset_to_wgs84(ORIGIN, 0.0, y);
-                MatchedPoint {
-                    measured_at_us: 1_000_000 + k * 125_000,
-                    latitude: w.lat,
-                    longitude: w.lon,
-                    lanelet_id: 1,
-                    station_m: 60.0 + y,
-                    offset_m: 0.0,
-                    speed_mps: None,
-                }
+                sampled(k, (0.0, y), 1, 60.0 + y)
             })
             .collect();
         MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() }
@@ -1022,16 +1095,7 @@ mod tests {
             let mut t = approaching(2.0, 6.0, 0.0);
             t.points.iter_mut().for_each(|q| q.offset_m = offset);
             for (k, y) in [(13u64, 0.25), (14, 1.0)] {
-                let w = offset_to_wgs84(ORIGIN, 0.0, y);
-                t.points.push(MatchedPoint {
-                    measured_at_us: 1_000_000 + k * 125_000,
-                    latitude: w.lat,
-                    longitude: w.lon,
-                    lanelet_id: 3,
-                    station_m: y,
-                    offset_m: 0.0,
-                    speed_mps: None,
-                });
+                t.points.push(sampled(k, (0.0, y), 3, y));
             }
             t
         };
@@ -1079,6 +1143,83 @@ mod tests {
         assert!((at(0).1 - (-58.5 - 0.375)).abs() < 0.01, "{:?}", at(0));
         // Held at the lanelet's start (the kerb), not walked on past it.
         assert!((at(15).1 - -60.0).abs() < 0.01, "{:?}", at(15));
+    }
+
+    /// A corner: walkway 10 northwards from (0, -10) to the kerb at (0, 0), where crosswalk 20
+    /// begins (to (0, 10)); crosswalk 30 ends at the walkway's other end.
+    fn corner() -> LaneMap {
+        let walkable = |id, from, to, successors, role: &str| Lanelet {
+            mode: TravelMode::Pedestrian as i32,
+            role: role.into(),
+            ..lanelet(id, from, to, successors, "")
+        };
+        LaneMap::new(&LaneGraph {
+            origin_latitude: ORIGIN.lat,
+            origin_longitude: ORIGIN.lon,
+            lanelets: vec![
+                walkable(10, (0.0, -10.0), (0.0, 0.0), vec![20, 30], "walkway"),
+                walkable(20, (0.0, 0.0), (0.0, 10.0), vec![10], "crosswalk"),
+                walkable(30, (-10.0, -10.0), (0.0, -10.0), vec![10], "crosswalk"),
+            ],
+            ..Default::default()
+        })
+    }
+
+    /// A pedestrian walking north on walkway 10 at 1.4 m/s for `secs`, last 3 m before the kerb.
+    fn walking_to_the_kerb(secs: f64) -> MatchedTrajectory {
+        let n = (secs / 0.125).round() as u64;
+        let points = (0..=n)
+            .map(|k| {
+                let y = -3.0 - 1.4 * (n - k) as f64 * 0.125;
+                sampled(k, (0.0, y), 10, 10.0 + y)
+            })
+            .collect();
+        MatchedTrajectory { mode: TravelMode::Pedestrian as i32, object_id: 4, points, ..Default::default() }
+    }
+
+    #[test]
+    fn a_pedestrian_walking_at_pace_to_the_kerb_walks_on_across() {
+        let routes = |t: &MatchedTrajectory| -> Vec<(Vec<i64>, f64)> {
+            let paths = predict(&corner(), t, &PredictorConfig::default());
+            paths.iter().map(|p| (p.lanelet_sequence.clone(), (p.probability * 100.0).round() / 100.0)).collect()
+        };
+        let walking = walking_to_the_kerb(3.0);
+        assert_eq!(routes(&walking), vec![(vec![10, 20], 0.9), (vec![10], 0.1)]);
+        // On across: at the kerb after 3 m (2.1 s), 2.6 m into the crosswalk after 4 s.
+        let paths = predict(&corner(), &walking, &PredictorConfig::default());
+        let end = paths[0].positions.last().unwrap();
+        let (x, y) = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        assert!(x.abs() < 0.01 && (y - 2.6).abs() < 0.05 && end.lanelet_id == 20, "({x}, {y}) on {}", end.lanelet_id);
+        // Seen for too short a while to tell her pace: she stops at the kerb.
+        assert_eq!(routes(&walking_to_the_kerb(1.5)), vec![(vec![10], 1.0)]);
+        // Just off crosswalk 30 onto this corner: on her way along the street, rarely across.
+        let mut crossed = walking;
+        crossed.points.iter_mut().take(3).for_each(|p| p.lanelet_id = 30);
+        assert_eq!(routes(&crossed), vec![(vec![10], 0.8), (vec![10, 20], 0.2)]);
+    }
+
+    #[test]
+    fn a_vehicle_braking_in_its_turn_slows_to_the_turns_speed_not_to_a_stop() {
+        // On the right connector (lanelet 4, 14 m north-east), 2 m in, at 5 m/s and braking at
+        // 2.5 m/s²: the end of the slow-down to the turn's speed. Over 2 s it covers 8.5 m
+        // (braking to 4.2 m/s, the slowest turn), not 5 m (to a stop).
+        let diagonal = std::f64::consts::FRAC_1_SQRT_2;
+        let points = (0..=12)
+            .map(|k| {
+                let ago = (12 - k) as f64 * 0.125;
+                let s = 2.0 - (5.0 * ago + 0.5 * 2.5 * ago * ago);
+                let (lanelet, station) = if s < 0.0 { (1, 60.0 + s) } else { (4, s) };
+                sampled(k, (s * diagonal, s * diagonal), lanelet, station)
+            })
+            .collect();
+        let t = MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() };
+        let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
+        let paths = predict(&map(), &t, &cfg);
+        assert_eq!(paths[0].lanelet_sequence, vec![4]);
+        let end = paths[0].positions.last().unwrap();
+        let (x, y) = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        let covered = x.hypot(y) - 2.0;
+        assert!((covered - 8.5).abs() < 0.3, "{covered} m");
     }
 
     #[test]

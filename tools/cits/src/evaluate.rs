@@ -511,13 +511,14 @@ pub fn replay_policy(
 }
 
 /// Per bin of predicted route probability (tenths): routes predicted, and how many of them the
-/// road user then took. Only vehicles with more than one route count (one route is certain).
+/// road user then took. Only vehicles with more than one route count (one route is certain; a
+/// pedestrian's "stops at the kerb" lies along the route she takes either way).
 pub type Calibration = [(usize, usize); 10];
 
 /// Whether the road user took `route`: every lanelet of it is on the user's true route.
 fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
     let mut bins = [(0usize, 0usize); 10];
-    for p in paths {
+    for p in paths.iter().filter(|p| p.mode != cits::proto::TravelMode::Pedestrian as i32) {
         let alternatives = paths
             .iter()
             .filter(|q| {
