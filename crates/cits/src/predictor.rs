@@ -460,7 +460,13 @@ const PROFILE_SIGMA_MPS: f64 = 0.3;
 /// Braking (m/s²) drivers and riders slow down for a turn with.
 const TURN_BRAKING_MPS2: [f64; 4] = [1.5, 2.0, 2.5, 3.0];
 /// Where one yielding stops, metres before (positive) or past the stop line.
-const YIELD_STOP_M: [f64; 4] = [-2.0, 0.0, 2.0, 4.0];
+const YIELD_STOP_M: (f64, f64) = (-2.0, 4.0);
+/// Where one turning stops in its turn to yield, metres past the stop line (negative).
+const YIELD_IN_TURN_M: (f64, f64) = (-9.0, -3.0);
+/// How fast one who stopped to yield pulls away, m/s².
+const PULL_AWAY_MPS2: [f64; 2] = [1.0, 2.0];
+/// Of turning road users' profiles, the share that stop in the turn to yield.
+const YIELDING_TURN_SHARE: f64 = 0.2;
 /// How much below the top of its profile a road user's cruise may be (noise lifts the top), m/s.
 const CRUISE_SHADE_MPS: [f64; 3] = [0.0, 0.15, 0.3];
 /// Share of turning road users who cruise at their turn speed already and do not slow down.
@@ -492,8 +498,9 @@ fn speed_profile(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Vec<(f6
 
 /// Likelihood ratio turning : going straight from a speed profile ([`speed_profile`]): one
 /// turning has slowed from its cruise to its turn speed by the stop line (braking at one of
-/// [`TURN_BRAKING_MPS2`], the turn speed one of the mode's) and keeps that on the connector; one
-/// going straight keeps a speed of its own, or stops to yield and pulls away. Judging the speeds
+/// [`TURN_BRAKING_MPS2`], the turn speed one of the mode's) and keeps that on the connector, or
+/// stops in the turn to yield; one going straight keeps a speed of its own, or stops at the line
+/// to yield. Both pull away after a stop. Judging the speeds
 /// against the distance to the line, not against time, a braking onset shows from its first
 /// samples: a deceleration fitted over a second lags it by half that, and then speaks against
 /// the turn it announces. None without enough measured speeds.
@@ -528,31 +535,47 @@ fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) -> Option<f
             braking.push(best);
         }
     }
+    // Log of a weighted mixture (weights summing to 1).
+    let log_mix = |parts: &[(f64, f64)]| {
+        let top = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        top + parts.iter().map(|(w, l)| w * (l - top).exp()).sum::<f64>().ln()
+    };
+    // Braking to a stop at one of `stops` (every metre of the span) and pulling away from it;
+    // `by_line`: slowed to that speed by the stop line on the way (a turn's).
+    let stopping = |(first, last): (f64, f64), by_line: f64| {
+        let mut logs = Vec::new();
+        let mut stop = first;
+        while stop <= last {
+            for b in TURN_BRAKING_MPS2 {
+                for a in PULL_AWAY_MPS2 {
+                    logs.push(log_likelihood(&|d: f64| {
+                        let v = if d > stop { 2.0 * b * (d - stop) } else { 2.0 * a * (stop - d) };
+                        cruise.min(v.sqrt()).min((by_line * by_line + 2.0 * b * d.max(0.0)).sqrt())
+                    }));
+                }
+            }
+            stop += 1.0;
+        }
+        log_mean(&logs)
+    };
     // One whose cruise is a turn speed already keeps it through the turn: as likely as going
     // straight at that speed.
     let braking = log_mean(&braking);
     let turning = if (low..=high).contains(&mean) {
-        let keeping = log_likelihood(&|_| mean);
-        let top = keeping.max(braking);
-        top + (KEEPING_TURN_SHARE * (keeping - top).exp() + (1.0 - KEEPING_TURN_SHARE) * (braking - top).exp()).ln()
+        log_mix(&[(KEEPING_TURN_SHARE, log_likelihood(&|_| mean)), (1.0 - KEEPING_TURN_SHARE, braking)])
     } else {
         braking
     };
-    let mut straight = vec![log_likelihood(&|_| mean)];
-    for stop in YIELD_STOP_M {
-        for b in TURN_BRAKING_MPS2 {
-            // Braking to a stop at `stop`; past it (pulling away) the speeds are not modelled.
-            straight.push(log_likelihood(&|d: f64| {
-                if d > stop {
-                    cruise.min((2.0 * b * (d - stop)).sqrt())
-                } else {
-                    0.0
-                }
-            }));
-        }
-    }
-    // Half the straight weight on keeping its speed, half on yielding.
-    let straight = log_mean(&[straight[0], log_mean(&straight[1..])]);
+    // ... or stops in the turn, short of the crosswalk or bike lane it turns across, to yield:
+    // one going straight does not stop inside the junction. (A driver stopped there to let a
+    // pedestrian cross was taken for one going straight, and warned against a cyclist coming
+    // the other way.)
+    let turning = log_mix(&[
+        (1.0 - YIELDING_TURN_SHARE, turning),
+        (YIELDING_TURN_SHARE, stopping(YIELD_IN_TURN_M, (low + high) / 2.0)),
+    ]);
+    // Half the straight weight on keeping its speed, half on yielding at the line.
+    let straight = log_mix(&[(0.5, log_likelihood(&|_| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
     Some((turning - straight).exp().clamp(1e-3, 1e3))
 }
 
@@ -1040,6 +1063,38 @@ mod tests {
         // Too few speeds: no judgement.
         assert!(profile_turn_likelihood(TravelMode::Bicycle, &turned[..5]).is_none());
         assert!(profile_turn_likelihood(TravelMode::Pedestrian, &turned).is_none());
+    }
+
+    #[test]
+    fn a_stop_inside_the_junction_is_one_turning_yielding_a_stop_at_the_line_goes_straight() {
+        // A car braking from 8 m/s at 2 m/s² to a stop `stop` metres past the line (negative),
+        // standing a second, pulling away at 1.5 m/s²: sampled at 8 Hz, measured ±0.15 m/s.
+        let stopped_at = |stop: f64| {
+            let mut samples = Vec::new();
+            let (mut d, mut v) = (stop + 16.0, 8.0);
+            while v > 0.0 {
+                samples.push((d, v));
+                d -= v / 8.0;
+                v -= 2.0 / 8.0;
+            }
+            samples.extend([(d, 0.0); 8]);
+            for _ in 0..8 {
+                v = v.max(0.0) + 1.5 / 8.0;
+                d -= v / 8.0;
+                samples.push((d, v));
+            }
+            samples
+                .iter()
+                .enumerate()
+                .map(|(k, &(d, v))| (d, v + if k % 2 == 0 { 0.15 } else { -0.15 }))
+                .collect::<Vec<_>>()
+        };
+        let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(TravelMode::Car, p).unwrap();
+        // 6 m into the junction, short of the crosswalk it turns across: turning, letting a
+        // pedestrian cross (it was taken for one going straight).
+        assert!(ratio(&stopped_at(-6.0)) > 3.0, "{}", ratio(&stopped_at(-6.0)));
+        // At the line: yielding there, as likely going straight.
+        assert!(ratio(&stopped_at(1.0)) < 1.0, "{}", ratio(&stopped_at(1.0)));
     }
 
     #[test]
