@@ -317,6 +317,7 @@ impl LaneIndex {
                 },
                 station_m: station,
                 speed_mps: None,
+                heading_deg: None,
             }
         })
     }
@@ -338,7 +339,12 @@ impl LaneIndex {
                     ..Default::default()
                 });
                 previous = (matched.lanelet_id != 0).then_some(matched.lanelet_id).or(previous);
-                MatchedPoint { measured_at_us: p.measured_at_us, speed_mps: p.speed_mps, ..matched }
+                MatchedPoint {
+                    measured_at_us: p.measured_at_us,
+                    speed_mps: p.speed_mps,
+                    heading_deg: heading,
+                    ..matched
+                }
             })
             .collect();
         MatchedTrajectory {
