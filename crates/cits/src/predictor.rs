@@ -633,12 +633,12 @@ const BRAKING_MPS2: f64 = 1.0;
 /// Below this a pedestrian may be setting off (speeding up is extrapolated); above, walking.
 const PEDESTRIAN_SETTING_OFF_MPS: f64 = 1.0;
 
-/// How likely a pedestrian walking at pace towards the kerb walks on across the crosswalk there
-/// rather than stopping at it (waiting for a gap, or turning back).
-const PEDESTRIAN_WALKS_ON: f64 = 0.9;
 /// How long a pedestrian must have been tracked for her pace to tell that she walks on.
 const PEDESTRIAN_INTENT_US: u64 = 2_000_000;
-/// ... when she has just crossed another arm to this corner (a diagonal crossing in two steps).
+/// How likely a pedestrian walking at pace towards the kerb walks on across the crosswalk there
+/// rather than stopping at it (waiting for a gap, or turning back) ...
+const PEDESTRIAN_WALKS_ON: f64 = 0.9;
+/// ... and when she has just crossed another arm to this corner (a diagonal crossing in two steps).
 const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
 
 /// Over the track's last second on `lanelet` (at least four points): the mean signed lane
