@@ -25,7 +25,7 @@ pub struct OperatingPoint {
     pub max_pet_s: f64,
 }
 
-pub const OPERATING_POINT: OperatingPoint = OperatingPoint { min_probability: 0.8, max_ttc_s: 2.0, max_pet_s: 1.5 };
+pub const OPERATING_POINT: OperatingPoint = OperatingPoint { min_probability: 0.8, max_ttc_s: 2.0, max_pet_s: 1.75 };
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectorConfig {
