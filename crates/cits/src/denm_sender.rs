@@ -180,17 +180,33 @@ pub fn step(
     now_us: u64,
     cfg: &SenderConfig,
 ) -> Vec<SimpleDenm> {
+    step_covering(state, frame, now_us, cfg).0
+}
+
+/// [`step`], and per risk of the frame (in its order) the sequence number of the warning that
+/// stands for it: its own, or one it was taken to be the same conflict as (another camera's view,
+/// a track break, another vehicle at risk with the same road user a few metres away).
+pub fn step_covering(
+    state: &mut ActiveWarnings,
+    frame: &CollisionRiskFrame,
+    now_us: u64,
+    cfg: &SenderConfig,
+) -> (Vec<SimpleDenm>, Vec<u16>) {
     // The state is read back from key-value: a warning without its risk (this code never writes
     // one) can be neither matched nor terminated at a place, so it is dropped.
     state.warnings.retain(|w| w.risk.is_some());
     let mut out = Vec::new();
+    let mut covering = vec![0u16; frame.risks.len()];
     // Most imminent first: it decides what an active warning now describes.
-    let mut risks = frame.risks.clone();
-    risks.sort_by_key(|r| r.expected_at_us);
+    let mut order: Vec<usize> = (0..frame.risks.len()).collect();
+    order.sort_by_key(|&k| frame.risks[k].expected_at_us);
     let mut seen_this_frame: Vec<usize> = Vec::new();
-    for risk in &risks {
+    for k in order {
+        let risk = &frame.risks[k];
         let key = risk_key(risk);
-        match state.warnings.iter().position(|w| same_conflict(cfg, w, risk, &key)) {
+        let matched = state.warnings.iter().position(|w| same_conflict(cfg, w, risk, &key));
+        covering[k] = matched.map_or(state.next_sequence, |i| state.warnings[i].sequence_number) as u16;
+        match matched {
             Some(i) if seen_this_frame.contains(&i) => {} // a duplicate of a risk already handled
             Some(i) => {
                 seen_this_frame.push(i);
@@ -224,7 +240,7 @@ pub fn step(
         state.warnings.drain(..).partition(|w| now_us.saturating_sub(w.last_seen_us) > cfg.absent_grace_us);
     out.extend(ended.iter().map(|w| denm(cfg, w, now_us, true)));
     state.warnings = active;
-    out
+    (out, covering)
 }
 
 #[cfg(test)]
@@ -309,6 +325,22 @@ mod tests {
         // After a track break the cyclist is object 9: still the same warning.
         assert!(step(&mut state, &frame(vec![risk(1, 9, 0.5, 2.0)]), 125_001, &cfg).is_empty());
         assert_eq!(state.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_warning_stands_for_the_risks_it_takes_for_the_same_conflict() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        // Cars 1 and 3 at risk with cyclist 2, their conflict points 3 m apart: one warning, which
+        // names the more imminent risk (the frame lists it second).
+        let later = CollisionRisk { expected_at_us: 2_500_000, ..risk(3, 2, 3.0, 2.5) };
+        let sooner = CollisionRisk { expected_at_us: 2_000_000, ..risk(1, 2, 0.0, 2.0) };
+        let (sent, covering) = step_covering(&mut state, &frame(vec![later, sooner]), 1, &cfg);
+        assert_eq!((sent.len(), covering), (1, vec![0, 0]));
+        assert_eq!(state.warnings[0].risk_key, risk_key(&sooner));
+        // A risk far from it gets the next warning.
+        let (sent, covering) = step_covering(&mut state, &frame(vec![risk(4, 5, 40.0, 2.0)]), 125_001, &cfg);
+        assert_eq!((sent.len(), covering), (1, vec![1]));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use cits::assembler::{assemble, key_of, AssemblerConfig};
 use cits::calibration::{Calibrations, SensorCalibration};
 use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
-use cits::denm_sender::{step, SenderConfig};
+use cits::denm_sender::{step_covering, SenderConfig};
 use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::map_matcher::{tile_graph, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M, TILE_MARGIN_M};
 use cits::predictor::{predict, LaneMap, PredictorConfig};
@@ -34,6 +34,10 @@ pub struct NativePipeline {
     detector: DetectorConfig,
     sender: SenderConfig,
     warnings: ActiveWarnings,
+    /// The active warnings' last DENMs, and the risks they stood for without naming them
+    /// ([`EmittedDenm::sent`] false; for scoring, [`run_scored`]).
+    on_air: HashMap<u16, SimpleDenm>,
+    pub silent: Vec<EmittedDenm>,
     /// When kept: every frame's risks (for sweeping the warning policy) and predicted paths
     /// (for the calibration of route probabilities), with the frame's time.
     pub log: Option<Log>,
@@ -51,6 +55,40 @@ pub struct EmittedDenm {
     pub denm: SimpleDenm,
     /// The risk a new or updated warning announces (known natively; None over the wire).
     pub risk: Option<cits::proto::CollisionRisk>,
+    /// False for a risk the warning on air (`denm`, as last sent) stood for without naming it —
+    /// another vehicle at risk with the same road user a few metres away; nothing was sent.
+    pub sent: bool,
+}
+
+/// The warnings one frame's DENMs and risks make, per [`step_covering`]: each DENM sent with the
+/// risk it announces, and each risk an active warning stood for without naming it (credited to
+/// that warning). `on_air` keeps each active warning's last DENM.
+fn emitted(
+    now: u64,
+    warnings: &ActiveWarnings,
+    on_air: &mut HashMap<u16, SimpleDenm>,
+    frame: &CollisionRiskFrame,
+    (denms, covering): (Vec<SimpleDenm>, Vec<u16>),
+) -> Vec<EmittedDenm> {
+    let announced =
+        |seq: u16| warnings.warnings.iter().find(|w| w.sequence_number == u32::from(seq)).and_then(|w| w.risk);
+    let mut out = Vec::new();
+    for denm in denms {
+        if denm.termination.is_some() {
+            on_air.remove(&denm.sequence_number);
+        } else {
+            on_air.insert(denm.sequence_number, denm.clone());
+        }
+        out.push(EmittedDenm { at_us: now, risk: announced(denm.sequence_number), denm, sent: true });
+    }
+    for (risk, seq) in frame.risks.iter().zip(covering) {
+        let named =
+            announced(seq).is_some_and(|a| cits::denm_sender::risk_key(&a) == cits::denm_sender::risk_key(risk));
+        if let Some(denm) = on_air.get(&seq).filter(|_| !named) {
+            out.push(EmittedDenm { at_us: now, denm: denm.clone(), risk: Some(*risk), sent: false });
+        }
+    }
+    out
 }
 
 impl NativePipeline {
@@ -77,6 +115,8 @@ impl NativePipeline {
             detector: DetectorConfig::default(),
             sender: SenderConfig::default(),
             warnings: ActiveWarnings::default(),
+            on_air: HashMap::new(),
+            silent: Vec::new(),
             log: None,
         }
     }
@@ -136,19 +176,11 @@ impl NativePipeline {
         if let Some(log) = &mut self.log {
             log.risks.push((now, risks.clone()));
         }
-        let denms = step(&mut self.warnings, &risks, now, &self.sender);
-        Ok(denms
-            .into_iter()
-            .map(|denm| {
-                let risk = self
-                    .warnings
-                    .warnings
-                    .iter()
-                    .find(|w| w.sequence_number == u32::from(denm.sequence_number))
-                    .and_then(|w| w.risk);
-                EmittedDenm { at_us: now, denm, risk }
-            })
-            .collect())
+        let stepped = step_covering(&mut self.warnings, &risks, now, &self.sender);
+        let (sent, silent) =
+            emitted(now, &self.warnings, &mut self.on_air, &risks, stepped).into_iter().partition(|d| d.sent);
+        self.silent.extend::<Vec<EmittedDenm>>(silent);
+        Ok(sent)
     }
 }
 
@@ -307,7 +339,8 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
     let duration_s = f64::from(truth.parameters.duration_s);
     let warnings: Vec<(&EmittedDenm, Option<&TruthEncounter>)> =
         denms.iter().filter(|d| d.denm.termination.is_none()).map(|d| (d, attribute(truth, d))).collect();
-    let mut s = Score { denms: denms.len(), minutes: duration_s / 60.0, ..Default::default() };
+    let sent = denms.iter().filter(|d| d.sent).count();
+    let mut s = Score { denms: sent, minutes: duration_s / 60.0, ..Default::default() };
     // Recall and lead time over the conflicts the cameras could have warned of (the truth also
     // lists encounters just after the end, to judge the last warnings by).
     for e in &truth.encounters {
@@ -413,6 +446,22 @@ pub fn run_configured(
     Ok(out)
 }
 
+/// [`run_configured`] for scoring: the DENMs sent and, unsent, the risks their warnings stood
+/// for without naming them ([`EmittedDenm::sent`]), in time order.
+pub fn run_scored(
+    graph: &LaneGraph,
+    records: &[Record],
+    config: &[(String, String)],
+) -> anyhow::Result<Vec<EmittedDenm>> {
+    let mut pipeline = NativePipeline::configured(graph, config)?;
+    let mut out = Vec::new();
+    for r in records {
+        out.extend(pipeline.process(crate::demo::RSU_ID, &r.cpm)?);
+        out.append(&mut pipeline.silent);
+    }
+    Ok(out)
+}
+
 /// Parses a seed list: `1-10`, `3`, `1,4,7-9`.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
     let mut seeds = Vec::new();
@@ -455,7 +504,7 @@ pub fn evaluate_seeds(
 ) -> anyhow::Result<Vec<(u64, Score)>> {
     let mut rows = on_all_cores(seeds, |seed| {
         let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
-        let denms = run_configured(graph, &sim.records, config)?;
+        let denms = run_scored(graph, &sim.records, config)?;
         Ok((seed, score_truth(&denms, &crate::sim::truth(&sim))))
     })?;
     rows.sort_by_key(|r| r.0);
@@ -478,6 +527,7 @@ pub fn replay_policy(
     };
     let sender = SenderConfig::default();
     let mut warnings = ActiveWarnings::default();
+    let mut on_air = HashMap::new();
     let mut held: HashMap<Pair, u32> = HashMap::new();
     let mut out = Vec::new();
     for (now, frame) in risks {
@@ -498,14 +548,8 @@ pub fn replay_policy(
             risks: qualifying.into_iter().filter(|r| held[&pair(r)] >= frames).copied().collect(),
             ..frame.clone()
         };
-        for denm in step(&mut warnings, &kept, *now, &sender) {
-            let risk = warnings
-                .warnings
-                .iter()
-                .find(|w| w.sequence_number == u32::from(denm.sequence_number))
-                .and_then(|w| w.risk);
-            out.push(EmittedDenm { at_us: *now, denm, risk });
-        }
+        let stepped = step_covering(&mut warnings, &kept, *now, &sender);
+        out.extend(emitted(*now, &warnings, &mut on_air, &kept, stepped));
     }
     out
 }
@@ -781,6 +825,7 @@ mod tests {
                 )),
                 ..Default::default()
             }),
+            sent: true,
         }
     }
 
@@ -800,6 +845,18 @@ mod tests {
         // Late only: missed.
         let s = score_truth(&denms[1..2], &t);
         assert_eq!((s.warned, s.missed.len()), (0, 1));
+    }
+
+    #[test]
+    fn a_warning_on_air_counts_for_the_conflict_it_stood_for_without_naming_it() {
+        let t = truth();
+        // The sender announces the pair that passes 4 s apart; the conflict's risk, a few metres
+        // away, it takes to be the same warning (ActionID 0), and sends nothing for it.
+        let named = warning(&t, 0, Some((10, 30)), 0.0, 27.0);
+        let unnamed = EmittedDenm { sent: false, ..warning(&t, 0, Some((10, 20)), 0.0, 27.5) };
+        let s = score_truth(&[named, unnamed], &t);
+        assert_eq!((s.denms, s.warned, s.lead_times_s.clone()), (1, 1, vec![2.5]));
+        assert_eq!((s.warnings, s.true_warnings, s.false_action_ids.clone()), (1, 1, vec![]));
     }
 
     #[test]
@@ -869,8 +926,10 @@ mod tests {
         // position cue); judged by place and time, as the end-to-end test judges the DENMs it
         // receives, at most one. More is a regression.
         assert!(s.clearly_false <= 2, "{s:?}");
-        let over_the_air: Vec<EmittedDenm> =
-            denms.iter().map(|d| EmittedDenm { at_us: d.at_us, denm: d.denm.clone(), risk: None }).collect();
+        let over_the_air: Vec<EmittedDenm> = denms
+            .iter()
+            .map(|d| EmittedDenm { at_us: d.at_us, denm: d.denm.clone(), risk: None, sent: true })
+            .collect();
         let by_place = score(&over_the_air, &truth).unwrap();
         assert_eq!(by_place.warned, 3, "{by_place:?}");
         assert!(by_place.clearly_false <= 1, "{by_place:?}");

@@ -943,7 +943,7 @@ async fn main() -> anyhow::Result<()> {
             let records = recording::read_file(&file)?;
             let truth = cits_tools::sim::read_truth(&truth)?;
             let started = std::time::Instant::now();
-            let denms = evaluate::run(&graph, &records)?;
+            let denms = evaluate::run_scored(&graph, &records, &[])?;
             let elapsed = started.elapsed();
             let s = evaluate::score_truth(&denms, &truth);
             let mut lead = s.lead_times_s.clone();
