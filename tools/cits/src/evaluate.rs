@@ -427,27 +427,14 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
     s
 }
 
-/// Runs a recording through the native pipeline as one RSU.
+/// Runs a recording through the native pipeline as one RSU: the DENMs it sends.
 pub fn run(graph: &LaneGraph, records: &[Record]) -> anyhow::Result<Vec<EmittedDenm>> {
-    run_configured(graph, records, &[])
+    Ok(run_scored(graph, records, &[])?.into_iter().filter(|d| d.sent).collect())
 }
 
-/// [`run`] with stage config entries ([`NativePipeline::configured`]).
-pub fn run_configured(
-    graph: &LaneGraph,
-    records: &[Record],
-    config: &[(String, String)],
-) -> anyhow::Result<Vec<EmittedDenm>> {
-    let mut pipeline = NativePipeline::configured(graph, config)?;
-    let mut out = Vec::new();
-    for r in records {
-        out.extend(pipeline.process(crate::demo::RSU_ID, &r.cpm)?);
-    }
-    Ok(out)
-}
-
-/// [`run_configured`] for scoring: the DENMs sent and, unsent, the risks their warnings stood
-/// for without naming them ([`EmittedDenm::sent`]), in time order.
+/// For scoring, with stage config entries ([`NativePipeline::configured`]): the DENMs sent and,
+/// unsent, the risks their warnings stood for without naming them ([`EmittedDenm::sent`]), in
+/// time order.
 pub fn run_scored(
     graph: &LaneGraph,
     records: &[Record],
