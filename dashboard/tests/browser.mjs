@@ -151,8 +151,10 @@ const steps = {
     await open('pipeline');
     const row = `.dead-letter-row[data-stage="${args.stage}"]`;
     await page.waitForSelector(row, { timeout });
+    // Once more if the first click found no detail: a refresh may move the row under the pointer.
+    const detail = () => page.waitForFunction(() => document.querySelector('#dead-letter-detail').textContent.includes('00000000'), null, { timeout: 5000 });
     await page.click(`${row} .inspect`);
-    await page.waitForFunction(() => document.querySelector('#dead-letter-detail').textContent.includes('00000000'), null, { timeout: 10000 });
+    await detail().catch(async () => { await page.click(`${row} .inspect`); await detail(); });
     await page.waitForSelector('.stage-box', { timeout: 10000 });
     await shot('pipeline');
     return page.evaluate((row) => ({

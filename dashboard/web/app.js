@@ -296,10 +296,18 @@ function renderPipeline() {
   for (const s of P.stages) for (const p of s.backlog.partitions) rows.push(h('tr', { class: p.pending + p.ack_pending > 0 ? 'busy' : null },
     h('td', {}, s.name), h('td', { class: 'mono' }, p.consumer), h('td', { class: 'mono' }, p.filter), h('td', { class: 'num' }, p.pending), h('td', { class: 'num' }, p.ack_pending), h('td', { class: 'num' }, p.redelivered)));
   $('#backlog').replaceChildren(table(['stage', 'consumer', 'partition', 'pending', 'ack pending', 'redelivered'], rows));
-  $('#dead-letters').replaceChildren(table(['#', 'time', 'stage', 'reason', 'from', 'bytes', ''], P.dead_letters.slice(0, 50).map((d) => h('tr', { class: 'dead-letter-row', 'data-stage': d.stage },
-    h('td', { class: 'num' }, d.seq), h('td', {}, time(d.failed_at_ms)), h('td', {}, d.stage), h('td', {}, d.reason), h('td', { class: 'mono' }, d.source_subject), h('td', { class: 'num' }, d.payload_bytes),
-    h('td', {}, h('button', { class: 'inspect', onclick: () => inspect(d.seq) }, 'inspect'))))));
+  // Rebuilt only when the list changed: rebuilt on every refresh, it could take the button away
+  // under an operator's click.
+  const shown = P.dead_letters.slice(0, 50);
+  const key = shown.map((d) => d.seq).join(',');
+  if (key !== deadLettersShown || !$('#dead-letters').firstChild) {
+    deadLettersShown = key;
+    $('#dead-letters').replaceChildren(table(['#', 'time', 'stage', 'reason', 'from', 'bytes', ''], shown.map((d) => h('tr', { class: 'dead-letter-row', 'data-stage': d.stage },
+      h('td', { class: 'num' }, d.seq), h('td', {}, time(d.failed_at_ms)), h('td', {}, d.stage), h('td', {}, d.reason), h('td', { class: 'mono' }, d.source_subject), h('td', { class: 'num' }, d.payload_bytes),
+      h('td', {}, h('button', { class: 'inspect', onclick: () => inspect(d.seq) }, 'inspect'))))));
+  }
 }
+let deadLettersShown = '';
 
 async function inspect(seq) {
   const pre = $('#dead-letter-detail');
