@@ -500,8 +500,10 @@ const PROFILE_SIGMA_MPS: f64 = 0.3;
 const TURN_BRAKING_MPS2: [f64; 4] = [1.5, 2.0, 2.5, 3.0];
 /// Where one yielding stops, metres before (positive) or past the stop line.
 const YIELD_STOP_M: (f64, f64) = (-2.0, 4.0);
-/// Where one turning stops in its turn to yield, metres past the stop line (negative).
-const YIELD_IN_TURN_M: (f64, f64) = (-9.0, -3.0);
+/// Where one turning stops in its turn to yield, metres past the stop line (negative): short of
+/// the crosswalk it turns across, which a turn here reaches 8–20 m in (a driver waiting 10.4 m
+/// into a right turn was taken for one going straight, p 0.88, the moment it pulled away).
+const YIELD_IN_TURN_M: (f64, f64) = (-20.0, -3.0);
 /// How fast one who stopped to yield pulls away, m/s².
 const PULL_AWAY_MPS2: [f64; 2] = [1.0, 2.0];
 /// Of turning road users' profiles, the share that stop in the turn to yield.
@@ -1145,6 +1147,10 @@ mod tests {
         // 6 m into the junction, short of the crosswalk it turns across: turning, letting a
         // pedestrian cross (it was taken for one going straight).
         assert!(ratio(&stopped_at(-6.0)) > 3.0, "{}", ratio(&stopped_at(-6.0)));
+        // Waiting 10.4 m in for the whole window, short of the crosswalk, then pulling away: the
+        // turn (it was taken for one going straight at a crawl).
+        let waited: Vec<(f64, f64)> = stopped_at(-10.4).into_iter().filter(|&(d, v)| d < -10.0 || v < 0.2).collect();
+        assert!(ratio(&waited) > 3.0, "{}", ratio(&waited));
         // At the line: yielding there, as likely going straight.
         assert!(ratio(&stopped_at(1.0)) < 1.0, "{}", ratio(&stopped_at(1.0)));
     }
