@@ -428,12 +428,9 @@ fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
 /// so braking shows within half a second of its onset.
 const SPEED_FIT_WINDOW_US: u64 = 1_000_000;
 
-/// Speed at the last point and acceleration from the speeds the sensor measured (a line fitted
-/// over [`SPEED_FIT_WINDOW_US`]), when the track carries enough of them. A measured velocity
-/// (radar Doppler, a camera tracker's filter) is far steadier than one differentiated from
-/// positions twice: with σ 0.2 m/s per measurement a second's worth gives the deceleration to
-/// about ±0.25 m/s², where positions (σ 0.15 m) need 1.5 s for ±0.5 and lag a braking onset.
-fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
+/// The speeds the sensor measured over the track's last [`SPEED_FIT_WINDOW_US`]: (seconds before
+/// its newest point, negative; m/s). None with fewer than four, or spanning under half a second.
+fn recent_speeds(t: &MatchedTrajectory) -> Option<Vec<(f64, f64)>> {
     let last = t.points.last()?;
     let samples: Vec<(f64, f64)> = t
         .points
@@ -442,21 +439,16 @@ fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
         .filter_map(|p| Some((-((last.measured_at_us - p.measured_at_us) as f64) / 1e6, p.speed_mps?)))
         .collect();
     let span = samples.first().map_or(0.0, |s| -s.0);
-    if samples.len() < 4 || span < 0.5 {
-        return None;
-    }
-    line_fit(&samples)
+    (samples.len() >= 4 && span >= 0.5).then_some(samples)
 }
 
-/// How long a pedestrian's measured speeds are averaged over for her pace.
-const PACE_WINDOW_US: u64 = 1_000_000;
-
-/// The mean of the speeds the sensor measured over the track's last `window_us` (at least four).
-fn mean_measured_speed(t: &MatchedTrajectory, window_us: u64) -> Option<f64> {
-    let newest = t.points.last()?.measured_at_us;
-    let speeds: Vec<f64> =
-        t.points.iter().filter(|p| p.measured_at_us + window_us >= newest).filter_map(|p| p.speed_mps).collect();
-    (speeds.len() >= 4).then(|| speeds.iter().sum::<f64>() / speeds.len() as f64)
+/// Speed at the last point and acceleration from the speeds the sensor measured (a line fitted
+/// over [`recent_speeds`]), when the track carries enough of them. A measured velocity
+/// (radar Doppler, a camera tracker's filter) is far steadier than one differentiated from
+/// positions twice: with σ 0.2 m/s per measurement a second's worth gives the deceleration to
+/// about ±0.25 m/s², where positions (σ 0.15 m) need 1.5 s for ±0.5 and lag a braking onset.
+fn measured_speed(t: &MatchedTrajectory) -> Option<(f64, f64)> {
+    line_fit(&recent_speeds(t)?)
 }
 
 /// Below this a track is fresh: its speed differentiated from positions is mostly noise.
@@ -743,8 +735,12 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         // A walker's pace from positions is mostly noise: over 1.5 s (σ 0.15 m) one walking a
         // steady 1 m/s was fitted anywhere from 0.4 to 1.7 and braking or speeding up at up to
         // 1 m/s², which moved when she reaches a crosswalk by seconds.
-        if let (Some(pace), Some((_, accel))) = (mean_measured_speed(t, PACE_WINDOW_US), measured_speed(t)) {
-            (k.speed, k.accel) = (pace, accel);
+        // Her pace is the mean of the last second's measured speeds, her speed-up their slope.
+        if let Some(speeds) = recent_speeds(t) {
+            if let Some((_, accel)) = line_fit(&speeds) {
+                k.speed = speeds.iter().map(|s| s.1).sum::<f64>() / speeds.len() as f64;
+                k.accel = accel;
+            }
         }
     }
     let steps = (cfg.horizon_us / cfg.step_us.max(1)) as usize;
@@ -1311,6 +1307,13 @@ mod tests {
         assert_eq!(routes(&crossed), vec![(vec![10], 0.8), (vec![10, 20], 0.2)]);
     }
 
+    /// How far north (local metres) a pedestrian on [`corner`]'s walkway is predicted in 2 s.
+    fn end_y(t: &MatchedTrajectory) -> f64 {
+        let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
+        let end = predict(&corner(), t, &cfg)[0].positions.last().cloned().unwrap();
+        wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude }).1
+    }
+
     #[test]
     fn a_fresh_track_moves_as_the_sensor_measured_not_as_its_noisy_points() {
         // A pedestrian on walkway 10 tracked for 0.25 s: her three points (noise) run south at
@@ -1322,11 +1325,6 @@ mod tests {
             (p.latitude, p.longitude, p.station_m) = (w.lat, w.lon, 10.0 + y);
             (p.speed_mps, p.heading_deg) = (Some(1.2), Some(0.0));
         }
-        let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
-        let end_y = |t: &MatchedTrajectory| {
-            let end = predict(&corner(), t, &cfg)[0].positions.last().cloned().unwrap();
-            wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude }).1
-        };
         assert!((end_y(&t) - (-3.0 + 2.4)).abs() < 0.05, "{}", end_y(&t));
         // Without measured motion the points' fit stands in: south, fast.
         t.points.iter_mut().for_each(|p| (p.speed_mps, p.heading_deg) = (None, None));
@@ -1346,11 +1344,6 @@ mod tests {
             let w = offset_to_wgs84(ORIGIN, 0.0, y);
             (p.latitude, p.longitude, p.station_m, p.speed_mps) = (w.lat, w.lon, 10.0 + y, Some(1.0));
         }
-        let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
-        let end_y = |t: &MatchedTrajectory| {
-            let end = predict(&corner(), t, &cfg)[0].positions.last().cloned().unwrap();
-            wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude }).1
-        };
         assert!((end_y(&t) - (-3.0 + 2.0)).abs() < 0.05, "{}", end_y(&t));
         // Without measured speeds the points' fit stands in: slowing down.
         t.points.iter_mut().for_each(|p| p.speed_mps = None);
