@@ -22,10 +22,18 @@ pub const STAGE: &str = "collision_detector";
 pub struct OperatingPoint {
     pub min_probability: f64,
     pub max_ttc_s: f64,
+    pub early_min_probability: f64,
+    pub early_max_ttc_s: f64,
     pub max_pet_s: f64,
 }
 
-pub const OPERATING_POINT: OperatingPoint = OperatingPoint { min_probability: 0.8, max_ttc_s: 2.0, max_pet_s: 1.75 };
+pub const OPERATING_POINT: OperatingPoint = OperatingPoint {
+    min_probability: 0.8,
+    max_ttc_s: 2.0,
+    early_min_probability: 0.93,
+    early_max_ttc_s: 2.5,
+    max_pet_s: 1.75,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectorConfig {
@@ -42,6 +50,11 @@ pub struct DetectorConfig {
     /// Risks further ahead than this (time to collision, s) are not reported yet: the further
     /// ahead, the less a prediction is worth.
     pub max_ttc_s: f64,
+    /// A risk further ahead than `max_ttc_s` is still reported up to this TTC (s) when it is at
+    /// least `early_min_probability` likely: the surer a prediction, the further ahead it is
+    /// worth a warning (a second tier of the policy; equal to `max_ttc_s`, it is off).
+    pub early_max_ttc_s: f64,
+    pub early_min_probability: f64,
     /// How fast a predicted position's uncertainty grows with the time ahead of its
     /// observation: the areas' radii grow by this many metres per second.
     pub spread_mps: f64,
@@ -59,6 +72,8 @@ impl Default for DetectorConfig {
             max_pairs: crate::limits::Limits::default().max_pairs_per_frame,
             max_paths: crate::limits::Limits::default().max_paths_per_frame,
             max_ttc_s: OPERATING_POINT.max_ttc_s,
+            early_max_ttc_s: OPERATING_POINT.early_max_ttc_s,
+            early_min_probability: OPERATING_POINT.early_min_probability,
             spread_mps: 0.3,
             max_pet_s: OPERATING_POINT.max_pet_s,
         }
@@ -66,7 +81,8 @@ impl Default for DetectorConfig {
 }
 
 impl DetectorConfig {
-    /// Reads `min_probability`, `vru_only`, `path_ttl_ms`, `max_ttc_s`, `spread_mps`; others (e.g. `intersection.*`) are
+    /// Reads `min_probability`, `vru_only`, `path_ttl_ms`, `max_ttc_s`, `early_max_ttc_s`,
+    /// `early_min_probability`, `spread_mps`, `max_pet_s`; others (e.g. `intersection.*`) are
     /// left to [`intersection_of`].
     pub fn from_config<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, StageError> {
         let mut cfg = Self::default();
@@ -78,10 +94,20 @@ impl DetectorConfig {
                 "max_ttc_s" => cfg.max_ttc_s = e.positive_f64()?,
                 "spread_mps" => cfg.spread_mps = e.non_negative_f64()?,
                 "max_pet_s" => cfg.max_pet_s = e.non_negative_f64()?,
+                "early_max_ttc_s" => cfg.early_max_ttc_s = e.positive_f64()?,
+                "early_min_probability" => cfg.early_min_probability = e.probability()?,
                 _ => {}
             }
         }
         Ok(cfg)
+    }
+
+    /// Whether a risk this likely, this far ahead (TTC, s), is reported: either tier of the
+    /// policy (`min_probability` up to `max_ttc_s`, `early_min_probability` up to
+    /// `early_max_ttc_s`).
+    pub fn reports(&self, probability: f64, ttc_s: f64) -> bool {
+        (probability >= self.min_probability && ttc_s <= self.max_ttc_s)
+            || (probability >= self.early_min_probability && ttc_s <= self.early_max_ttc_s)
     }
 }
 
@@ -704,10 +730,8 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
             entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
         }
     }
-    let mut out: Vec<CollisionRisk> = risks
-        .into_values()
-        .filter(|r| r.probability >= cfg.min_probability && r.time_to_collision_s <= cfg.max_ttc_s)
-        .collect();
+    let mut out: Vec<CollisionRisk> =
+        risks.into_values().filter(|r| cfg.reports(r.probability, r.time_to_collision_s)).collect();
     // Deterministic order: earliest first, then by the pair.
     let pair = |r: &CollisionRisk| {
         let id = |o: &Option<ObjectRef>| o.as_ref().map(|o| (o.station_id, o.object_id, o.generation));
@@ -762,6 +786,25 @@ mod tests {
         assert_eq!(intersection_of("rsu-c", config), ("rsu-c".to_string(), vec!["rsu-c".to_string()]));
         assert!(DetectorConfig::from_config(config).is_ok());
         assert!(DetectorConfig::from_config([("min_probability", "2")]).is_err());
+    }
+
+    #[test]
+    fn a_surer_risk_is_reported_further_ahead() {
+        let policy = DetectorConfig::from_config([
+            ("min_probability", "0.8"),
+            ("max_ttc_s", "2.0"),
+            ("early_min_probability", "0.93"),
+            ("early_max_ttc_s", "2.5"),
+        ])
+        .unwrap();
+        assert!(policy.reports(0.8, 2.0));
+        assert!(!policy.reports(0.79, 1.0), "too unlikely at any TTC");
+        assert!(!policy.reports(0.9, 2.2), "likely, but too far ahead for its probability");
+        assert!(policy.reports(0.95, 2.2));
+        assert!(policy.reports(0.93, 2.5));
+        assert!(!policy.reports(1.0, 2.6), "beyond either tier");
+        assert!(DetectorConfig::from_config([("early_min_probability", "1.5")]).is_err());
+        assert!(DetectorConfig::from_config([("early_max_ttc_s", "0")]).is_err());
     }
 
     #[test]

@@ -121,6 +121,11 @@ impl NativePipeline {
         }
     }
 
+    /// The detector's config: the warning policy this pipeline runs.
+    pub fn detector(&self) -> &DetectorConfig {
+        &self.detector
+    }
+
     /// A pipeline that reports every risk (no probability or TTC threshold) and logs its frames.
     pub fn logging_all_risks(graph: &LaneGraph, config: &[(String, String)]) -> anyhow::Result<Self> {
         let mut p = Self::configured(graph, config)?;
@@ -498,15 +503,10 @@ pub fn evaluate_seeds(
     Ok(rows)
 }
 
-/// The DENMs the sender makes of logged risk frames when the detector reports only risks with
-/// at least `min_probability` and at most `max_ttc_s`, held for `frames` consecutive frames by the
+/// The DENMs the sender makes of logged risk frames when the detector reports only the risks
+/// `policy` reports ([`DetectorConfig::reports`]), held for `frames` consecutive frames by the
 /// same two tracked objects — what a run with that policy would send.
-pub fn replay_policy(
-    risks: &[(u64, CollisionRiskFrame)],
-    min_probability: f64,
-    max_ttc_s: f64,
-    frames: u32,
-) -> Vec<EmittedDenm> {
+pub fn replay_policy(risks: &[(u64, CollisionRiskFrame)], policy: &DetectorConfig, frames: u32) -> Vec<EmittedDenm> {
     type Pair = (u32, u32, u32, u32);
     let pair = |r: &cits::proto::CollisionRisk| -> Pair {
         let (a, b) = (r.first.unwrap_or_default(), r.second.unwrap_or_default());
@@ -518,11 +518,8 @@ pub fn replay_policy(
     let mut held: HashMap<Pair, u32> = HashMap::new();
     let mut out = Vec::new();
     for (now, frame) in risks {
-        let qualifying: Vec<&cits::proto::CollisionRisk> = frame
-            .risks
-            .iter()
-            .filter(|r| r.probability >= min_probability && r.time_to_collision_s <= max_ttc_s)
-            .collect();
+        let qualifying: Vec<&cits::proto::CollisionRisk> =
+            frame.risks.iter().filter(|r| policy.reports(r.probability, r.time_to_collision_s)).collect();
         // Consecutive frames each pair has qualified in, this one included.
         let mut now_held: HashMap<Pair, u32> = HashMap::new();
         for r in &qualifying {
@@ -570,15 +567,15 @@ fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
     bins
 }
 
-/// What sweeping the warning policy gives: per (min probability, max TTC, frames held) the
-/// summed score over the seeds, and the calibration of route probabilities.
+/// What sweeping the warning policy gives: per policy (thresholds, frames held) the summed
+/// score over the seeds, and the calibration of route probabilities.
 pub fn sweep(
     graph: &LaneGraph,
     seeds: &[u64],
     params: &Params,
     config: &[(String, String)],
-    grid: &[(f64, f64, u32)],
-) -> anyhow::Result<(Vec<(f64, f64, u32, Score)>, Calibration)> {
+    grid: &[(DetectorConfig, u32)],
+) -> anyhow::Result<(Vec<(DetectorConfig, u32, Score)>, Calibration)> {
     // Each seed on its own thread (all cores): simulate, log every risk, replay the grid.
     let per_seed = |seed: u64| -> anyhow::Result<(Vec<Score>, Calibration)> {
         let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
@@ -590,7 +587,7 @@ pub fn sweep(
         let log = pipeline.log.take().unwrap_or_default();
         let scores = grid
             .iter()
-            .map(|&(min_p, max_ttc, frames)| score_truth(&replay_policy(&log.risks, min_p, max_ttc, frames), &truth))
+            .map(|(policy, frames)| score_truth(&replay_policy(&log.risks, policy, *frames), &truth))
             .collect();
         Ok((scores, calibration(&log.paths, &truth)))
     };
@@ -606,7 +603,7 @@ pub fn sweep(
             b.1 += hit;
         }
     }
-    Ok((grid.iter().zip(scores).map(|(&(p, t, k), s)| (p, t, k, s)).collect(), bins))
+    Ok((grid.iter().zip(scores).map(|((policy, frames), s)| (policy.clone(), *frames, s)).collect(), bins))
 }
 
 /// What the pipeline made of two road users, frame by frame, in one simulated recording: each
@@ -664,7 +661,7 @@ pub fn trace(
             let (Some(a), Some(b)) = (&risk.first, &risk.second) else { continue };
             let pair = [road_user(&truth, a, at_ms), road_user(&truth, b, at_ms)];
             if pair.iter().all(|u| u.is_some_and(|u| users.contains(&u))) && pair[0] != pair[1] {
-                let warned = risk.probability >= policy.min_probability && risk.time_to_collision_s <= policy.max_ttc_s;
+                let warned = policy.reports(risk.probability, risk.time_to_collision_s);
                 lines.push(format!(
                     "  risk p {:.2} ttc {:.2} s{}",
                     risk.probability,
@@ -766,7 +763,9 @@ mod tests {
                 (now, CollisionRiskFrame { rsu_id: "rsu".into(), risks: vec![risk], ..Default::default() })
             })
             .collect();
-        let first_warned = |held| replay_policy(&frames, 0.8, 2.0, held).first().map(|d| (d.at_us - t0) / 125_000);
+        let policy =
+            DetectorConfig { min_probability: 0.8, max_ttc_s: 2.0, early_max_ttc_s: 2.0, ..Default::default() };
+        let first_warned = |held| replay_policy(&frames, &policy, held).first().map(|d| (d.at_us - t0) / 125_000);
         assert_eq!(first_warned(1), Some(0));
         assert_eq!(first_warned(2), Some(3), "frames 2 and 3 in a row");
         assert_eq!(first_warned(3), None);

@@ -866,22 +866,46 @@ async fn main() -> anyhow::Result<()> {
         Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, sweep: Some(dir), set, .. } => {
             let graph = cits_tools::sim::load_map(&osm)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let config = cits_tools::native::entries_set(&set)?;
+            let configured = evaluate::NativePipeline::configured(&graph, &config)?.detector().clone();
+            // One tier (the early one off: the same thresholds), then the configured policy's
+            // first tier with each early tier.
             let mut grid = Vec::new();
             for p in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
                 for ttc in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
                     for frames in [1, 2, 3] {
-                        grid.push((p, ttc, frames));
+                        let one_tier = cits::collision::DetectorConfig {
+                            min_probability: p,
+                            max_ttc_s: ttc,
+                            early_min_probability: p,
+                            early_max_ttc_s: ttc,
+                            ..configured.clone()
+                        };
+                        grid.push((one_tier, frames));
                     }
                 }
             }
-            let config = cits_tools::native::entries_set(&set)?;
+            for early_p in [0.85, 0.9, 0.93, 0.95, 0.98, 1.0] {
+                for early_ttc in [2.5, 3.0, 3.5] {
+                    let two_tiers = cits::collision::DetectorConfig {
+                        early_min_probability: early_p,
+                        early_max_ttc_s: early_ttc,
+                        ..configured.clone()
+                    };
+                    grid.push((two_tiers, 1));
+                }
+            }
             let (rows, bins) = evaluate::sweep(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config, &grid)?;
             std::fs::create_dir_all(&dir)?;
-            let mut csv = String::from("min_probability,max_ttc_s,frames,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
-            for (p, ttc, frames, s) in &rows {
+            let mut csv = String::from("min_probability,max_ttc_s,early_min_probability,early_max_ttc_s,frames,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
+            for (policy, frames, s) in &rows {
                 let (median, min) = s.lead();
                 csv.push_str(&format!(
-                    "{p},{ttc},{frames},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
+                    "{},{},{},{},{frames},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
+                    policy.min_probability,
+                    policy.max_ttc_s,
+                    policy.early_min_probability,
+                    policy.early_max_ttc_s,
                     s.planted,
                     s.warned,
                     s.per_10_min(s.clearly_false),
