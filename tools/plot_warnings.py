@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Plots of `cits evaluate --seeds 1-10 --sweep DIR`: recall against clearly false warnings per
-10 minutes for every warning policy swept (one curve per maximum TTC), the chosen operating
-point marked; and the calibration of predicted route probabilities (predicted against observed
-frequency per bin). Usage: plot_warnings.py DIR [min_probability max_ttc_s]"""
+"""Plots of `cits evaluate --seeds 1-10 --sweep DIR`: recall, and the median lead, against
+clearly false warnings per 10 minutes for every warning policy swept (one curve per maximum TTC;
+the lead also per early tier added to the chosen first tier), the chosen operating point
+marked; and the calibration of predicted route probabilities (predicted against observed
+frequency per bin).
+Usage: plot_warnings.py DIR [min_probability max_ttc_s [early_min_probability early_max_ttc_s]]"""
 import csv
 import sys
 from pathlib import Path
@@ -16,18 +18,58 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main() -> None:
     folder = Path(sys.argv[1])
     chosen = (float(sys.argv[2]), float(sys.argv[3])) if len(sys.argv) > 3 else None
-    # The curve is the policy without persistence (a risk warned on its first frame).
-    rows = [r for r in csv.DictReader(open(folder / "sweep.csv")) if r.get("frames", "1") == "1"]
+    early = (float(sys.argv[4]), float(sys.argv[5])) if len(sys.argv) > 5 else None
+    # Curves are policies without persistence (a risk warned on its first frame); one tier (the
+    # early one the same as the first) or the chosen first tier with an early one.
+    every = [r for r in csv.DictReader(open(folder / "sweep.csv")) if r["frames"] == "1"]
+    one_tier = [
+        r
+        for r in every
+        if (r["early_min_probability"], r["early_max_ttc_s"]) == (r["min_probability"], r["max_ttc_s"])
+    ]
+    two_tiers = [r for r in every if r not in one_tier]
+    plot_recall(folder, one_tier, chosen, early, two_tiers)
+    plot_lead(folder, one_tier, two_tiers, chosen, early)
+    plot_calibration(folder)
+
+
+def false_per_10min(r: dict) -> float:
+    return float(r["clearly_false_per_10min"])
+
+
+def chosen_row(two_tiers: list, chosen, early):
+    for r in two_tiers:
+        if early and (float(r["early_min_probability"]), float(r["early_max_ttc_s"])) == early:
+            if (float(r["min_probability"]), float(r["max_ttc_s"])) == chosen:
+                return r
+    return None
+
+
+def policy_label(chosen, early) -> str:
+    label = f"p ≥ {chosen[0]:g} to TTC {chosen[1]:g} s"
+    return label + (f", p ≥ {early[0]:g} to {early[1]:g} s" if early else "")
+
+
+def plot_recall(folder: Path, rows: list, chosen, early, two_tiers: list) -> None:
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for ttc in sorted({float(r["max_ttc_s"]) for r in rows}):
         line = sorted((r for r in rows if float(r["max_ttc_s"]) == ttc), key=lambda r: float(r["min_probability"]))
         x = [float(r["clearly_false_per_10min"]) for r in line]
         y = [100.0 * int(r["warned"]) / int(r["conflicts"]) for r in line]
         ax.plot(x, y, marker="o", markersize=3, label=f"TTC ≤ {ttc:g} s")
-        if chosen and ttc == chosen[1]:
+        if chosen and not early and ttc == chosen[1]:
             for r, xi, yi in zip(line, x, y):
                 if float(r["min_probability"]) == chosen[0]:
-                    ax.plot([xi], [yi], "k*", markersize=16, label=f"operating point (p ≥ {chosen[0]:g}, TTC ≤ {ttc:g} s)")
+                    ax.plot([xi], [yi], "k*", markersize=16, label=f"operating point ({policy_label(chosen, None)})")
+    star = chosen_row(two_tiers, chosen, early)
+    if star:
+        ax.plot(
+            [false_per_10min(star)],
+            [100.0 * int(star["warned"]) / int(star["conflicts"])],
+            "k*",
+            markersize=16,
+            label=f"operating point ({policy_label(chosen, early)})",
+        )
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.axhline(100.0, color="grey", linestyle="--", linewidth=1)
     ax.text(1.1, 2, "target: ≤ 1 clearly false / 10 min", color="grey", fontsize=8)
@@ -38,10 +80,81 @@ def main() -> None:
     ax.set_ylim(0, 105)
     ax.set_title("Warning policy sweep, simulator seeds 1–10 (points: min. probability 0.1 … 0.95)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
     fig.savefig(folder / "recall_vs_false_alarms.png", dpi=110)
 
+
+def plot_lead(folder: Path, one_tier: list, two_tiers: list, chosen, early) -> None:
+    """Median lead against clearly false warnings: what warning earlier costs, per maximum TTC of
+    one tier (points: min. probability 0.5 … 0.95) and per early tier's TTC added to the chosen
+    first tier (points: its min. probability)."""
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for ttc in sorted({float(r["max_ttc_s"]) for r in one_tier}):
+        line = sorted(
+            (r for r in one_tier if float(r["max_ttc_s"]) == ttc and float(r["min_probability"]) >= 0.5),
+            key=lambda r: float(r["min_probability"]),
+        )
+        ax.plot(
+            [false_per_10min(r) for r in line],
+            [float(r["lead_median_s"]) for r in line],
+            marker="o",
+            markersize=3,
+            alpha=0.5,
+            label=f"one tier, TTC ≤ {ttc:g} s",
+        )
+    if chosen:
+        for ttc in sorted({float(r["early_max_ttc_s"]) for r in two_tiers}):
+            line = sorted(
+                (
+                    r
+                    for r in two_tiers
+                    if float(r["early_max_ttc_s"]) == ttc
+                    and (float(r["min_probability"]), float(r["max_ttc_s"])) == chosen
+                ),
+                key=lambda r: float(r["early_min_probability"]),
+            )
+            ax.plot(
+                [false_per_10min(r) for r in line],
+                [float(r["lead_median_s"]) for r in line],
+                marker="s",
+                markersize=5,
+                linewidth=2,
+                label=f"{policy_label(chosen, None)} + early tier to {ttc:g} s",
+            )
+            for r in line:
+                ax.annotate(
+                    f"{float(r['early_min_probability']):g}",
+                    (false_per_10min(r), float(r["lead_median_s"])),
+                    textcoords="offset points",
+                    xytext=(4, 4),
+                    fontsize=7,
+                )
+    star = chosen_row(two_tiers, chosen, early)
+    if star:
+        ax.plot(
+            [false_per_10min(star)],
+            [float(star["lead_median_s"])],
+            "k*",
+            markersize=16,
+            label=f"operating point ({policy_label(chosen, early)})",
+        )
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.axhline(2.5, color="grey", linestyle="--", linewidth=1)
+    ax.text(1.1, 3.4, "targets: ≤ 1 clearly false / 10 min, median lead ≥ 2.5 s", color="grey", fontsize=8)
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlim(left=0)
+    ax.set_ylim(1.0, 3.5)
+    ax.set_xlabel("clearly false warnings (true PET ≥ 3 s) per 10 min")
+    ax.set_ylabel("median lead of warned conflicts (s)")
+    ax.set_title("Lead against false alarms, simulator seeds 1–10 (labels: early tier's min. probability)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(folder / "lead_vs_false_alarms.png", dpi=110)
+
+
+def plot_calibration(folder: Path) -> None:
     bins = list(csv.DictReader(open(folder / "calibration.csv")))
     fig, ax = plt.subplots(figsize=(6, 5.5))
     mids, observed, counts = [], [], []
