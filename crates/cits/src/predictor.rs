@@ -638,8 +638,11 @@ const BRAKING_MPS2: f64 = 1.0;
 /// Below this a pedestrian may be setting off (speeding up is extrapolated); above, walking.
 const PEDESTRIAN_SETTING_OFF_MPS: f64 = 1.0;
 
-/// How long a pedestrian must have been tracked for her pace to tell that she walks on.
-const PEDESTRIAN_INTENT_US: u64 = 2_000_000;
+/// How long a pedestrian must have been tracked for her pace to tell that she walks on: her pace
+/// is what the sensor measured over the last second ([`recent_speeds`]), settled by then. (At
+/// 2 s, one who came into view 2.8 s before stepping out was taken to stop at the kerb until she
+/// was on the crosswalk, 1.4 s before the car.)
+const PEDESTRIAN_INTENT_US: u64 = 1_000_000;
 /// How likely a pedestrian walking at pace towards the kerb walks on across the crosswalk there
 /// rather than stopping at it (waiting for a gap, or turning back) ...
 const PEDESTRIAN_WALKS_ON: f64 = 0.9;
@@ -1299,8 +1302,9 @@ mod tests {
         let end = paths[0].positions.last().unwrap();
         let (x, y) = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
         assert!(x.abs() < 0.01 && (y - 2.6).abs() < 0.05 && end.lanelet_id == 20, "({x}, {y}) on {}", end.lanelet_id);
-        // Seen for too short a while to tell her pace: she stops at the kerb.
-        assert_eq!(routes(&walking_to_the_kerb(1.5)), vec![(vec![10], 1.0)]);
+        // Seen walking for a second is enough; for less, she stops at the kerb.
+        assert_eq!(routes(&walking_to_the_kerb(1.25)), vec![(vec![10, 20], 0.9), (vec![10], 0.1)]);
+        assert_eq!(routes(&walking_to_the_kerb(0.75)), vec![(vec![10], 1.0)]);
         // Just off crosswalk 30 onto this corner: on her way along the street, rarely across.
         let mut crossed = walking;
         crossed.points.iter_mut().take(3).for_each(|p| p.lanelet_id = 30);

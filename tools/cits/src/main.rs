@@ -885,7 +885,7 @@ async fn main() -> anyhow::Result<()> {
                     }
                 }
             }
-            for early_p in [0.85, 0.9, 0.93, 0.95, 0.98, 1.0] {
+            for early_p in [0.85, 0.89, 0.9, 0.93, 0.95, 0.98, 1.0] {
                 for early_ttc in [2.5, 3.0, 3.5] {
                     let two_tiers = cits::collision::DetectorConfig {
                         early_min_probability: early_p,
