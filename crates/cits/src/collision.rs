@@ -35,6 +35,13 @@ pub const OPERATING_POINT: OperatingPoint = OperatingPoint {
     max_pet_s: 1.75,
 };
 
+/// How far below a bar a probability may fall and still count as reaching it. Probabilities are
+/// sums of products of likelihoods made with `exp`, whose last bits differ between the Wasm
+/// build's libm and the native one; a route that is certain comes out 1.0 in one and
+/// 0.999…9 in the other. Without this slack the actors and the native pipeline would warn (and
+/// grade) such a risk differently.
+pub const PROBABILITY_SLACK: f64 = 1e-9;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct DetectorConfig {
     /// Risks below this probability are not reported.
@@ -106,8 +113,9 @@ impl DetectorConfig {
     /// policy (`min_probability` up to `max_ttc_s`, `early_min_probability` up to
     /// `early_max_ttc_s`).
     pub fn reports(&self, probability: f64, ttc_s: f64) -> bool {
-        (probability >= self.min_probability && ttc_s <= self.max_ttc_s)
-            || (probability >= self.early_min_probability && ttc_s <= self.early_max_ttc_s)
+        let reaches = |bar: f64| probability + PROBABILITY_SLACK >= bar;
+        (reaches(self.min_probability) && ttc_s <= self.max_ttc_s)
+            || (reaches(self.early_min_probability) && ttc_s <= self.early_max_ttc_s)
     }
 }
 
@@ -803,6 +811,8 @@ mod tests {
         assert!(policy.reports(0.95, 2.2));
         assert!(policy.reports(0.93, 2.5));
         assert!(!policy.reports(1.0, 2.6), "beyond either tier");
+        assert!(policy.reports(0.93 - 1e-15, 2.5), "a rounding error short of the bar reaches it");
+        assert!(!policy.reports(0.9299, 2.5));
         assert!(DetectorConfig::from_config([("early_min_probability", "1.5")]).is_err());
         assert!(DetectorConfig::from_config([("early_max_ttc_s", "0")]).is_err());
     }

@@ -138,8 +138,10 @@ fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> 
         station_type: STATION_TYPE_RSU,
         cause: CAUSE_COLLISION_RISK,
         sub_cause: if is_vru(&r.first) || is_vru(&r.second) { SUB_CAUSE_VRU } else { SUB_CAUSE_CROSSING },
-        // InformationQuality 1 (lowest) .. 7 (highest) from the risk's probability.
-        information_quality: 1 + (r.probability.clamp(0.0, 1.0) * 6.0).floor() as u8,
+        // InformationQuality 1 (lowest) .. 7 (highest) from the risk's probability (a certain
+        // risk may come out a rounding error short of 1.0: PROBABILITY_SLACK).
+        information_quality: 1
+            + ((r.probability + crate::collision::PROBABILITY_SLACK).clamp(0.0, 1.0) * 6.0).floor() as u8,
     }
 }
 
@@ -279,6 +281,19 @@ mod tests {
         let b = SenderConfig::from_config("rsu-b", config).unwrap();
         assert_eq!((a.station_id, b.station_id, a.repetition_us), (7, 2002, 500_000));
         assert!(SenderConfig::from_config("rsu-a", [("station_id", "99999999999")]).is_err());
+    }
+
+    #[test]
+    fn a_certain_risk_a_rounding_error_short_of_one_is_graded_highest() {
+        let cfg = SenderConfig::default();
+        for (k, (probability, quality)) in
+            [(1.0, 7), (1.0 - 1e-15, 7), (0.99, 6), (5.0 / 6.0 - 1e-15, 6), (0.8, 5)].into_iter().enumerate()
+        {
+            let mut state = ActiveWarnings::default();
+            let risk = CollisionRisk { probability, ..risk(1, 2, 0.0, 2.0) };
+            let sent = step(&mut state, &frame(vec![risk]), 1_700_000_000_000_000 + k as u64, &cfg);
+            assert_eq!(sent[0].information_quality, quality, "p {probability}");
+        }
     }
 
     #[test]
