@@ -29,7 +29,7 @@ pub struct OperatingPoint {
 
 pub const OPERATING_POINT: OperatingPoint = OperatingPoint {
     min_probability: 0.8,
-    max_ttc_s: 1.5,
+    max_ttc_s: 1.6,
     early_min_probability: 0.89,
     early_max_ttc_s: 2.5,
     max_pet_s: 1.75,
