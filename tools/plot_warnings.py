@@ -37,6 +37,14 @@ def false_per_10min(r: dict) -> float:
     return float(r["clearly_false_per_10min"])
 
 
+def recall_pct(r: dict) -> float:
+    return 100.0 * int(r["warned"]) / int(r["conflicts"])
+
+
+def lead_s(r: dict) -> float:
+    return float(r["lead_median_s"])
+
+
 def chosen_row(two_tiers: list, chosen, early):
     for r in two_tiers:
         if early and (float(r["early_min_probability"]), float(r["early_max_ttc_s"])) == early:
@@ -50,32 +58,37 @@ def policy_label(chosen, early) -> str:
     return label + (f", p ≥ {early[0]:g} to {early[1]:g} s" if early else "")
 
 
+def curve(ax, line: list, y, **style) -> None:
+    """One policy curve: `y` of each row against its clearly false warnings."""
+    ax.plot([false_per_10min(r) for r in line], [y(r) for r in line], **style)
+
+
+def mark_operating_point(ax, row, y, chosen, early) -> None:
+    if row:
+        ax.plot([false_per_10min(row)], [y(row)], "k*", markersize=16, label=f"operating point ({policy_label(chosen, early)})")
+
+
+def false_alarm_axis(ax) -> None:
+    """The x axis both policy plots share, with the target of ≤ 1 clearly false per 10 min."""
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlim(left=0)
+    ax.set_xlabel("clearly false warnings (true PET ≥ 3 s) per 10 min")
+
+
 def plot_recall(folder: Path, rows: list, chosen, early, two_tiers: list) -> None:
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for ttc in sorted({float(r["max_ttc_s"]) for r in rows}):
         line = sorted((r for r in rows if float(r["max_ttc_s"]) == ttc), key=lambda r: float(r["min_probability"]))
-        x = [float(r["clearly_false_per_10min"]) for r in line]
-        y = [100.0 * int(r["warned"]) / int(r["conflicts"]) for r in line]
-        ax.plot(x, y, marker="o", markersize=3, label=f"TTC ≤ {ttc:g} s")
+        curve(ax, line, recall_pct, marker="o", markersize=3, label=f"TTC ≤ {ttc:g} s")
         if chosen and not early and ttc == chosen[1]:
-            for r, xi, yi in zip(line, x, y):
+            for r in line:
                 if float(r["min_probability"]) == chosen[0]:
-                    ax.plot([xi], [yi], "k*", markersize=16, label=f"operating point ({policy_label(chosen, None)})")
-    star = chosen_row(two_tiers, chosen, early)
-    if star:
-        ax.plot(
-            [false_per_10min(star)],
-            [100.0 * int(star["warned"]) / int(star["conflicts"])],
-            "k*",
-            markersize=16,
-            label=f"operating point ({policy_label(chosen, early)})",
-        )
-    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+                    mark_operating_point(ax, r, recall_pct, chosen, None)
+    mark_operating_point(ax, chosen_row(two_tiers, chosen, early), recall_pct, chosen, early)
+    false_alarm_axis(ax)
     ax.axhline(100.0, color="grey", linestyle="--", linewidth=1)
     ax.text(1.1, 2, "target: ≤ 1 clearly false / 10 min", color="grey", fontsize=8)
-    ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_xlim(left=0)
-    ax.set_xlabel("clearly false warnings (true PET ≥ 3 s) per 10 min")
     ax.set_ylabel("recall of conflicts with true PET < 1.5 s (%)")
     ax.set_ylim(0, 105)
     ax.set_title("Warning policy sweep, simulator seeds 1–10 (points: min. probability 0.1 … 0.95)")
@@ -95,14 +108,7 @@ def plot_lead(folder: Path, one_tier: list, two_tiers: list, chosen, early) -> N
             (r for r in one_tier if float(r["max_ttc_s"]) == ttc and float(r["min_probability"]) >= 0.5),
             key=lambda r: float(r["min_probability"]),
         )
-        ax.plot(
-            [false_per_10min(r) for r in line],
-            [float(r["lead_median_s"]) for r in line],
-            marker="o",
-            markersize=3,
-            alpha=0.5,
-            label=f"one tier, TTC ≤ {ttc:g} s",
-        )
+        curve(ax, line, lead_s, marker="o", markersize=3, alpha=0.5, label=f"one tier, TTC ≤ {ttc:g} s")
     if chosen:
         for ttc in sorted({float(r["early_max_ttc_s"]) for r in two_tiers}):
             line = sorted(
@@ -114,38 +120,21 @@ def plot_lead(folder: Path, one_tier: list, two_tiers: list, chosen, early) -> N
                 ),
                 key=lambda r: float(r["early_min_probability"]),
             )
-            ax.plot(
-                [false_per_10min(r) for r in line],
-                [float(r["lead_median_s"]) for r in line],
-                marker="s",
-                markersize=5,
-                linewidth=2,
-                label=f"{policy_label(chosen, None)} + early tier to {ttc:g} s",
-            )
+            label = f"{policy_label(chosen, None)} + early tier to {ttc:g} s"
+            curve(ax, line, lead_s, marker="s", markersize=5, linewidth=2, label=label)
             for r in line:
                 ax.annotate(
                     f"{float(r['early_min_probability']):g}",
-                    (false_per_10min(r), float(r["lead_median_s"])),
+                    (false_per_10min(r), lead_s(r)),
                     textcoords="offset points",
                     xytext=(4, 4),
                     fontsize=7,
                 )
-    star = chosen_row(two_tiers, chosen, early)
-    if star:
-        ax.plot(
-            [false_per_10min(star)],
-            [float(star["lead_median_s"])],
-            "k*",
-            markersize=16,
-            label=f"operating point ({policy_label(chosen, early)})",
-        )
-    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    mark_operating_point(ax, chosen_row(two_tiers, chosen, early), lead_s, chosen, early)
+    false_alarm_axis(ax)
     ax.axhline(2.5, color="grey", linestyle="--", linewidth=1)
     ax.text(1.1, 3.4, "targets: ≤ 1 clearly false / 10 min, median lead ≥ 2.5 s", color="grey", fontsize=8)
-    ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_xlim(left=0)
     ax.set_ylim(1.0, 3.5)
-    ax.set_xlabel("clearly false warnings (true PET ≥ 3 s) per 10 min")
     ax.set_ylabel("median lead of warned conflicts (s)")
     ax.set_title("Lead against false alarms, simulator seeds 1–10 (labels: early tier's min. probability)")
     ax.grid(True, alpha=0.3)
