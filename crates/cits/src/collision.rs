@@ -11,7 +11,8 @@ use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::proto::{CollisionRisk, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode};
+use crate::predictor::lateral_likelihood;
+use crate::proto::{CollisionRisk, LanePosition, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode};
 use crate::stage::StageError;
 
 pub const STAGE: &str = "collision_detector";
@@ -353,7 +354,8 @@ fn same_road_user_m(mode: TravelMode) -> f64 {
 
 /// The probability each path counts with in the risks: for a road user that two sensors track,
 /// the mean of both tracks' probabilities for routes along the same lanelets, each weighted by how
-/// long its sensor has tracked the road user. A track that begins on a turn connector has no
+/// long its sensor has tracked the road user — each track's routes first judged by the lane
+/// position both measured ([`with_shared_lane_position`]). A track that begins on a turn connector has no
 /// approach to judge the turn by (no braking profile, no lane position kept), and took a cyclist
 /// turning right for one going straight across a car's path while the other camera's longer track
 /// said "right" at 0.8–0.9; two long tracks that disagree both count.
@@ -390,6 +392,9 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
         let weight = if witness_seen + seen > 0.0 { witness_seen / (witness_seen + seen) } else { 0.5 };
         let theirs: Vec<&PredictedPath> = paths.iter().copied().filter(|q| key(q) == witness).collect();
         let ours: Vec<usize> = (0..paths.len()).filter(|&k| key(paths[k]) == tracked).collect();
+        let mine: Vec<&PredictedPath> = ours.iter().map(|&k| paths[k]).collect();
+        // Both tracks' routes as the lane position both cameras measured tells them.
+        let (mine_p, theirs_p) = (with_shared_lane_position(&mine, &theirs), with_shared_lane_position(&theirs, &mine));
         // Per path of this track, which of the other track's routes are the same way: those
         // along most of its lanelets and, of those, with fewest others.
         let same_way: Vec<Vec<usize>> = ours
@@ -419,21 +424,61 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
             let lent: f64 = same_way[n]
                 .iter()
                 .map(|&r| {
-                    let alike: f64 = ours
-                        .iter()
-                        .zip(&same_way)
-                        .filter(|(_, w)| w.contains(&r))
-                        .map(|(&m, _)| paths[m].probability)
-                        .sum();
-                    let share = if alike > 0.0 { paths[k].probability / alike } else { 0.0 };
-                    theirs[r].probability * share
+                    let alike: f64 = same_way.iter().zip(&mine_p).filter(|(w, _)| w.contains(&r)).map(|(_, p)| p).sum();
+                    let share = if alike > 0.0 { mine_p[n] / alike } else { 0.0 };
+                    theirs_p[r] * share
                 })
                 .sum::<f64>()
                 .min(1.0);
-            own[k] = weight * lent + (1.0 - weight) * paths[k].probability;
+            own[k] = weight * lent + (1.0 - weight) * mine_p[n];
         }
     }
     own
+}
+
+/// One track's route probabilities with its lane position measured afresh from both its own and
+/// the `other` track's points (the mean over both, by their numbers of points): its own last
+/// second's mean has the camera's noise in it — a rider going straight kept 0.08 m right of the
+/// centerline, one camera measured 0.20 m over its last second on the approach, as far over as
+/// one about to turn right, and said "right" at 0.75 while the other camera said "straight".
+/// Unchanged without a lane position on the same approach in both.
+fn with_shared_lane_position(track: &[&PredictedPath], other: &[&PredictedPath]) -> Vec<f64> {
+    let own: Vec<f64> = track.iter().map(|p| p.probability).collect();
+    let (Some(mine), Some(theirs)) =
+        (track.first().and_then(|p| p.lane_position.as_ref()), other.first().and_then(|p| p.lane_position.as_ref()))
+    else {
+        return own;
+    };
+    let (n, m) = (f64::from(mine.points), f64::from(theirs.points));
+    if mine.approach_lanelet_id != theirs.approach_lanelet_id || n + m <= 0.0 {
+        return own;
+    }
+    let both = |f: fn(&LanePosition) -> f64| (n * f(mine) + m * f(theirs)) / (n + m);
+    let shared = LanePosition {
+        offset_m: both(|l| l.offset_m),
+        to_go_m: both(|l| l.to_go_m),
+        points: mine.points + theirs.points,
+        ..mine.clone()
+    };
+    let mode = TravelMode::try_from(track[0].mode).unwrap_or_default();
+    let fresh: Vec<f64> = track
+        .iter()
+        .map(|p| {
+            let before = lateral_likelihood(mode, &p.turn, mine);
+            let now = lateral_likelihood(mode, &p.turn, &shared);
+            if p.turn.is_empty() || before <= f64::MIN_POSITIVE {
+                p.probability
+            } else {
+                p.probability * now / before
+            }
+        })
+        .collect();
+    let (was, is) = (own.iter().sum::<f64>(), fresh.iter().sum::<f64>());
+    if is > 0.0 {
+        fresh.iter().map(|p| p * was / is).collect()
+    } else {
+        own
+    }
 }
 
 /// When a timed polyline passes segment `k` at fraction `f` (µs), and its speed there (m/s):
@@ -961,6 +1006,52 @@ mod tests {
             witness.iter().cloned().map(|mut p| (p.tracked_since_us = 850_000, p).1).collect();
         let all: Vec<PredictedPath> = [&[car][..], &fresh, &shorter].concat();
         assert!((risk_of_sensor_1(&all).unwrap() - fused(0.25, 0.15)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_cameras_judge_a_turn_by_the_lane_position_both_measured() {
+        // A rider 2.5 m before the line of approach 13: camera 1 measured her 0.20 m right of the
+        // centerline over its last second (8 points) and has her turning right at 0.75, camera 2
+        // measured 0.0 m (8 points) and has her going straight at 0.95. Judged by the mean of
+        // both, 0.10 m, each camera's own odds are scaled by the same likelihood ratio.
+        let kept = |offset_m: f64| LanePosition { approach_lanelet_id: 13, offset_m, points: 8, to_go_m: 2.5 };
+        let rider = |sensor_id: u32, offset_m: f64, straight: f64| {
+            [("straight", straight), ("right", 1.0 - straight)].map(|(turn, probability)| PredictedPath {
+                sensor_id,
+                turn: turn.into(),
+                lane_position: Some(kept(offset_m)),
+                ..path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), probability)
+            })
+        };
+        let (one, two) = (rider(1, -0.20, 0.25), rider(2, 0.0, 0.95));
+        let (one, two): (Vec<&PredictedPath>, Vec<&PredictedPath>) = (one.iter().collect(), two.iter().collect());
+        let odds = |p: &[f64]| p[0] / p[1];
+        let ratio = |offset: f64| {
+            let l = |turn: &str| {
+                lateral_likelihood(TravelMode::Bicycle, turn, &LanePosition { points: 16, ..kept(offset) })
+            };
+            l("straight") / l("right")
+        };
+        let own_ratio = |offset: f64| {
+            let l = |turn: &str| lateral_likelihood(TravelMode::Bicycle, turn, &kept(offset));
+            l("straight") / l("right")
+        };
+        let (shared_one, shared_two) = (with_shared_lane_position(&one, &two), with_shared_lane_position(&two, &one));
+        let expected_one = odds(&[0.25, 0.75]) * ratio(-0.10) / own_ratio(-0.20);
+        assert!((odds(&shared_one) / expected_one - 1.0).abs() < 1e-9, "{shared_one:?}");
+        let expected_two = odds(&[0.95, 0.05]) * ratio(-0.10) / own_ratio(0.0);
+        assert!((odds(&shared_two) / expected_two - 1.0).abs() < 1e-9, "{shared_two:?}");
+        // Camera 1 now leans to straight, camera 2 less sure of it; each still sums to one.
+        assert!(shared_one[0] > 0.5 && shared_two[0] < 0.95, "{shared_one:?} {shared_two:?}");
+        assert!((shared_one.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        // Lane positions on different approaches (two road users after all), or none: unchanged.
+        let elsewhere = rider(2, 0.0, 0.95).map(|mut p| {
+            p.lane_position.as_mut().unwrap().approach_lanelet_id = 14;
+            p
+        });
+        assert_eq!(with_shared_lane_position(&one, &elsewhere.iter().collect::<Vec<_>>()), vec![0.25, 0.75]);
+        let unmeasured = rider(2, 0.0, 0.95).map(|p| PredictedPath { lane_position: None, ..p });
+        assert_eq!(with_shared_lane_position(&one, &unmeasured.iter().collect::<Vec<_>>()), vec![0.25, 0.75]);
     }
 
     #[test]

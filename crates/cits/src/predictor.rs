@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use crate::fit::{line_fit, parabola_fit};
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
-use crate::proto::{LaneGraph, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+use crate::proto::{LaneGraph, LanePosition, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
 use crate::stage::StageError;
 
 pub const STAGE: &str = "predictor";
@@ -55,18 +55,18 @@ impl PredictorConfig {
 /// What a track shows about the turn ahead: from its speed profile the likelihood ratio
 /// turning : going straight ([`turn_likelihood`]), from where in its lane it keeps the lateral
 /// offset ([`lateral_likelihood`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Evidence {
     pub turning: f64,
-    /// Mean signed offset (m, left positive) of the last second's points on the approach, and
-    /// the metres left to its end; None off an approach or with too few points.
-    pub lateral: Option<(f64, f64)>,
+    /// Where in its lane the track kept over its last second on the approach; None off an
+    /// approach or with too few points.
+    pub lateral: Option<LanePosition>,
 }
 
 /// Prior weight of taking a successor with this turn, per mode, times what the track shows.
 fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
     let speed = if matches!(turn, "left" | "right") { evidence.turning } else { 1.0 };
-    let lateral = evidence.lateral.map_or(1.0, |(offset, to_go)| lateral_likelihood(mode, turn, offset, to_go));
+    let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, l));
     speed
         * lateral
         * match (mode, turn) {
@@ -91,6 +91,10 @@ fn lane_shift_m(mode: TravelMode) -> Option<(f64, f64, f64)> {
     }
 }
 
+/// How far (1σ, m) one measured point strays across the lane from where its road user is: the
+/// camera's position noise (0.15 m per axis for the RSU's cameras).
+const OFFSET_NOISE_M: f64 = 0.15;
+
 /// Share of road users who do not move over before a turn: the lateral cue never rules a turn
 /// out, it only weighs it.
 const NO_SHIFT_SHARE: f64 = 0.15;
@@ -98,7 +102,10 @@ const NO_SHIFT_SHARE: f64 = 0.15;
 /// Likelihood of a mean lateral `offset` (m, left positive) `to_go` metres before the stop line
 /// for a road user taking `turn`: a turning one has moved over by then in proportion to how far
 /// into the move it is, one going straight keeps its own position.
-fn lateral_likelihood(mode: TravelMode, turn: &str, offset: f64, to_go: f64) -> f64 {
+pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, position: &LanePosition) -> f64 {
+    let (offset, to_go) = (position.offset_m, position.to_go_m);
+    // The mean of `points` measured offsets carries the camera's noise, less the more points.
+    let noise = OFFSET_NOISE_M.powi(2) / f64::from(position.points.max(1));
     let Some((shift, over, sigma)) = lane_shift_m(mode) else { return 1.0 };
     let side = match turn {
         "left" => 1.0,
@@ -107,7 +114,7 @@ fn lateral_likelihood(mode: TravelMode, turn: &str, offset: f64, to_go: f64) -> 
     };
     let share = (1.0 - to_go / over).clamp(0.0, 1.0);
     let gauss = |mean: f64| {
-        let spread = (sigma * sigma + (0.2 * shift * share).powi(2)).sqrt();
+        let spread = (sigma * sigma + (0.2 * shift * share).powi(2) + noise).sqrt();
         (-(offset - mean).powi(2) / (2.0 * spread * spread)).exp()
     };
     if side == 0.0 {
@@ -502,8 +509,6 @@ const PULL_AWAY_MPS2: [f64; 2] = [1.0, 2.0];
 const YIELDING_TURN_SHARE: f64 = 0.2;
 /// How much below the top of its profile a road user's cruise may be (noise lifts the top), m/s.
 const CRUISE_SHADE_MPS: [f64; 3] = [0.0, 0.15, 0.3];
-/// Share of turning road users who cruise at their turn speed already and do not slow down.
-const KEEPING_TURN_SHARE: f64 = 0.3;
 /// Fewest measured speeds a profile is judged on.
 const PROFILE_MIN_SAMPLES: usize = 6;
 
@@ -591,14 +596,11 @@ fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) -> Option<f
         }
         log_mean(&logs)
     };
-    // One whose cruise is a turn speed already keeps it through the turn: as likely as going
-    // straight at that speed.
-    let braking = log_mean(&braking);
-    let turning = if (low..=high).contains(&mean) {
-        log_mix(&[(KEEPING_TURN_SHARE, log_likelihood(&|_| mean)), (1.0 - KEEPING_TURN_SHARE, braking)])
-    } else {
-        braking
-    };
+    // One whose cruise is a turn speed already keeps it through the turn: those turn speeds at or
+    // above its cruise are in the mixture as a steady speed. (A further 30 % share on a steady
+    // speed counted them twice, and a rider going straight at 15 km/h through the line and on
+    // stayed 0.3 likely to turn right.)
+    let turning = log_mean(&braking);
     // ... or stops in the turn, short of the crosswalk or bike lane it turns across, to yield:
     // one going straight does not stop inside the junction. (A driver stopped there to let a
     // pedestrian cross was taken for one going straight, and warned against a cyclist coming
@@ -650,8 +652,8 @@ const PEDESTRIAN_WALKS_ON: f64 = 0.9;
 const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
 
 /// Over the track's last second on `lanelet` (at least four points): the mean signed lane
-/// offset and the mean station along it.
-fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64)> {
+/// offset, the mean station along it and how many points they are over.
+fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64, usize)> {
     let on: Vec<&crate::proto::MatchedPoint> =
         t.points.iter().filter(|p| p.lanelet_id == lanelet && p.offset_m.is_finite()).collect();
     let newest = on.last()?.measured_at_us;
@@ -662,14 +664,15 @@ fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64)> {
     }
     let mean =
         |f: fn(&crate::proto::MatchedPoint) -> f64| recent.iter().map(|p| f(p)).sum::<f64>() / recent.len() as f64;
-    Some((mean(|p| p.offset_m), mean(|p| p.station_m)))
+    Some((mean(|p| p.offset_m), mean(|p| p.station_m), recent.len()))
 }
 
-/// The mean signed lane offset of the track's last second on its current lanelet, with
-/// `to_go`, for [`lateral_likelihood`].
-fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<(f64, f64)> {
-    let (offset, _) = last_second_on(t, t.points.last()?.lanelet_id)?;
-    Some((offset, to_go))
+/// The track's lane position over its last second on its current lanelet, `to_go` metres
+/// before its end, for [`lateral_likelihood`].
+fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<LanePosition> {
+    let lanelet = t.points.last()?.lanelet_id;
+    let (offset, _, points) = last_second_on(t, lanelet)?;
+    Some(LanePosition { approach_lanelet_id: lanelet, offset_m: offset, points: points as u32, to_go_m: to_go })
 }
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
@@ -716,10 +719,15 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
 /// [`lateral`] for a road user on a connector: where in its lane it kept over its last second
 /// on `approach_id`, the approach the connector leaves (a turn's move-over is done by the stop
 /// line; on the connector itself the lane position says nothing).
-fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, approach_id: i64) -> Option<(f64, f64)> {
+fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, approach_id: i64) -> Option<LanePosition> {
     let end = map.lanes.get(&approach_id)?.stations.last().copied().unwrap_or(0.0);
-    let (offset, station) = last_second_on(t, approach_id)?;
-    Some((offset, (end - station).max(0.0)))
+    let (offset, station, points) = last_second_on(t, approach_id)?;
+    Some(LanePosition {
+        approach_lanelet_id: approach_id,
+        offset_m: offset,
+        points: points as u32,
+        to_go_m: (end - station).max(0.0),
+    })
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
@@ -764,6 +772,8 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             observed_at_us: last.measured_at_us,
             past: past.clone(),
             tracked_since_us: tracked_since,
+            lane_position: None,
+            turn: String::new(),
         };
     let position = |i: usize, p: (f64, f64), lanelet_id: i64| {
         let w = offset_to_wgs84(origin, p.0, p.1);
@@ -922,7 +932,13 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
                     position(i, p, lanelet)
                 })
                 .collect();
-            path(route, probability, rank, positions)
+            // The turn this route takes at its junction (on a connector: that connector's).
+            let turn = route.iter().map(|id| map.lanes[id].turn.as_str()).find(|t| !t.is_empty()).unwrap_or("");
+            PredictedPath {
+                lane_position: evidence.lateral.clone(),
+                turn: turn.to_owned(),
+                ..path(route, probability, rank, positions)
+            }
         })
         .collect()
 }
@@ -1107,6 +1123,11 @@ mod tests {
         // At 4 m/s all along — a speed turns are taken at: the speed tells nothing either way.
         let steady = profile(-1.0, |_| 4.0);
         assert!((0.2..5.0).contains(&ratio(&steady)), "{}", ratio(&steady));
+        // At 4.3 m/s through the line and 4 m on: of the turn speeds, only those at 4.3 m/s or
+        // above keep it — a rider this fast who means to turn has mostly slowed by now. (A share
+        // of turning riders keeping any speed within the turn speeds counted those twice: 0.8.)
+        let through = profile(-4.0, |_| 4.3);
+        assert!(ratio(&through) < 0.5, "{}", ratio(&through));
         // Braking to a stop at the line is yielding, not slowing for a turn.
         let yielding = profile(1.0, |d| 5.0f64.min((4.0 * (d - 0.5).max(0.0)).sqrt()));
         assert!(ratio(&yielding) < 1.0, "{}", ratio(&yielding));
