@@ -920,7 +920,11 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
             // A vehicle braking towards a turn slows to the turn's speed; on a straight route
             // (or already in the turn) braking means stopping: yielding.
             let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
-            let in_turn = matches!(map.lanes[&last.lanelet_id].turn.as_str(), "left" | "right");
+            // In the turn by the connector this route takes from here, not the one the matcher
+            // picked: connectors overlap where they start, and a car matched to the straight one
+            // while turning right was predicted to brake to a stop on the turn's route (4 m in 4 s
+            // instead of 17), and its risk with a straight cyclist went unseen for 0.8 s.
+            let in_turn = matches!(map.lanes[&route[0]].turn.as_str(), "left" | "right");
             let floor = match (turn_speed_mps(mode), turn_speeds_mps(mode)) {
                 (Some(v), _) if turns && !in_turn => v,
                 (_, Some((slowest, _))) if in_turn => slowest,
@@ -1196,6 +1200,31 @@ mod tests {
         let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: p.positions[15].latitude, lon: p.positions[15].longitude });
         assert!(end.0.abs() < 1e-6 && (end.1 - (-50.0 + 40.0)).abs() < 1e-3, "{end:?}");
         assert!(p.positions.iter().all(|q| q.lanelet_id == 1));
+    }
+
+    #[test]
+    fn braking_on_a_turns_connector_slows_to_the_turn_not_to_a_stop() {
+        // Braking at 2 m/s² from 7.5 to 4.5 m/s up the approach and 1 m along the right turn's
+        // diagonal, but matched to the straight connector (they start at the same place): the
+        // right turn's path slows to a turn speed and reaches the connector's end (14 m) in 4 s,
+        // not a stop 5 m on.
+        let at = |s: f64| if s < 0.0 { (0.0, s) } else { (s / 2f64.sqrt(), s / 2f64.sqrt()) };
+        let t = MatchedTrajectory {
+            mode: TravelMode::Car as i32,
+            points: (0..=12)
+                .map(|k| {
+                    let secs = k as f64 * 0.125;
+                    let s = 7.5 * secs - secs * secs - 8.0;
+                    MatchedPoint { station_m: s.max(0.0), ..sampled(k, at(s), 3, s.max(0.0)) }
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        let right = paths.iter().find(|p| p.lanelet_sequence == vec![4]).expect("the right turn");
+        let end = right.positions.last().unwrap();
+        let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
+        assert!(end.0 > 9.9 && end.1 > 9.9, "{end:?}");
     }
 
     #[test]
