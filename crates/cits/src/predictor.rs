@@ -99,9 +99,10 @@ const OFFSET_NOISE_M: f64 = 0.15;
 /// out, it only weighs it.
 const NO_SHIFT_SHARE: f64 = 0.15;
 
-/// Likelihood of a mean lateral `offset` (m, left positive) `to_go` metres before the stop line
-/// for a road user taking `turn`: a turning one has moved over by then in proportion to how far
-/// into the move it is, one going straight keeps its own position.
+/// Likelihood of a lane position (the mean offset of `points` measured points, m, left positive,
+/// `to_go` metres before the stop line) for a road user taking `turn`: a turning one has moved
+/// over by then in proportion to how far into the move it is, one going straight keeps its own
+/// position.
 pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, position: &LanePosition) -> f64 {
     let (offset, to_go) = (position.offset_m, position.to_go_m);
     // The mean of `points` measured offsets carries the camera's noise, less the more points.
