@@ -652,9 +652,10 @@ const PEDESTRIAN_WALKS_ON: f64 = 0.9;
 /// ... and when she has just crossed another arm to this corner (a diagonal crossing in two steps).
 const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
 
-/// Over the track's last second on `lanelet` (at least four points): the mean signed lane
-/// offset, the mean station along it and how many points they are over.
-fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64, usize)> {
+/// The track's lane position over its last second on `lanelet` (at least four points): the mean
+/// signed lane offset, how many points it is over, and the metres to the stop line `to_go` gives
+/// for their mean station.
+fn last_second_on(t: &MatchedTrajectory, lanelet: i64, to_go: impl FnOnce(f64) -> f64) -> Option<LanePosition> {
     let on: Vec<&crate::proto::MatchedPoint> =
         t.points.iter().filter(|p| p.lanelet_id == lanelet && p.offset_m.is_finite()).collect();
     let newest = on.last()?.measured_at_us;
@@ -665,15 +666,18 @@ fn last_second_on(t: &MatchedTrajectory, lanelet: i64) -> Option<(f64, f64, usiz
     }
     let mean =
         |f: fn(&crate::proto::MatchedPoint) -> f64| recent.iter().map(|p| f(p)).sum::<f64>() / recent.len() as f64;
-    Some((mean(|p| p.offset_m), mean(|p| p.station_m), recent.len()))
+    Some(LanePosition {
+        approach_lanelet_id: lanelet,
+        offset_m: mean(|p| p.offset_m),
+        points: recent.len() as u32,
+        to_go_m: to_go(mean(|p| p.station_m)),
+    })
 }
 
 /// The track's lane position over its last second on its current lanelet, `to_go` metres
 /// before its end, for [`lateral_likelihood`].
 fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<LanePosition> {
-    let lanelet = t.points.last()?.lanelet_id;
-    let (offset, _, points) = last_second_on(t, lanelet)?;
-    Some(LanePosition { approach_lanelet_id: lanelet, offset_m: offset, points: points as u32, to_go_m: to_go })
+    last_second_on(t, t.points.last()?.lanelet_id, |_| to_go)
 }
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
@@ -722,13 +726,7 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
 /// line; on the connector itself the lane position says nothing).
 fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, approach_id: i64) -> Option<LanePosition> {
     let end = map.lanes.get(&approach_id)?.stations.last().copied().unwrap_or(0.0);
-    let (offset, station, points) = last_second_on(t, approach_id)?;
-    Some(LanePosition {
-        approach_lanelet_id: approach_id,
-        offset_m: offset,
-        points: points as u32,
-        to_go_m: (end - station).max(0.0),
-    })
+    last_second_on(t, approach_id, |station| (end - station).max(0.0))
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
