@@ -11,8 +11,10 @@ use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::predictor::lateral_likelihood;
-use crate::proto::{CollisionRisk, LanePosition, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode};
+use crate::predictor::{lateral_likelihood, LANE_SECONDS};
+use crate::proto::{
+    CollisionRisk, LanePosition, LaneSecond, ObjectPaths, ObjectRef, PredictedPath, RsuPaths, TravelMode,
+};
 use crate::stage::StageError;
 
 pub const STAGE: &str = "collision_detector";
@@ -436,12 +438,12 @@ fn route_probabilities(paths: &[&PredictedPath], timed: &[Timed]) -> Vec<f64> {
     own
 }
 
-/// One track's route probabilities with its lane position measured afresh from both its own and
-/// the `other` track's points (the mean over both, by their numbers of points): its own last
-/// second's mean has the camera's noise in it — a rider going straight kept 0.08 m right of the
-/// centerline, one camera measured 0.20 m over its last second on the approach, as far over as
-/// one about to turn right, and said "right" at 0.75 while the other camera said "straight".
-/// Unchanged without a lane position on the same approach in both.
+/// One track's route probabilities with its lane position judged from both its own and the
+/// `other` track's seconds on the same approach: one camera's means carry its noise — a rider
+/// going straight kept 0.08 m right of the centerline, one camera measured 0.20 m over its last
+/// second on the approach, as far over as one about to turn right, and said "right" at 0.75
+/// while the other camera said "straight". Unchanged without a lane position on the same
+/// approach in both.
 fn with_shared_lane_position(track: &[&PredictedPath], other: &[&PredictedPath]) -> Vec<f64> {
     let own: Vec<f64> = track.iter().map(|p| p.probability).collect();
     let (Some(mine), Some(theirs)) =
@@ -449,23 +451,19 @@ fn with_shared_lane_position(track: &[&PredictedPath], other: &[&PredictedPath])
     else {
         return own;
     };
-    let (n, m) = (f64::from(mine.points), f64::from(theirs.points));
-    if mine.approach_lanelet_id != theirs.approach_lanelet_id || n + m <= 0.0 {
+    if mine.approach_lanelet_id != theirs.approach_lanelet_id || theirs.seconds.is_empty() {
         return own;
     }
-    let both = |f: fn(&LanePosition) -> f64| (n * f(mine) + m * f(theirs)) / (n + m);
-    let shared = LanePosition {
-        offset_m: both(|l| l.offset_m),
-        to_go_m: both(|l| l.to_go_m),
-        points: mine.points + theirs.points,
-        ..mine.clone()
-    };
+    // The newest seconds of each: a sender's long list costs no more than the predictor's.
+    let newest = |l: &LanePosition| l.seconds.len().saturating_sub(LANE_SECONDS);
+    let mine = &mine.seconds[newest(mine)..];
+    let both: Vec<LaneSecond> = mine.iter().chain(&theirs.seconds[newest(theirs)..]).cloned().collect();
     let mode = TravelMode::try_from(track[0].mode).unwrap_or_default();
     let fresh: Vec<f64> = track
         .iter()
         .map(|p| {
             let before = lateral_likelihood(mode, &p.turn, mine);
-            let now = lateral_likelihood(mode, &p.turn, &shared);
+            let now = lateral_likelihood(mode, &p.turn, &both);
             if p.turn.is_empty() || before <= f64::MIN_POSITIVE {
                 p.probability
             } else {
@@ -1012,9 +1010,10 @@ mod tests {
     fn two_cameras_judge_a_turn_by_the_lane_position_both_measured() {
         // A rider 2.5 m before the line of approach 13: camera 1 measured her 0.20 m right of the
         // centerline over its last second (8 points) and has her turning right at 0.75, camera 2
-        // measured 0.0 m (8 points) and has her going straight at 0.95. Judged by the mean of
-        // both, 0.10 m, each camera's own odds are scaled by the same likelihood ratio.
-        let kept = |offset_m: f64| LanePosition { approach_lanelet_id: 13, offset_m, points: 8, to_go_m: 2.5 };
+        // measured 0.0 m (8 points) and has her going straight at 0.95. Judged by both cameras'
+        // seconds, each camera's own odds are scaled by the same likelihood ratio.
+        let second = |offset_m: f64| LaneSecond { offset_m, points: 8, to_go_m: 2.5 };
+        let kept = |offset_m: f64| LanePosition { approach_lanelet_id: 13, seconds: vec![second(offset_m)] };
         let rider = |sensor_id: u32, offset_m: f64, straight: f64| {
             [("straight", straight), ("right", 1.0 - straight)].map(|(turn, probability)| PredictedPath {
                 sensor_id,
@@ -1026,20 +1025,15 @@ mod tests {
         let (one, two) = (rider(1, -0.20, 0.25), rider(2, 0.0, 0.95));
         let (one, two): (Vec<&PredictedPath>, Vec<&PredictedPath>) = (one.iter().collect(), two.iter().collect());
         let odds = |p: &[f64]| p[0] / p[1];
-        let ratio = |offset: f64| {
-            let l = |turn: &str| {
-                lateral_likelihood(TravelMode::Bicycle, turn, &LanePosition { points: 16, ..kept(offset) })
-            };
+        let ratio = |seconds: &[LaneSecond]| {
+            let l = |turn: &str| lateral_likelihood(TravelMode::Bicycle, turn, seconds);
             l("straight") / l("right")
         };
-        let own_ratio = |offset: f64| {
-            let l = |turn: &str| lateral_likelihood(TravelMode::Bicycle, turn, &kept(offset));
-            l("straight") / l("right")
-        };
+        let both = ratio(&[second(-0.20), second(0.0)]);
         let (shared_one, shared_two) = (with_shared_lane_position(&one, &two), with_shared_lane_position(&two, &one));
-        let expected_one = odds(&[0.25, 0.75]) * ratio(-0.10) / own_ratio(-0.20);
+        let expected_one = odds(&[0.25, 0.75]) * both / ratio(&[second(-0.20)]);
         assert!((odds(&shared_one) / expected_one - 1.0).abs() < 1e-9, "{shared_one:?}");
-        let expected_two = odds(&[0.95, 0.05]) * ratio(-0.10) / own_ratio(0.0);
+        let expected_two = odds(&[0.95, 0.05]) * both / ratio(&[second(0.0)]);
         assert!((odds(&shared_two) / expected_two - 1.0).abs() < 1e-9, "{shared_two:?}");
         // Camera 1 now leans to straight, camera 2 less sure of it; each still sums to one.
         assert!(shared_one[0] > 0.5 && shared_two[0] < 0.95, "{shared_one:?} {shared_two:?}");

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use crate::fit::{line_fit, parabola_fit};
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
-use crate::proto::{LaneGraph, LanePosition, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+use crate::proto::{
+    LaneGraph, LanePosition, LaneSecond, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode,
+};
 use crate::stage::StageError;
 
 pub const STAGE: &str = "predictor";
@@ -58,15 +60,15 @@ impl PredictorConfig {
 #[derive(Debug, Clone)]
 pub struct Evidence {
     pub turning: f64,
-    /// Where in its lane the track kept over its last second on the approach; None off an
-    /// approach or with too few points.
+    /// Where in its lane the track kept, second by second, on the approach; None off an
+    /// approach or with too few points in its newest second there.
     pub lateral: Option<LanePosition>,
 }
 
 /// Prior weight of taking a successor with this turn, per mode, times what the track shows.
 fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
     let speed = if matches!(turn, "left" | "right") { evidence.turning } else { 1.0 };
-    let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, l));
+    let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
     speed
         * lateral
         * match (mode, turn) {
@@ -95,34 +97,85 @@ fn lane_shift_m(mode: TravelMode) -> Option<(f64, f64, f64)> {
 /// camera's position noise (0.15 m per axis for the RSU's cameras).
 const OFFSET_NOISE_M: f64 = 0.15;
 
+/// How far (1σ, m) a road user's lane position wanders from one second to the next around the
+/// offset it keeps: no one rides or drives a constant offset, and a model that assumed so would
+/// read a few centimetres' drift as a turn's move over.
+const LANE_WANDER_M: f64 = 0.03;
+
 /// Share of road users who do not move over before a turn: the lateral cue never rules a turn
 /// out, it only weighs it.
 const NO_SHIFT_SHARE: f64 = 0.15;
 
-/// Likelihood of a lane position (the mean offset of `points` measured points, m, left positive,
-/// `to_go` metres before the stop line) for a road user taking `turn`: a turning one has moved
-/// over by then in proportion to how far into the move it is, one going straight keeps its own
-/// position.
-pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, position: &LanePosition) -> f64 {
-    let (offset, to_go) = (position.offset_m, position.to_go_m);
-    // The mean of `points` measured offsets carries the camera's noise, less the more points.
-    let noise = OFFSET_NOISE_M.powi(2) / f64::from(position.points.max(1));
+/// How far (1σ, m) the offset a turning road user moves over to varies between road users, as a
+/// share of the mode's move ([`lane_shift_m`]).
+const SHIFT_SPREAD: f64 = 0.2;
+
+/// Likelihood of the seconds a road user was seen keeping in its lane on an approach (each the
+/// mean offset of its measured points, m, left positive, at its distance to the stop line) if it
+/// takes `turn`. One going straight keeps an offset of its own throughout; a turning one moves
+/// from its own offset over to the side it turns to, in proportion to how far into the move it
+/// is — so where a track kept seconds ago tells as much as where it keeps now: a rider keeping
+/// 0.12 m right of the centerline, as close to the kerb as one about to turn right, who has kept
+/// there since before any move, is going straight. The seconds may come from two cameras (their
+/// noise apart, they saw one road user). An unnormalised density: only its ratio between turns
+/// counts.
+pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, seconds: &[LaneSecond]) -> f64 {
     let Some((shift, over, sigma)) = lane_shift_m(mode) else { return 1.0 };
+    let seconds: Vec<&LaneSecond> =
+        seconds.iter().filter(|s| s.points > 0 && s.offset_m.is_finite() && s.to_go_m.is_finite()).collect();
+    if seconds.is_empty() {
+        return 1.0;
+    }
     let side = match turn {
         "left" => 1.0,
         "right" => -1.0,
         _ => 0.0,
     };
-    let share = (1.0 - to_go / over).clamp(0.0, 1.0);
-    let gauss = |mean: f64| {
-        let spread = (sigma * sigma + (0.2 * shift * share).powi(2) + noise).sqrt();
-        (-(offset - mean).powi(2) / (2.0 * spread * spread)).exp()
+    // The offset is (1 − share)·own + share·target, own ~ N(0, sigma²), target ~ N(side·shift,
+    // (SHIFT_SPREAD·shift)²), plus the camera's noise on each second's mean.
+    let density = |moving: bool| {
+        let share: Vec<f64> =
+            seconds.iter().map(|s| if moving { (1.0 - s.to_go_m / over).clamp(0.0, 1.0) } else { 0.0 }).collect();
+        let residual: Vec<f64> = seconds.iter().zip(&share).map(|(s, c)| s.offset_m - c * side * shift).collect();
+        let n = seconds.len();
+        let mut cov = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                cov[i * n + j] = sigma * sigma * (1.0 - share[i]) * (1.0 - share[j])
+                    + (SHIFT_SPREAD * shift).powi(2) * share[i] * share[j];
+            }
+            cov[i * n + i] += OFFSET_NOISE_M.powi(2) / f64::from(seconds[i].points) + LANE_WANDER_M.powi(2);
+        }
+        normal_density(&residual, &mut cov)
     };
     if side == 0.0 {
-        gauss(0.0)
+        density(false)
     } else {
-        (1.0 - NO_SHIFT_SHARE) * gauss(side * shift * share) + NO_SHIFT_SHARE * gauss(0.0)
+        (1.0 - NO_SHIFT_SHARE) * density(true) + NO_SHIFT_SHARE * density(false)
     }
+}
+
+/// Density of a zero-mean normal with covariance `cov` (n × n, row-major; overwritten by its
+/// Cholesky factor) at `y`, without the (2π)^(n/2); 0 when `cov` is not positive definite.
+fn normal_density(y: &[f64], cov: &mut [f64]) -> f64 {
+    let n = y.len();
+    let mut z = vec![0.0; n];
+    let mut root_det = 1.0;
+    for j in 0..n {
+        let d = cov[j * n + j] - (0..j).map(|k| cov[j * n + k].powi(2)).sum::<f64>();
+        if !(d > 0.0) {
+            return 0.0;
+        }
+        let l = d.sqrt();
+        cov[j * n + j] = l;
+        for i in j + 1..n {
+            cov[i * n + j] = (cov[i * n + j] - (0..j).map(|k| cov[i * n + k] * cov[j * n + k]).sum::<f64>()) / l;
+        }
+        // Forward substitution of L·z = y, row j.
+        z[j] = (y[j] - (0..j).map(|k| cov[j * n + k] * z[k]).sum::<f64>()) / l;
+        root_det *= l;
+    }
+    (-0.5 * z.iter().map(|v| v * v).sum::<f64>()).exp() / root_det
 }
 
 /// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,
@@ -652,32 +705,42 @@ const PEDESTRIAN_WALKS_ON: f64 = 0.9;
 /// ... and when she has just crossed another arm to this corner (a diagonal crossing in two steps).
 const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
 
-/// The track's lane position over its last second on `lanelet` (at least four points): the mean
-/// signed lane offset, how many points it is over, and the metres to the stop line `to_go` gives
-/// for their mean station.
-fn last_second_on(t: &MatchedTrajectory, lanelet: i64, to_go: impl FnOnce(f64) -> f64) -> Option<LanePosition> {
+/// Seconds of a track on one lanelet its lane position is kept over at most: the predictor's
+/// history ([`HISTORY_US`]) holds four.
+pub const LANE_SECONDS: usize = 4;
+
+/// Where the track kept in its lane on `lanelet`, second by second counted back from its newest
+/// point there (seconds with fewer than four points left out; none without four in the newest),
+/// each second's metres to the stop line at `end_m`, the lanelet's length.
+fn lane_seconds(t: &MatchedTrajectory, lanelet: i64, end_m: f64) -> Option<LanePosition> {
     let on: Vec<&crate::proto::MatchedPoint> =
         t.points.iter().filter(|p| p.lanelet_id == lanelet && p.offset_m.is_finite()).collect();
     let newest = on.last()?.measured_at_us;
-    let recent: Vec<&&crate::proto::MatchedPoint> =
-        on.iter().filter(|p| p.measured_at_us.saturating_add(1_000_000) >= newest).collect();
-    if recent.len() < 4 {
+    // Second 0 is the newest one (its points at most 1 s older than the newest), second k the
+    // k-th before it.
+    let second_of =
+        |p: &&crate::proto::MatchedPoint| newest.saturating_sub(p.measured_at_us).saturating_sub(1) / 1_000_000;
+    let mut seconds = Vec::new();
+    for k in (0..LANE_SECONDS as u64).rev() {
+        let of_k: Vec<&&crate::proto::MatchedPoint> = on.iter().filter(|p| second_of(p) == k).collect();
+        if of_k.len() < 4 {
+            continue;
+        }
+        let mean =
+            |f: fn(&crate::proto::MatchedPoint) -> f64| of_k.iter().map(|p| f(p)).sum::<f64>() / of_k.len() as f64;
+        seconds.push((
+            k,
+            LaneSecond {
+                offset_m: mean(|p| p.offset_m),
+                points: of_k.len() as u32,
+                to_go_m: (end_m - mean(|p| p.station_m)).max(0.0),
+            },
+        ));
+    }
+    if seconds.last().is_none_or(|(k, _)| *k != 0) {
         return None;
     }
-    let mean =
-        |f: fn(&crate::proto::MatchedPoint) -> f64| recent.iter().map(|p| f(p)).sum::<f64>() / recent.len() as f64;
-    Some(LanePosition {
-        approach_lanelet_id: lanelet,
-        offset_m: mean(|p| p.offset_m),
-        points: recent.len() as u32,
-        to_go_m: to_go(mean(|p| p.station_m)),
-    })
-}
-
-/// The track's lane position over its last second on its current lanelet, `to_go` metres
-/// before its end, for [`lateral_likelihood`].
-fn lateral(t: &MatchedTrajectory, to_go: f64) -> Option<LanePosition> {
-    last_second_on(t, t.points.last()?.lanelet_id, |_| to_go)
+    Some(LanePosition { approach_lanelet_id: lanelet, seconds: seconds.into_iter().map(|(_, s)| s).collect() })
 }
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
@@ -719,14 +782,6 @@ fn past(t: &MatchedTrajectory, step_us: u64) -> Vec<PredictedPosition> {
     }
     out.reverse();
     out
-}
-
-/// [`lateral`] for a road user on a connector: where in its lane it kept over its last second
-/// on `approach_id`, the approach the connector leaves (a turn's move-over is done by the stop
-/// line; on the connector itself the lane position says nothing).
-fn approach_lateral(map: &LaneMap, t: &MatchedTrajectory, approach_id: i64) -> Option<LanePosition> {
-    let end = map.lanes.get(&approach_id)?.stations.last().copied().unwrap_or(0.0);
-    last_second_on(t, approach_id, |station| (end - station).max(0.0))
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
@@ -877,11 +932,12 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
                 None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
             },
         },
-        lateral: if lane.turn.is_empty() {
-            lateral(t, to_go)
-        } else {
-            approach.and_then(|a| approach_lateral(map, t, a))
-        },
+        // On a connector, as it kept on the approach it leaves: the move over is done by the
+        // stop line, on the connector the lane position says nothing.
+        lateral: approach.and_then(|a| {
+            let end_m = map.lanes.get(&a)?.stations.last().copied().unwrap_or(0.0);
+            lane_seconds(t, a, end_m)
+        }),
     };
     let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
@@ -1246,6 +1302,67 @@ mod tests {
         let paths = predict(&map(), &t, &PredictorConfig::default());
         assert_eq!(paths[0].lanelet_sequence, vec![4]);
         assert!(paths[0].probability > 0.9, "{paths:?}");
+    }
+
+    #[test]
+    fn a_rider_who_kept_by_the_kerb_since_before_any_move_goes_straight() {
+        // Two riders 15 cm right of the centerline over their last second, 2 m before the line:
+        // as far over as one about to turn right. One has kept there for four seconds, from
+        // before the move over a turn begins (15 m out); the other kept 5 cm left of the
+        // centerline then.
+        let second = |offset_m: f64, to_go_m: f64| LaneSecond { offset_m, points: 8, to_go_m };
+        let kept = [second(-0.15, 17.0), second(-0.15, 12.0), second(-0.15, 7.0), second(-0.15, 2.0)];
+        let moved = [second(0.05, 17.0), second(0.0, 12.0), second(-0.08, 7.0), second(-0.15, 2.0)];
+        let straight_to_right = |seconds: &[LaneSecond]| {
+            lateral_likelihood(TravelMode::Bicycle, "straight", seconds)
+                / lateral_likelihood(TravelMode::Bicycle, "right", seconds)
+        };
+        let newest_only = straight_to_right(&kept[3..]);
+        // The newest second alone leans to the turn (0.28); the seconds before tell the two
+        // apart (0.78 against 0.05).
+        assert!(newest_only < 0.5, "{newest_only}");
+        assert!(straight_to_right(&kept) > 2.5 * newest_only, "{}", straight_to_right(&kept));
+        assert!(straight_to_right(&moved) < newest_only / 4.0, "{}", straight_to_right(&moved));
+    }
+
+    #[test]
+    fn the_normal_density_matches_its_closed_form() {
+        // Independent: the product of the one-dimensional densities.
+        let mut cov = vec![0.04, 0.0, 0.0, 0.09];
+        let expected = (-0.5 * (0.1f64.powi(2) / 0.04 + 0.3f64.powi(2) / 0.09)).exp() / (0.2 * 0.3);
+        assert!((normal_density(&[0.1, -0.3], &mut cov) / expected - 1.0).abs() < 1e-12);
+        // Correlated: det = 1·1 − 0.8² = 0.36, quadratic form yᵀΣ⁻¹y = (1 + 1 − 2·0.8·1)/0.36 for y = (1, 1).
+        let mut cov = vec![1.0, 0.8, 0.8, 1.0];
+        let expected = (-0.5 * 0.4 / 0.36f64).exp() / 0.6;
+        assert!((normal_density(&[1.0, 1.0], &mut cov) / expected - 1.0).abs() < 1e-12);
+        // Not positive definite: no density.
+        assert_eq!(normal_density(&[0.0, 0.0], &mut vec![1.0, 1.0, 1.0, 1.0]), 0.0);
+    }
+
+    #[test]
+    fn the_lane_position_is_kept_second_by_second_on_the_approach() {
+        // 5 m/s on the 60 m approach for 4.5 s, 8 points a second, offset = −0.1 m · seconds.
+        let points = (0..=36)
+            .map(|k| {
+                let secs = k as f64 * 0.125;
+                let y = -40.0 + 5.0 * secs;
+                MatchedPoint { offset_m: -0.1 * secs, ..sampled(k, (0.0, y), 1, 60.0 + y) }
+            })
+            .collect();
+        let t = MatchedTrajectory { mode: TravelMode::Bicycle as i32, object_id: 9, points, ..Default::default() };
+        let l = lane_seconds(&t, 1, 60.0).expect("a newest second on the approach");
+        assert_eq!(l.approach_lanelet_id, 1);
+        // Four seconds at most, oldest first: the newest holds the points up to a second before
+        // the newest one (9: 3.5 … 4.5 s, mean 4.0 s), the one before it 2.5 … 3.375 s (8).
+        assert_eq!(l.seconds.len(), LANE_SECONDS);
+        let (newest, before) = (&l.seconds[3], &l.seconds[2]);
+        assert_eq!((newest.points, before.points), (9, 8));
+        assert!((newest.offset_m + 0.4).abs() < 1e-9 && (newest.to_go_m - 20.0).abs() < 1e-6, "{newest:?}");
+        assert!((before.offset_m + 0.29375).abs() < 1e-9, "{before:?}");
+        assert!(l.seconds.windows(2).all(|w| w[0].to_go_m > w[1].to_go_m && w[0].offset_m > w[1].offset_m));
+        // Fewer than four points in the newest second: no lane position.
+        let short = MatchedTrajectory { points: t.points[..3].to_vec(), ..t.clone() };
+        assert!(lane_seconds(&short, 1, 60.0).is_none());
     }
 
     #[test]
