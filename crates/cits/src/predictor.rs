@@ -15,7 +15,7 @@ use crate::fit::{line_fit, parabola_fit};
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{
-    LaneGraph, LanePosition, LaneSecond, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode,
+    LaneGraph, LanePosition, LaneSecond, MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode,
 };
 use crate::stage::StageError;
 
@@ -455,7 +455,7 @@ struct Kinematics {
 /// any two points would.
 fn kinematics(origin: Wgs84, t: &MatchedTrajectory) -> Option<Kinematics> {
     let last = t.points.last()?;
-    let local = |p: &crate::proto::MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
+    let local = |p: &MatchedPoint| wgs84_to_offset(origin, Wgs84 { lat: p.latitude, lon: p.longitude });
     let window: Vec<(f64, Local)> = t
         .points
         .iter()
@@ -709,38 +709,36 @@ const PEDESTRIAN_CROSSES_AGAIN: f64 = 0.2;
 /// history ([`HISTORY_US`]) holds four.
 pub const LANE_SECONDS: usize = 4;
 
-/// Where the track kept in its lane on `lanelet`, second by second counted back from its newest
-/// point there (seconds with fewer than four points left out; none without four in the newest),
-/// each second's metres to the stop line at `end_m`, the lanelet's length.
-fn lane_seconds(t: &MatchedTrajectory, lanelet: i64, end_m: f64) -> Option<LanePosition> {
-    let on: Vec<&crate::proto::MatchedPoint> =
-        t.points.iter().filter(|p| p.lanelet_id == lanelet && p.offset_m.is_finite()).collect();
+/// Where the track kept in its lane on `approach`, second by second counted back from its newest
+/// point there, oldest first (seconds with fewer than four points left out; none without four in
+/// the newest), each with its metres to the approach's stop line.
+fn lane_seconds(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Option<LanePosition> {
+    let end = map.lanes.get(&approach)?.stations.last().copied().unwrap_or(0.0);
+    let on: Vec<&MatchedPoint> =
+        t.points.iter().filter(|p| p.lanelet_id == approach && p.offset_m.is_finite()).collect();
     let newest = on.last()?.measured_at_us;
     // Second 0 is the newest one (its points at most 1 s older than the newest), second k the
     // k-th before it.
-    let second_of =
-        |p: &&crate::proto::MatchedPoint| newest.saturating_sub(p.measured_at_us).saturating_sub(1) / 1_000_000;
-    let mut seconds = Vec::new();
-    for k in (0..LANE_SECONDS as u64).rev() {
-        let of_k: Vec<&&crate::proto::MatchedPoint> = on.iter().filter(|p| second_of(p) == k).collect();
+    let second = |k: u64| {
+        let of_k: Vec<&MatchedPoint> = on
+            .iter()
+            .copied()
+            .filter(|p| newest.saturating_sub(p.measured_at_us).saturating_sub(1) / 1_000_000 == k)
+            .collect();
         if of_k.len() < 4 {
-            continue;
+            return None;
         }
-        let mean =
-            |f: fn(&crate::proto::MatchedPoint) -> f64| of_k.iter().map(|p| f(p)).sum::<f64>() / of_k.len() as f64;
-        seconds.push((
-            k,
-            LaneSecond {
-                offset_m: mean(|p| p.offset_m),
-                points: of_k.len() as u32,
-                to_go_m: (end_m - mean(|p| p.station_m)).max(0.0),
-            },
-        ));
-    }
-    if seconds.last().is_none_or(|(k, _)| *k != 0) {
-        return None;
-    }
-    Some(LanePosition { approach_lanelet_id: lanelet, seconds: seconds.into_iter().map(|(_, s)| s).collect() })
+        let mean = |f: fn(&MatchedPoint) -> f64| of_k.iter().map(|p| f(p)).sum::<f64>() / of_k.len() as f64;
+        Some(LaneSecond {
+            offset_m: mean(|p| p.offset_m),
+            points: of_k.len() as u32,
+            to_go_m: (end - mean(|p| p.station_m)).max(0.0),
+        })
+    };
+    let newest_second = second(0)?;
+    let mut seconds: Vec<LaneSecond> = (1..LANE_SECONDS as u64).rev().filter_map(second).collect();
+    seconds.push(newest_second);
+    Some(LanePosition { approach_lanelet_id: approach, seconds })
 }
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
@@ -934,10 +932,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         },
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing.
-        lateral: approach.and_then(|a| {
-            let end_m = map.lanes.get(&a)?.stations.last().copied().unwrap_or(0.0);
-            lane_seconds(t, a, end_m)
-        }),
+        lateral: approach.and_then(|a| lane_seconds(map, t, a)),
     };
     let horizon_m = ahead(steps, 0.0).max(k.speed * secs(steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
@@ -1005,7 +1000,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::{Lanelet, MatchedPoint};
+    use crate::proto::Lanelet;
 
     const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
 
@@ -1350,7 +1345,7 @@ mod tests {
             })
             .collect();
         let t = MatchedTrajectory { mode: TravelMode::Bicycle as i32, object_id: 9, points, ..Default::default() };
-        let l = lane_seconds(&t, 1, 60.0).expect("a newest second on the approach");
+        let l = lane_seconds(&map(), &t, 1).expect("a newest second on the approach");
         assert_eq!(l.approach_lanelet_id, 1);
         // Four seconds at most, oldest first: the newest holds the points up to a second before
         // the newest one (9: 3.5 … 4.5 s, mean 4.0 s), the one before it 2.5 … 3.375 s (8).
@@ -1362,7 +1357,7 @@ mod tests {
         assert!(l.seconds.windows(2).all(|w| w[0].to_go_m > w[1].to_go_m && w[0].offset_m > w[1].offset_m));
         // Fewer than four points in the newest second: no lane position.
         let short = MatchedTrajectory { points: t.points[..3].to_vec(), ..t.clone() };
-        assert!(lane_seconds(&short, 1, 60.0).is_none());
+        assert!(lane_seconds(&map(), &short, 1).is_none());
     }
 
     #[test]
