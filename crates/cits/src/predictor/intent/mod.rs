@@ -1,0 +1,127 @@
+//! Which way a vehicle or rider is going at the junction ahead: a prior per turn times the
+//! evidence its track shows — its speed profile against the distance to the line, where in its
+//! lane it keeps, and on a connector how fast it goes.
+
+use crate::proto::{LanePosition, TravelMode};
+
+mod lateral;
+mod speed;
+mod steering;
+
+#[cfg(test)]
+pub(super) use lateral::normal_density;
+pub use lateral::LANE_SECONDS;
+pub(crate) use lateral::{lane_seconds, lateral_likelihood};
+pub(crate) use speed::{profile_turn_likelihood, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
+pub(crate) use steering::steering_likelihood;
+
+/// What a track shows about the turn ahead: from its speed profile the likelihood ratio
+/// turning : going straight ([`turn_likelihood`]), from where in its lane it keeps the lateral
+/// offset ([`lateral_likelihood`]).
+#[derive(Debug, Clone)]
+pub struct Evidence {
+    /// From the speed profile (braking to a turn speed or not), turning : straight.
+    pub turning: f64,
+    /// From the speed itself near the line, turning : straight.
+    pub level: f64,
+    /// From the heading against the lane, turning left : straight and turning right : straight.
+    pub steering: [f64; 2],
+    /// Where in its lane the track kept, second by second, on the approach; None off an
+    /// approach or with too few points in its newest second there.
+    pub lateral: Option<LanePosition>,
+}
+
+/// Prior weight of taking a successor with this turn times what the track shows. The prior is
+/// neutral (every turn alike): how traffic splits differs from junction to junction and from
+/// arm to arm, and a split copied from one place is wrong at the next.
+pub(super) fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
+    let (speed, steering) = match turn {
+        "left" => (evidence.turning * evidence.level, evidence.steering[0]),
+        "right" => (evidence.turning * evidence.level, evidence.steering[1]),
+        _ => (1.0, 1.0),
+    };
+    let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
+    speed * steering * lateral
+}
+
+/// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,
+/// 12–16 km/h for cyclists): no turn signal reaches the RSU, so a road user's speed profile is
+/// what tells a turn — it has to slow down to this before the junction.
+pub(super) fn turn_speed_mps(mode: TravelMode) -> Option<f64> {
+    match mode {
+        TravelMode::Car => Some(6.0),
+        TravelMode::Bicycle => Some(4.0),
+        _ => None,
+    }
+}
+
+/// The speeds turns here are taken at (15–25 km/h by car, 12–16 km/h by bicycle): each road
+/// user has its own, so what a track shows is weighed against all of them.
+pub(super) fn turn_speeds_mps(mode: TravelMode) -> Option<(f64, f64)> {
+    match mode {
+        TravelMode::Car => Some((4.2, 6.9)),
+        TravelMode::Bicycle => Some((3.3, 4.4)),
+        _ => None,
+    }
+}
+
+/// Deceleration (m/s²) from which on a driver who means to turn must be braking (comfortable
+/// braking is about 2 m/s²), and beyond which turning would take braking hard.
+const BRAKING_ONSET_MPS2: f64 = 2.0;
+const HARD_BRAKING_MPS2: f64 = 3.5;
+/// Spread of the deceleration a track shows (estimation noise and drivers' variety), m/s².
+const DECELERATION_SIGMA_MPS2: f64 = 0.8;
+
+/// Likelihood ratio turning : going straight of a road user at `speed`, decelerating at `decel`
+/// (m/s², braking positive), `to_go` metres before its junction, averaged over the turn speeds
+/// it may have in mind ([`turn_speeds_mps`]).
+pub(super) fn turn_likelihood(mode: TravelMode, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
+    let Some((low, high)) = turn_speeds_mps(mode) else { return 1.0 };
+    const SAMPLES: usize = 5;
+    let mean = (0..SAMPLES)
+        .map(|i| low + (high - low) * i as f64 / (SAMPLES - 1) as f64)
+        .map(|v_turn| turn_likelihood_at(v_turn, speed, decel, to_go))
+        .sum::<f64>()
+        / SAMPLES as f64;
+    mean.clamp(1e-6, 1e6)
+}
+
+/// [`turn_likelihood`] for one turn speed `v_turn`. A turn needs that speed at the junction:
+/// the deceleration that takes is what a turning driver shows once it exceeds the onset, a
+/// straight one shows none; needing more than hard braking rules a turn out.
+fn turn_likelihood_at(v_turn: f64, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
+    if speed <= v_turn || to_go <= 0.0 {
+        return 1.0; // slow enough to turn already: the speed tells nothing
+    }
+    let needed = (speed * speed - v_turn * v_turn) / (2.0 * to_go);
+    let gauss = |x: f64, sigma: f64| (-x * x / (2.0 * sigma * sigma)).exp();
+    let too_hard = if needed > HARD_BRAKING_MPS2 { gauss(needed - HARD_BRAKING_MPS2, 0.5) } else { 1.0 };
+    // A track too short to fit a deceleration still shows a speed no turn can be slowed from.
+    let Some(decel) = decel else { return too_hard };
+    // One going straight keeps its speed. One turning brakes as hard as its turn needs once that
+    // is past a comfortable onset; before, it may still be cruising or already braking
+    // comfortably (its turn speed is its own, so the onset is not sharp).
+    let straight = gauss(decel, DECELERATION_SIGMA_MPS2);
+    let turning = if needed >= BRAKING_ONSET_MPS2 {
+        gauss(decel - needed.min(HARD_BRAKING_MPS2), DECELERATION_SIGMA_MPS2)
+    } else {
+        0.5 * straight + 0.5 * gauss(decel - BRAKING_ONSET_MPS2, DECELERATION_SIGMA_MPS2)
+    };
+    (too_hard * turning / straight.max(1e-12)).clamp(1e-6, 1e6)
+}
+
+/// How much faster than its turn speed (m/s) a road user may still take a turn connector.
+const TURN_SPEED_SLACK_MPS: f64 = 1.5;
+
+/// Likelihood that a road user at `speed` is on a connector with this turn: one far faster than
+/// a turn is taken at is going straight, however its first points fit the connectors (they
+/// overlap where they start).
+pub(super) fn connector_speed_likelihood(mode: TravelMode, turn: &str, speed: f64) -> f64 {
+    match turn_speed_mps(mode) {
+        Some(v_turn) if matches!(turn, "left" | "right") => {
+            let excess = (speed - v_turn - TURN_SPEED_SLACK_MPS).max(0.0);
+            (-excess * excess / 2.0).exp().max(1e-6)
+        }
+        _ => 1.0,
+    }
+}

@@ -1,0 +1,107 @@
+//! Steering: a road user's heading against its approach lane's direction. One going straight
+//! keeps to its lane's heading (a few degrees of wander); one turning steers off it towards its
+//! turn from a point near the stop line on, more and more — the cue every turning vehicle and
+//! rider gives, braking, moving over or not. Turns ease in (a clothoid, as NCAP's test paths and
+//! drivers' steering do): the heading grows with the square of the distance since the onset.
+
+use crate::proto::{MatchedTrajectory, TravelMode};
+
+use super::super::lane_map::LaneMap;
+
+/// How far back the headings are judged: a second and a half shows an onset's growth.
+const WINDOW_US: u64 = 1_500_000;
+/// How far (1σ, rad) a road user's heading wanders about its lane's going straight.
+const WANDER_RAD: f64 = 0.035;
+/// The sensor's velocity noise (1σ per axis, m/s): a heading measured from a velocity strays by
+/// this over the speed.
+const VELOCITY_NOISE_MPS: f64 = 0.2;
+/// Share of headings that are outliers (a tracker's jump), and their spread (rad).
+const OUTLIER_SHARE: f64 = 0.05;
+const OUTLIER_RAD: f64 = 0.6;
+/// How fast the heading builds up after the onset, rad per m² (1 / (arc radius × clothoid
+/// length)): tight urban corners to wide sweeping turns.
+const BUILD_UP_PER_M2: [f64; 4] = [0.008, 0.015, 0.03, 0.06];
+/// The largest heading off the lane a turn reaches (rad): a right angle and a little more.
+const TURN_MAX_RAD: f64 = 1.8;
+/// Where a turn's steering may begin, metres along the way from the stop line (negative before
+/// it), and the step the onset is weighed at.
+fn onsets_m(mode: TravelMode) -> (f64, f64, f64) {
+    match mode {
+        TravelMode::Bicycle => (-8.0, 8.0, 1.0),
+        _ => (-15.0, 12.0, 1.5),
+    }
+}
+
+/// Heading measurements of the track's last [`WINDOW_US`] on `approach` or a connector leaving
+/// it: (metres along from the stop line, heading off the approach's direction in rad — left
+/// positive —, its noise in rad).
+fn headings(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Vec<(f64, f64, f64)> {
+    let Some(lane) = map.lanes.get(&approach) else { return Vec::new() };
+    let end = lane.stations.last().copied().unwrap_or(0.0);
+    let direction = |station: f64| {
+        let ((x0, y0), _) = lane.at(station - 1.0);
+        let ((x1, y1), _) = lane.at(station + 1.0);
+        // Clockwise from north, as the sensor's headings are.
+        (x1 - x0).atan2(y1 - y0)
+    };
+    let newest = t.points.last().map_or(0, |p| p.measured_at_us);
+    t.points
+        .iter()
+        .filter(|p| p.measured_at_us.saturating_add(WINDOW_US) >= newest)
+        .filter_map(|p| {
+            let heading = p.heading_deg?.to_radians();
+            let speed = p.speed_mps?;
+            let (along, lane_heading) = if p.lanelet_id == approach {
+                (p.station_m - end, direction(p.station_m))
+            } else if lane.successors.contains(&p.lanelet_id) {
+                (p.station_m, direction(end))
+            } else {
+                return None;
+            };
+            // Clockwise off the lane is to the right: left positive.
+            let off = -(heading - lane_heading + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
+                + std::f64::consts::PI;
+            let noise = (WANDER_RAD.powi(2) + (VELOCITY_NOISE_MPS / speed.max(1.0)).powi(2)).sqrt();
+            Some((along, off, noise))
+        })
+        .collect()
+}
+
+/// Likelihood ratio turning to `side` (1 left, −1 right) : going straight, from the headings
+/// the sensor measured against the approach's direction; 1 with fewer than four.
+pub(crate) fn steering_likelihood(map: &LaneMap, t: &MatchedTrajectory, approach: i64, side: f64) -> f64 {
+    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
+    let samples = headings(map, t, approach);
+    if samples.len() < 4 {
+        return 1.0;
+    }
+    let log_density = |x: f64, sigma: f64| {
+        let core = (1.0 - OUTLIER_SHARE) * (-0.5 * (x / sigma).powi(2)).exp() / sigma;
+        let wide = OUTLIER_SHARE * (-0.5 * (x / OUTLIER_RAD).powi(2)).exp() / OUTLIER_RAD;
+        (core + wide).ln()
+    };
+    let straight: f64 = samples.iter().map(|&(_, off, noise)| log_density(off, noise)).sum();
+    let newest_along = samples.iter().map(|s| s.0).fold(f64::NEG_INFINITY, f64::max);
+    let (first, last, step) = onsets_m(mode);
+    let mut ratios = Vec::new();
+    let mut onset = first;
+    while onset <= last + 1e-9 {
+        if onset >= newest_along {
+            // Not reached yet: its steering would not show.
+            ratios.extend(BUILD_UP_PER_M2.iter().map(|_| 1.0));
+        } else {
+            for rate in BUILD_UP_PER_M2 {
+                let turning: f64 = samples
+                    .iter()
+                    .map(|&(along, off, noise)| {
+                        let past = (along - onset).max(0.0);
+                        log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise)
+                    })
+                    .sum();
+                ratios.push((turning - straight).clamp(-50.0, 50.0).exp());
+            }
+        }
+        onset += step;
+    }
+    (ratios.iter().sum::<f64>() / ratios.len() as f64).clamp(1e-3, 1e3)
+}

@@ -1,0 +1,266 @@
+//! Predictor stage logic: from a matched trajectory and the lane graph, the likely routes ahead
+//! (ranked, with probabilities) and time-stamped positions over a horizon.
+//!
+//! Routes branch at lanelet successors; each branch is weighted by a turn prior times what the
+//! track shows ([`intent`]): its speeds against the distance to the stop line, where in its lane
+//! it keeps, and on a connector which one its points follow. Speed comes from the object's
+//! recent track ([`kinematics`]). Pedestrians walk their lanelet ([`pedestrians`]); objects
+//! without a lane are extrapolated at constant velocity.
+//!
+//! Modules: `config` (stage settings), `lane_map` (the lane graph in metres, routes),
+//! `kinematics` (fitted motion, measured speeds, the matched past), `intent` (turn evidence),
+//! `pedestrians` (walking on along walkways and across crosswalks).
+
+mod config;
+mod intent;
+mod kinematics;
+mod lane_map;
+mod pedestrians;
+#[cfg(test)]
+mod tests;
+
+pub use config::PredictorConfig;
+pub(crate) use intent::lateral_likelihood;
+pub use intent::{Evidence, LANE_SECONDS};
+pub use kinematics::{HISTORY_US, PAST_US};
+pub use lane_map::LaneMap;
+
+use crate::fit::line_fit;
+use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+use intent::{
+    connector_speed_likelihood, lane_seconds, profile_turn_likelihood, speed_level_likelihood, speed_profile,
+    steering_likelihood, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
+};
+use kinematics::{
+    distance_after, fresh_track_motion, kinematics, measured_speed, past, recent_speeds, top_speed_mps, Kinematics,
+    BRAKING_MPS2,
+};
+use lane_map::Local;
+
+pub const STAGE: &str = "predictor";
+
+/// One track being predicted: its newest point, its motion, and the frame its paths are
+/// written in.
+struct Prediction<'a> {
+    map: &'a LaneMap,
+    t: &'a MatchedTrajectory,
+    cfg: &'a PredictorConfig,
+    mode: TravelMode,
+    last: &'a MatchedPoint,
+    /// Local metres around the map origin on the lanes; around the object itself off them,
+    /// where the map (e.g. an empty off-map tile) may have no meaningful origin.
+    origin: Wgs84,
+    k: Kinematics,
+    /// The acceleration the horizon keeps up ([`Prediction::ahead`]).
+    accel: f64,
+    steps: usize,
+    past: Vec<PredictedPosition>,
+    tracked_since_us: u64,
+}
+
+impl Prediction<'_> {
+    fn secs(&self, i: usize) -> f64 {
+        (i as u64 * self.cfg.step_us) as f64 / 1e6
+    }
+
+    /// Metres covered by step `i`, braking no further than to `floor` (m/s).
+    fn ahead(&self, i: usize, floor: f64) -> f64 {
+        distance_after(self.k.speed, self.accel, floor, top_speed_mps(self.mode), self.secs(i))
+    }
+
+    /// Step `i`'s position at local point `p` on `lanelet_id`.
+    fn position(&self, i: usize, p: Local, lanelet_id: i64) -> PredictedPosition {
+        let w = offset_to_wgs84(self.origin, p.0, p.1);
+        PredictedPosition {
+            at_us: self.last.measured_at_us + i as u64 * self.cfg.step_us,
+            latitude: w.lat,
+            longitude: w.lon,
+            lanelet_id,
+        }
+    }
+
+    fn path(
+        &self,
+        lanelet_sequence: Vec<i64>,
+        probability: f64,
+        rank: usize,
+        positions: Vec<PredictedPosition>,
+    ) -> PredictedPath {
+        PredictedPath {
+            station_id: self.t.station_id,
+            object_id: self.t.object_id,
+            generation: self.t.generation,
+            mode: self.t.mode,
+            lanelet_sequence,
+            probability,
+            positions,
+            rank: rank as u32,
+            sensor_id: self.t.sensor_id,
+            observed_at_us: self.last.measured_at_us,
+            past: self.past.clone(),
+            tracked_since_us: self.tracked_since_us,
+            lane_position: None,
+            turn: String::new(),
+        }
+    }
+}
+
+/// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
+pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
+    let Some(last) = t.points.last() else { return Vec::new() };
+    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
+    let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
+    let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
+    let Some(mut k) = kinematics(origin, t) else { return Vec::new() };
+    if let Some((speed, heading)) = fresh_track_motion(t) {
+        k.speed = speed;
+        k.heading = heading.unwrap_or(k.heading);
+    } else if mode == TravelMode::Pedestrian {
+        // A walker's pace from positions is mostly noise: over 1.5 s (σ 0.15 m) one walking a
+        // steady 1 m/s was fitted anywhere from 0.4 to 1.7 and braking or speeding up at up to
+        // 1 m/s², which moved when she reaches a crosswalk by seconds.
+        // Her pace is the mean of the last second's measured speeds, her speed-up their slope.
+        if let Some(speeds) = recent_speeds(t) {
+            if let Some((_, accel)) = line_fit(&speeds) {
+                k.speed = speeds.iter().map(|s| s.1).sum::<f64>() / speeds.len() as f64;
+                k.accel = accel;
+            }
+        }
+    }
+    // Braking is kept up (to a stop at most: one yielding); speeding up to the mode's top speed.
+    // A pedestrian speeds up only from a standstill or a stroll (one setting off to cross): one
+    // already walking is taken to keep its pace — a fitted speed-up there is mostly the tracker
+    // settling, and a walker "running at 2.5 m/s" into a car's lane was a quarter of the clearly
+    // false warnings left.
+    let speeding_up = k.accel > 0.0 && (mode != TravelMode::Pedestrian || k.speed < pedestrians::SETTING_OFF_MPS);
+    let accel = if k.accel < -BRAKING_MPS2 || speeding_up { k.accel } else { 0.0 };
+    let p = Prediction {
+        map,
+        t,
+        cfg,
+        mode,
+        last,
+        origin,
+        k,
+        accel,
+        steps: (cfg.horizon_us / cfg.step_us.max(1)) as usize,
+        past: past(t, cfg.step_us),
+        tracked_since_us: t.points.iter().map(|p| p.measured_at_us).min().unwrap_or(last.measured_at_us),
+    };
+    if mode == TravelMode::Pedestrian && on_lane {
+        pedestrians::predict(&p)
+    } else if !on_lane {
+        off_lane(&p)
+    } else {
+        on_routes(&p)
+    }
+}
+
+/// Off the lanes: straight on along the fitted heading.
+fn off_lane(p: &Prediction) -> Vec<PredictedPath> {
+    let positions = (1..=p.steps)
+        .map(|i| {
+            let d = p.ahead(i, 0.0);
+            p.position(i, (p.k.at.0 + p.k.heading.0 * d, p.k.at.1 + p.k.heading.1 * d), 0)
+        })
+        .collect();
+    vec![p.path(Vec::new(), 1.0, 0, positions)]
+}
+
+/// A vehicle or rider on its lanes: the routes ahead, each weighted by what the track shows of
+/// its turn.
+fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
+    let (map, t, mode, last, k) = (p.map, p.t, p.mode, p.last, &p.k);
+    let lane = &map.lanes[&last.lanelet_id];
+    let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
+    // Lane position tells a turn on the approach (on a connector: as it was on the approach).
+    let approach = if lane.turn.is_empty() {
+        Some(last.lanelet_id)
+    } else {
+        map.predecessors.get(&last.lanelet_id).and_then(|p| p.first().copied())
+    };
+    let profile = approach.map(|a| speed_profile(map, t, a)).unwrap_or_default();
+    let evidence = Evidence {
+        // The sensor's own speeds against the distance to the line tell most; without them, the
+        // fitted speed and deceleration.
+        turning: match profile_turn_likelihood(mode, &profile) {
+            Some(ratio) => ratio,
+            None => match measured_speed(t) {
+                Some((speed, accel)) => turn_likelihood(mode, speed.max(0.0), Some(-accel), to_go),
+                None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+            },
+        },
+        // The speed itself, on the approach (on a connector, how fast it goes tells which one,
+        // see `connector_speed_likelihood`).
+        level: if lane.turn.is_empty() { speed_level_likelihood(mode, k.speed, to_go) } else { 1.0 },
+        steering: approach.map_or([1.0, 1.0], |a| [1.0, -1.0].map(|side| steering_likelihood(map, t, a, side))),
+        // On a connector, as it kept on the approach it leaves: the move over is done by the
+        // stop line, on the connector the lane position says nothing.
+        lateral: approach.and_then(|a| lane_seconds(map, t, a)),
+    };
+    let horizon_m = p.ahead(p.steps, 0.0).max(k.speed * p.secs(p.steps));
+    // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
+    // weighted by its turn's prior and how well the track follows it.
+    let candidates = if lane.turn.is_empty() {
+        vec![(last.lanelet_id, last.station_m, 1.0)]
+    } else {
+        let track: Vec<Local> = t
+            .points
+            .iter()
+            .filter(|q| q.measured_at_us + 1_000_000 >= last.measured_at_us)
+            .map(|q| wgs84_to_offset(p.origin, Wgs84 { lat: q.latitude, lon: q.longitude }))
+            .collect();
+        let fits = map.connector_candidates(last.lanelet_id, k.at, &track);
+        let weight = |id: i64, fit: f64| {
+            turn_prior(mode, &map.lanes[&id].turn, &evidence)
+                * fit
+                * connector_speed_likelihood(mode, &map.lanes[&id].turn, k.speed)
+        };
+        let total: f64 = fits.iter().map(|&(id, _, fit)| weight(id, fit)).sum();
+        fits.into_iter().map(|(id, station, fit)| (id, station, weight(id, fit) / total)).collect()
+    };
+    let mut routes: Vec<(Vec<i64>, f64, f64)> = candidates
+        .into_iter()
+        .flat_map(|(id, station, q)| {
+            map.routes(mode, &evidence, id, station + horizon_m, &[]).into_iter().map(move |(r, w)| (r, station, q * w))
+        })
+        .collect();
+    routes.sort_by(|a, b| b.2.total_cmp(&a.2));
+    routes.truncate(p.cfg.max_alternatives);
+    routes
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (route, station, probability))| {
+            // A vehicle braking towards a turn slows to the turn's speed; on a straight route
+            // (or already in the turn) braking means stopping: yielding.
+            let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
+            // In the turn by the connector this route takes from here, not the one the matcher
+            // picked: connectors overlap where they start, and a car matched to the straight one
+            // while turning right was predicted to brake to a stop on the turn's route (4 m in 4 s
+            // instead of 17), and its risk with a straight cyclist went unseen for 0.8 s.
+            let in_turn = matches!(map.lanes[&route[0]].turn.as_str(), "left" | "right");
+            // One braking at or below the turn's speed already is stopping (yielding), not
+            // slowing for the turn: a car approaching at NCAP's 10 km/h and braking short of a
+            // pedestrian was predicted to keep 10 km/h into her.
+            let floor = match (turn_speed_mps(mode), turn_speeds_mps(mode)) {
+                (Some(v), _) if turns && !in_turn && k.speed > v => v,
+                (_, Some((slowest, _))) if in_turn && k.speed > slowest => slowest,
+                _ => 0.0,
+            };
+            let positions = (1..=p.steps)
+                .map(|i| {
+                    let (q, lanelet) = map.walk(&route, station + p.ahead(i, floor));
+                    p.position(i, q, lanelet)
+                })
+                .collect();
+            // The turn this route takes at its junction (on a connector: that connector's).
+            let turn = route.iter().map(|id| map.lanes[id].turn.as_str()).find(|t| !t.is_empty()).unwrap_or("");
+            PredictedPath {
+                lane_position: evidence.lateral.clone(),
+                turn: turn.to_owned(),
+                ..p.path(route, probability, rank, positions)
+            }
+        })
+        .collect()
+}
