@@ -188,6 +188,14 @@ enum Command {
         /// (truth ids `A,B`) and the risk between them, warned or not.
         #[arg(long)]
         trace: Option<String>,
+        /// With --seeds: film Euro NCAP's turning and crossing test shapes (and their negatives)
+        /// on the map, each alone, instead of simulated traffic; print the NCAP table.
+        #[arg(long)]
+        ncap: bool,
+        /// With --seeds: what the sensors and the network make of the traffic — nominal,
+        /// noise-x2, dropouts-10, latency-300ms or one-camera (robustness rows).
+        #[arg(long, default_value = "nominal")]
+        condition: String,
     },
     /// Run one stage of the pipeline (or `pipeline`: all seven) as a native process on the
     /// pipeline's NATS subjects: the baseline `make bench` compares wasmCloud with.
@@ -859,9 +867,32 @@ async fn main() -> anyhow::Result<()> {
         Command::Simulate { seed, duration_s, out, truth, osm, scenarios, density } => {
             let scenarios = serde_json::from_value(serde_json::Value::String(scenarios.clone()))
                 .map_err(|_| anyhow::anyhow!("--scenarios must be `library` or `classic`, got `{scenarios}`"))?;
-            let params = cits_tools::sim::Params { seed, duration_s, scenarios, density };
+            let params = cits_tools::sim::Params {
+                seed,
+                duration_s,
+                scenarios,
+                density,
+                ..cits_tools::sim::Params::new(seed, duration_s)
+            };
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
+        }
+        Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, .. } => {
+            use cits_tools::sim::ncap::{Outcome, Shape};
+            let conditions = cits_tools::sim::Conditions::named(&condition)?;
+            let graph = cits_tools::sim::load_map(&osm)?;
+            let config = cits_tools::native::entries_set(&set)?;
+            let started = std::time::Instant::now();
+            let runs = evaluate::ncap::evaluate(
+                &graph,
+                &Shape::ALL,
+                &Outcome::ALL,
+                &evaluate::parse_seeds(&seeds)?,
+                &config,
+                conditions,
+            )?;
+            print!("{}", evaluate::ncap::table(&runs));
+            println!("({} runs filmed and evaluated in {:.1} s)", runs.len(), started.elapsed().as_secs_f64());
         }
         Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, sweep: Some(dir), set, .. } => {
             let graph = cits_tools::sim::load_map(&osm)?;
@@ -933,9 +964,10 @@ async fn main() -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, .. } => {
+        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, condition, .. } => {
             let graph = cits_tools::sim::load_map(&osm)?;
-            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let conditions = cits_tools::sim::Conditions::named(&condition)?;
+            let params = cits_tools::sim::Params { density, conditions, ..cits_tools::sim::Params::new(0, duration_s) };
             let started = std::time::Instant::now();
             let config = cits_tools::native::entries_set(&set)?;
             let rows = evaluate::evaluate_seeds(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config)?;

@@ -18,6 +18,8 @@ use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, 
 use etsi_its::denm::SimpleDenm;
 
 use crate::recording::Record;
+
+pub mod ncap;
 use crate::sim::{Kind, Params, Truth, TruthEncounter};
 
 pub struct NativePipeline {
@@ -448,8 +450,15 @@ pub fn run_scored(
     let mut pipeline = NativePipeline::configured(graph, config)?;
     let mut out = Vec::new();
     for r in records {
+        // A warning goes out once its CPM has arrived, not at the CPM's reference time: late
+        // delivery shortens every lead.
+        let arrived_us = r.timestamp_ms * 1000;
+        let from = out.len();
         out.extend(pipeline.process(crate::demo::RSU_ID, &r.cpm)?);
         out.append(&mut pipeline.silent);
+        for d in &mut out[from..] {
+            d.at_us = d.at_us.max(arrived_us);
+        }
     }
     Ok(out)
 }
@@ -468,13 +477,16 @@ pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
 
 /// `work` for every seed, the seeds spread over all cores (each seed is independent: simulate,
 /// run, score); results in no particular order.
-fn on_all_cores<T: Send>(seeds: &[u64], work: impl Fn(u64) -> anyhow::Result<T> + Sync) -> anyhow::Result<Vec<T>> {
+fn on_all_cores<I: Copy + Send + Sync, T: Send>(
+    seeds: &[I],
+    work: impl Fn(I) -> anyhow::Result<T> + Sync,
+) -> anyhow::Result<Vec<T>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
     let work = &work;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let chunk: Vec<u64> = seeds.iter().copied().skip(t).step_by(threads).collect();
+                let chunk: Vec<I> = seeds.iter().copied().skip(t).step_by(threads).collect();
                 scope.spawn(move || chunk.into_iter().map(work).collect::<anyhow::Result<Vec<T>>>())
             })
             .collect();
@@ -569,13 +581,16 @@ fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
 
 /// What sweeping the warning policy gives: per policy (thresholds, frames held) the summed
 /// score over the seeds, and the calibration of route probabilities.
+/// A warning policy of the sweep (and the frames a risk is held) with its score.
+pub type PolicyScore = (DetectorConfig, u32, Score);
+
 pub fn sweep(
     graph: &LaneGraph,
     seeds: &[u64],
     params: &Params,
     config: &[(String, String)],
     grid: &[(DetectorConfig, u32)],
-) -> anyhow::Result<(Vec<(DetectorConfig, u32, Score)>, Calibration)> {
+) -> anyhow::Result<(Vec<PolicyScore>, Calibration)> {
     // Each seed on its own thread (all cores): simulate, log every risk, replay the grid.
     let per_seed = |seed: u64| -> anyhow::Result<(Vec<Score>, Calibration)> {
         let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
@@ -716,7 +731,7 @@ mod tests {
     /// A truth with a vehicle (1) and two VRUs (2: a conflict, PET 0.4 s; 3: passes 4 s apart),
     /// and trackers: sensor 1 saw them as ids 10, 20 and 30.
     fn truth() -> Truth {
-        let mut t: Truth = serde_json::from_str(include_str!("../../../data/short.truth.json")).unwrap();
+        let mut t: Truth = serde_json::from_str(include_str!("../../../../data/short.truth.json")).unwrap();
         let start = t.parameters.start_unix_ms as i64;
         t.parameters.duration_s = 60;
         let user = |id: u32, kind: crate::sim::Kind| crate::sim::TruthUser { id, kind, ..t.road_users[0].clone() };

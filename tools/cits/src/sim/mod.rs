@@ -32,6 +32,7 @@ use etsi_its::cpm::{SimpleCpm, SimpleObject};
 use crate::demo::{CENTER, SENSORS, START_UNIX_MS, STATION_ID};
 use crate::recording::{self, Record};
 
+pub mod ncap;
 mod rng;
 mod routes;
 mod safety;
@@ -118,12 +119,47 @@ pub struct Params {
     pub scenarios: Scenarios,
     /// Background arrivals relative to the default rates.
     pub density: f64,
+    pub conditions: Conditions,
 }
 
 impl Params {
     /// A recording of `duration_s` with the whole scenario library and default traffic.
     pub fn new(seed: u64, duration_s: u32) -> Self {
-        Self { seed, duration_s, scenarios: Scenarios::Library, density: 1.0 }
+        Self { seed, duration_s, scenarios: Scenarios::Library, density: 1.0, conditions: Conditions::NOMINAL }
+    }
+}
+
+/// What the sensors and the network make of the road users: the cameras' nominal figures, or
+/// worse (the robustness rows of `cits evaluate --condition`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conditions {
+    /// Measurement noise (position, velocity, yaw) relative to [`POSITION_SIGMA_M`] and friends.
+    pub noise: f64,
+    /// A visible object is missing from a CPM with this probability.
+    pub dropout_p: f64,
+    /// Added to every CPM's delivery, µs.
+    pub extra_latency_us: f64,
+    /// Only the first camera reports.
+    pub one_camera: bool,
+}
+
+impl Conditions {
+    pub const NOMINAL: Conditions =
+        Conditions { noise: 1.0, dropout_p: DROPOUT_P, extra_latency_us: 0.0, one_camera: false };
+    /// The named conditions `cits evaluate --condition` takes.
+    pub const NAMED: [(&'static str, Conditions); 5] = [
+        ("nominal", Conditions::NOMINAL),
+        ("noise-x2", Conditions { noise: 2.0, ..Conditions::NOMINAL }),
+        ("dropouts-10", Conditions { dropout_p: 0.10, ..Conditions::NOMINAL }),
+        ("latency-300ms", Conditions { extra_latency_us: 300_000.0, ..Conditions::NOMINAL }),
+        ("one-camera", Conditions { one_camera: true, ..Conditions::NOMINAL }),
+    ];
+
+    pub fn named(name: &str) -> anyhow::Result<Conditions> {
+        Self::NAMED.iter().find(|(n, _)| *n == name).map(|(_, c)| *c).with_context(|| {
+            let names: Vec<&str> = Self::NAMED.iter().map(|(n, _)| *n).collect();
+            format!("unknown condition `{name}` (one of {})", names.join(", "))
+        })
     }
 }
 
@@ -241,10 +277,23 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
     if params.duration_s == 0 {
         bail!("duration must be at least one second");
     }
-    let world = World::new(graph, params.scenarios == Scenarios::Library)?;
-    let (movers, planted, hidden) = schedule(&world, params);
     if !(params.density > 0.0 && params.density.is_finite()) {
         bail!("density must be a positive number");
+    }
+    let world = World::new(graph, params.scenarios != Scenarios::Classic)?;
+    let plan = schedule(&world, params);
+    film(world, plan, params, &graph.name)
+}
+
+/// Who is on the road: the road users (into the world's routes), the planted conflicts (pairs
+/// of indices into the movers) and who is hidden from which camera when.
+type Plan = (Vec<Mover>, Vec<(ConflictKind, [usize; 2])>, Vec<Hidden>);
+
+/// The cameras film the plan: the recording of CPMs as the RSU sends them, and what truth
+/// needs to judge it.
+fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name: &str) -> anyhow::Result<Simulation> {
+    if params.duration_s == 0 {
+        bail!("duration must be at least one second");
     }
     let duration_us = i64::from(params.duration_s) * 1_000_000;
 
@@ -293,7 +342,8 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
     let mut lost = 0;
     let ticks = duration_us / PERIOD_US;
     for tick in 0..ticks {
-        for (s, (sensor_id, pose)) in SENSORS.iter().enumerate() {
+        let cameras = if params.conditions.one_camera { 1 } else { SENSORS.len() };
+        for (s, (sensor_id, pose)) in SENSORS.iter().enumerate().take(cameras) {
             let ref_us = tick * PERIOD_US + PHASE_US[s];
             let meas_us = ref_us + i64::from(MEASUREMENT_DELTA_MS) * 1000;
             let meas_s = meas_us as f64 / 1e6;
@@ -322,7 +372,7 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
                     tracker.occluded_until.insert(u, meas_us + (rng.range(1.2, 2.5) * 1e6) as i64);
                     continue;
                 }
-                if rng.chance(DROPOUT_P) {
+                if rng.chance(params.conditions.dropout_p) {
                     continue;
                 }
                 let id = match tracker.active.get(&u) {
@@ -345,9 +395,11 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
                     }
                 };
                 let (vx, vy) = pose.from_east_north(v.0, v.1);
-                let yaw = vy.atan2(vx).to_degrees() + YAW_SIGMA_DEG * rng.gauss();
-                let (nx, ny) = (x + POSITION_SIGMA_M * rng.gauss(), y + POSITION_SIGMA_M * rng.gauss());
-                let (nvx, nvy) = (vx + VELOCITY_SIGMA_MPS * rng.gauss(), vy + VELOCITY_SIGMA_MPS * rng.gauss());
+                let noise = params.conditions.noise;
+                let yaw = vy.atan2(vx).to_degrees() + noise * YAW_SIGMA_DEG * rng.gauss();
+                let (nx, ny) = (x + noise * POSITION_SIGMA_M * rng.gauss(), y + noise * POSITION_SIGMA_M * rng.gauss());
+                let (nvx, nvy) =
+                    (vx + noise * VELOCITY_SIGMA_MPS * rng.gauss(), vy + noise * VELOCITY_SIGMA_MPS * rng.gauss());
                 let confidence = match user.kind {
                     Kind::Car => rng.range(85.0, 99.0),
                     _ => rng.range(70.0, 95.0),
@@ -377,7 +429,8 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
             objects.truncate(MAX_OBJECTS_PER_CPM);
             objects.sort_by_key(|o| o.1.object_id);
             let latency = rng.range(LATENCY_US.0, LATENCY_US.1)
-                + if rng.chance(LATE_P) { rng.range(LATE_US.0, LATE_US.1) } else { 0.0 };
+                + if rng.chance(LATE_P) { rng.range(LATE_US.0, LATE_US.1) } else { 0.0 }
+                + params.conditions.extra_latency_us;
             if rng.chance(MESSAGE_LOSS_P) {
                 lost += 1;
                 continue;
@@ -436,7 +489,7 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
     let summary = summarize(params, &records, &users, &conflicts, &trackers, lost)?;
     Ok(Simulation {
         params: *params,
-        map_name: graph.name.clone(),
+        map_name: map_name.to_string(),
         records,
         users,
         conflicts,

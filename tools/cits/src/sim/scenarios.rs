@@ -15,6 +15,8 @@ pub enum Scenarios {
     Classic,
     /// The whole library: also the Euro NCAP-like variants, occlusions and a yielding near miss.
     Library,
+    /// One Euro NCAP test shape alone on the junction, no other traffic ([`super::ncap`]).
+    Ncap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -191,7 +193,7 @@ pub(super) fn plant(
         if planted.is_none_or(|(found, _, _)| (found.s_a - c.s_a).abs() > 1e-9) {
             continue;
         }
-        let a = if kind == ConflictKind::YieldingCarNearMiss { yielding(rng, a, &b, c) } else { a };
+        let a = if kind == ConflictKind::YieldingCarNearMiss { yielding(rng, a, &b, c, (2.0, 3.0)) } else { a };
         if placed.iter().all(|p| world.compatible(p, &a) && world.compatible(p, &b)) {
             return Some([a, b]);
         }
@@ -201,9 +203,21 @@ pub(super) fn plant(
 
 const YIELD_SHORT_M: f64 = 3.0;
 
-/// The car `a` stopping short of crossing `c` until `b` has cleared it, then passing 2–3 s
-/// after `b` left.
-fn yielding(rng: &mut Rng, a: Mover, b: &Mover, c: Crossing) -> Mover {
+/// The car `a` stopping short of crossing `c` until `b` has cleared it, then passing `after_s`
+/// (a range, s) after `b` left.
+pub(super) fn yielding(rng: &mut Rng, a: Mover, b: &Mover, c: Crossing, after_s: (f64, f64)) -> Mover {
+    yielding_braking(rng, a, b, c, after_s, BRAKING_MPS2)
+}
+
+/// [`yielding`], braking at `braking_mps2` to the stop.
+pub(super) fn yielding_braking(
+    rng: &mut Rng,
+    a: Mover,
+    b: &Mover,
+    c: Crossing,
+    after_s: (f64, f64),
+    braking_mps2: f64,
+) -> Mover {
     let (car_length, _) = super::safety::footprint(Kind::Car);
     let (vru_length, _) = super::safety::footprint(b.kind);
     // The car's front stops 3 m short of the VRU's path (the kerb side of a crosswalk or a bike
@@ -211,16 +225,16 @@ fn yielding(rng: &mut Rng, a: Mover, b: &Mover, c: Crossing) -> Mover {
     let stop_m = (c.s_a - car_length / 2.0 - YIELD_SHORT_M).max(0.0);
     // The VRU has cleared the car's lane when its rear is past the car's half width.
     let cleared = b.time_at(c.s_b + vru_length / 2.0 + 1.0);
-    let stopped = a.stopping(stop_m, 0.0);
+    let stopped = a.stopping_braking(stop_m, 0.0, braking_mps2);
     let enter = stopped.time_at(c.s_a - car_length / 2.0 - 1.0);
-    let dwell = (cleared + rng.range(2.0, 3.0) - enter).max(0.5);
+    let dwell = (cleared + rng.range(after_s.0, after_s.1) - enter).max(0.5);
     let stop = stopped.stop.map_or(0, |(k, _)| k);
     Mover { stop: Some((stop, dwell)), ..stopped }
 }
 
 /// Places the road users: planted conflicts first, evenly over the recording and cycling through
 /// the kinds, then Poisson background traffic held back until it clears everyone placed.
-pub(super) fn schedule(world: &World, params: &Params) -> (Vec<Mover>, Vec<(ConflictKind, [usize; 2])>, Vec<Hidden>) {
+pub(super) fn schedule(world: &World, params: &Params) -> Plan {
     let mut rng = Rng::new(params.seed, 1);
     let duration = f64::from(params.duration_s);
     let mut movers: Vec<Mover> = Vec::new();
@@ -229,10 +243,11 @@ pub(super) fn schedule(world: &World, params: &Params) -> (Vec<Mover>, Vec<(Conf
     let (kinds, spacing_s): (&[ConflictKind], f64) = match params.scenarios {
         Scenarios::Classic => (&ConflictKind::CLASSIC, 25.0),
         Scenarios::Library => (&ConflictKind::LIBRARY, 20.0),
+        Scenarios::Ncap => (&[], 20.0),
     };
     let n = ((duration / spacing_s).round() as usize).max(kinds.len());
     let (first, last) = (6.0, (duration - 4.0).max(7.0));
-    for k in 0..n {
+    for k in (0..n).take_while(|_| !kinds.is_empty()) {
         let kind = kinds[k % kinds.len()];
         let time = first + (last - first) * k as f64 / (n - 1) as f64;
         if let Some(pair) = plant(world, &mut rng, kind, time, &movers) {

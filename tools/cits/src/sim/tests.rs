@@ -23,7 +23,13 @@ fn committed(name: &str) -> (Vec<Record>, String, Truth, Params) {
     let text = std::fs::read_to_string(repo(&format!("data/{name}.truth.json"))).unwrap();
     let truth: Truth = serde_json::from_str(&text).unwrap();
     let p = &truth.parameters;
-    let params = Params { seed: p.seed, duration_s: p.duration_s, scenarios: p.scenarios, density: p.density };
+    let params = Params {
+        seed: p.seed,
+        duration_s: p.duration_s,
+        scenarios: p.scenarios,
+        density: p.density,
+        conditions: Conditions::NOMINAL,
+    };
     (records, text, truth, params)
 }
 

@@ -95,14 +95,14 @@ impl Mover {
         }
     }
 
-    /// The same road user stopping at arc length `at_m` for `dwell_s` (braking and pulling away
-    /// as before turns): a driver yielding.
-    pub(super) fn stopping(mut self, at_m: f64, dwell_s: f64) -> Self {
+    /// The same road user stopping at arc length `at_m` for `dwell_s` (braking at `braking_mps2`,
+    /// pulling away as after turns): a driver yielding.
+    pub(super) fn stopping_braking(mut self, at_m: f64, dwell_s: f64, braking_mps2: f64) -> Self {
         let k = ((at_m / self.step).round() as usize).clamp(1, self.v.len() - 2);
         let stop_m = k as f64 * self.step;
         for (i, v) in self.v.iter_mut().enumerate() {
             let d = i as f64 * self.step - stop_m;
-            let limit = if d < 0.0 { (2.0 * BRAKING_MPS2 * -d).sqrt() } else { (2.0 * ACCELERATION_MPS2 * d).sqrt() };
+            let limit = if d < 0.0 { (2.0 * braking_mps2 * -d).sqrt() } else { (2.0 * ACCELERATION_MPS2 * d).sqrt() };
             *v = v.min(limit);
         }
         self.t = profile_times(&self.v, self.step);
@@ -182,6 +182,27 @@ impl World {
         }
         let crossings = table;
         Ok(World { routes, crossings, lane_keeping: library })
+    }
+
+    /// Adds a route (e.g. one of a test shape's own) with its crossings; its index.
+    pub(super) fn add_route(&mut self, route: Route) -> usize {
+        let new = self.routes.len();
+        for (i, row) in self.crossings.iter_mut().enumerate() {
+            let found = crossings(&self.routes[i], &route);
+            row.push(found);
+        }
+        let mut own: Vec<Vec<Crossing>> = (0..new)
+            .map(|i| {
+                let mut c: Vec<Crossing> =
+                    self.crossings[i][new].iter().map(|c| Crossing { s_a: c.s_b, s_b: c.s_a, at: c.at }).collect();
+                c.sort_by(|x, y| x.s_a.total_cmp(&y.s_a));
+                c
+            })
+            .collect();
+        own.push(Vec::new());
+        self.crossings.push(own);
+        self.routes.push(route);
+        new
     }
 
     pub(super) fn find_route(&self, kind: Kind, arm: u8, turn: &str) -> Option<usize> {
