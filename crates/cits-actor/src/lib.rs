@@ -66,7 +66,7 @@ fn publish(outbound: &[(String, Outbound)]) -> Result<(), StageError> {
     use prost::Message as _;
     consumer::publish(&BrokerMessage {
         subject: cits::subjects::PUBLISH.to_string(),
-        body: batch.encode_to_vec().into(),
+        body: batch.encode_to_vec(),
         reply_to: None,
     })
     .map_err(|e| StageError::unavailable(format!("publish failed: {e}")))
@@ -109,10 +109,10 @@ impl Services for Wasi {
         use bindings::wasi::blobstore::{blobstore, types::IncomingValue};
         let err =
             |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
-        let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
-        match c.get_data(&object.to_string(), 0, u64::MAX) {
+        let c = blobstore::get_container(container).map_err(|e| err("container", e))?;
+        match c.get_data(object, 0, u64::MAX) {
             Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),
-            Err(e) => match c.has_object(&object.to_string()) {
+            Err(e) => match c.has_object(object) {
                 Ok(false) => Ok(None),
                 Ok(true) => Err(err("read", e)),
                 Err(lookup) => Err(err("lookup", lookup)),
