@@ -226,7 +226,7 @@ lint: patches .setup-toolchains ## cargo fmt --check and cargo clippy -D warning
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 	cargo clippy --locked --workspace --all-targets $(foreach a,$(ACTORS),--exclude $(a)) --exclude cits-actor -- \
 	  -D warnings $(CLIPPY_ALLOW)
-	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings
+	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings $(CLIPPY_ALLOW)
 
 test-unit: patches ## unit tests of the workspace crates
 	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-tools -p cits-dashboard
