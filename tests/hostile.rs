@@ -289,7 +289,7 @@ async fn hostile_flood_is_contained_and_the_honest_stream_unharmed() {
     let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     let span = Duration::from_millis(records.last().unwrap().timestamp_ms - records[0].timestamp_ms);
     // The attacker on another partition than the honest RSU: one partition is handled in order,
-    // so an RSU sharing the attacker's would wait behind its messages (see README Security).
+    // so an RSU sharing the attacker's would wait behind its messages (see docs/security.md).
     let evil = (0..).map(|i| format!("rsu-evil-{i}")).find(|e| partition(e) != partition(GOOD)).unwrap();
     lattice.add_rsu(&evil);
 

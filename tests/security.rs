@@ -19,11 +19,9 @@ const WAIT: Duration = Duration::from_secs(15);
 async fn granted(client: &AsyncClient, eventloop: &mut rumqttc::EventLoop, filter: &str) -> bool {
     client.subscribe(filter, QoS::AtLeastOnce).await.unwrap();
     loop {
-        match tokio::time::timeout(WAIT, eventloop.poll()).await.expect("SUBACK in time").expect("connection") {
-            Event::Incoming(Packet::SubAck(ack)) => {
-                return ack.return_codes.iter().all(|c| !matches!(c, SubscribeReasonCode::Failure))
-            }
-            _ => {}
+        let event = tokio::time::timeout(WAIT, eventloop.poll()).await.expect("SUBACK in time").expect("connection");
+        if let Event::Incoming(Packet::SubAck(ack)) = event {
+            return ack.return_codes.iter().all(|c| !matches!(c, SubscribeReasonCode::Failure));
         }
     }
 }

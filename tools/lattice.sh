@@ -25,7 +25,7 @@ HOSTS="${HOSTS:-1}"
 HOST_EXECUTION_LIMIT_MS="${HOST_EXECUTION_LIMIT_MS:-2000}"
 # JetStream fsync: NATS's default (every 2 min) loses nothing a killed process had acknowledged
 # (the page cache survives), but an OS crash or power loss can lose up to that interval;
-# NATS_SYNC=always fsyncs every write (see README, Reliability).
+# NATS_SYNC=always fsyncs every write (see docs/reliability.md).
 NATS_SYNC="${NATS_SYNC:-2m}"
 
 : "${NATS_SERVER:?set NATS_SERVER (make setup prints the paths; use make targets)}"

@@ -1,3 +1,4 @@
+// Over 600 lines with its tests: the application page; shrinks when manifests are typed (issue 38 item 3).
 //! The Application and "Scale and link" pages, the wadm way: a change is made to the deployed
 //! model, put as a new version and deployed, so wadm's reconciliation carries it out (a direct
 //! control-interface call would be undone by it). The page sees the diff before applying and the
@@ -388,7 +389,7 @@ impl AppWatch {
                     match msg {
                         None => status = None,
                         Some(m) => if let Ok(s) = serde_json::from_slice::<Status>(&m.payload) {
-                            pushed = Some((crate::lattice::now_ms(), s));
+                            pushed = Some((cits::time::now_ms(), s));
                         },
                     }
                 }
@@ -413,7 +414,7 @@ fn show_status(out: &mut AppView, status: &Status) {
 }
 
 pub async fn view(wadm: &wadm_client::Client, app: &str) -> AppView {
-    let mut out = AppView { name: app.into(), refreshed_at_ms: crate::lattice::now_ms(), ..Default::default() };
+    let mut out = AppView { name: app.into(), refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
     if let Err(e) = fill(wadm, app, &mut out).await {
         out.error = Some(format!("{e:#}"));
     }

@@ -268,7 +268,7 @@ impl IntersectionWatch {
                     }
                 }
                 _ = tick.tick() => {
-                    let mut view = IntersectionView { refreshed_at_ms: crate::lattice::now_ms(), ..Default::default() };
+                    let mut view = IntersectionView { refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
                     if redis.is_none() {
                         match redis::aio::ConnectionManager::new(self.redis.clone()).await {
                             Ok(c) => redis = Some(c),
@@ -398,7 +398,7 @@ pub fn denm_event(
         action_id: format!("{}/{}", id.0, id.1),
         kind: kind.into(),
         place: p.xy(f64::from(d.event_lat_e7) / 1e7, f64::from(d.event_lon_e7) / 1e7),
-        at_ms: crate::lattice::now_ms(),
+        at_ms: cits::time::now_ms(),
     };
     Some((event, id.0))
 }

@@ -146,7 +146,7 @@ impl LatticeWatch {
         let mut view = LatticeView {
             lattice: self.lattice.clone(),
             events: log.iter().cloned().collect(),
-            refreshed_at_ms: now_ms(),
+            refreshed_at_ms: cits::time::now_ms(),
             ..Default::default()
         };
         if let Err(e) = self.fill(&mut view).await {
@@ -243,10 +243,6 @@ fn record(log: &mut VecDeque<EventView>, payload: &[u8]) -> Option<()> {
     }
     log.push_front(event);
     Some(())
-}
-
-pub fn now_ms() -> u64 {
-    cits::time::now_us() / 1000
 }
 
 trait NowOrNever: futures::Stream + Unpin {

@@ -254,11 +254,11 @@ impl PipelineWatch {
                 msg = done.next() => {
                     let Some(msg) = msg else { return };
                     if let Ok(frame) = FrameDone::decode(msg.payload.as_ref()) {
-                        traces.record(&frame.trace, crate::lattice::now_ms());
+                        traces.record(&frame.trace, cits::time::now_ms());
                     }
                 }
                 _ = tick.tick() => {
-                    let mut view = PipelineView { refreshed_at_ms: crate::lattice::now_ms(), ..Default::default() };
+                    let mut view = PipelineView { refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
                     let mut errors = Vec::new();
                     if let Err(e) = read_dead_letters(&js, &mut dlq_next_seq, &mut dead, &hub).await {
                         errors.push(format!("dead letters: {e:#}"));

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -19,6 +20,8 @@ use futures::Stream;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::app::{self, ChangeRequest, Plan};
 use crate::hub::{Hub, Update};
@@ -46,11 +49,28 @@ pub struct Shared {
 
 type AppState = Arc<Shared>;
 
+/// The UI libraries from the npm registry (`npm ci` in dashboard/), served as they are shipped:
+/// (path on the page, path under `node_modules`).
+const VENDOR: [(&str, &str); 2] = [
+    ("/vendor/uPlot.iife.min.js", "uplot/dist/uPlot.iife.min.js"),
+    ("/vendor/uPlot.min.css", "uplot/dist/uPlot.min.css"),
+];
+
+/// The page and its files (tower-http: content types, ranges, no path leaving the folder), never
+/// cached so a rebuilt page shows at once.
+fn files<S: Clone + Send + Sync + 'static>(web_dir: &std::path::Path, vendor_dir: &std::path::Path) -> Router<S> {
+    let mut files = Router::new()
+        .route_service("/", ServeFile::new(web_dir.join("index.html")))
+        .nest_service("/assets", ServeDir::new(web_dir));
+    for (page, shipped) in VENDOR {
+        files = files.route_service(page, ServeFile::new(vendor_dir.join(shipped)));
+    }
+    files.layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+}
+
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .route("/", get(index))
-        .route("/assets/{file}", get(asset))
-        .route("/vendor/{file}", get(vendor))
+        .merge(files(&state.web_dir, &state.vendor_dir))
         .route("/api/stream", get(stream))
         .route("/api/snapshot/{topic}", get(snapshot))
         .route("/api/dead-letters/{seq}", get(dead_letter))
@@ -65,48 +85,6 @@ pub fn router(state: AppState) -> Router {
 
 fn error(status: StatusCode, message: impl std::fmt::Display) -> Response {
     (status, Json(json!({ "error": message.to_string() }))).into_response()
-}
-
-async fn index(State(s): State<AppState>) -> Response {
-    file(s.web_dir.join("index.html")).await
-}
-
-async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
-    match safe_name(&name) {
-        Some(n) => file(s.web_dir.join(n)).await,
-        None => error(StatusCode::NOT_FOUND, "no such file"),
-    }
-}
-
-/// The UI libraries from the npm registry (`npm ci` in dashboard/), served as they are shipped.
-async fn vendor(State(s): State<AppState>, Path(name): Path<String>) -> Response {
-    let path = match name.as_str() {
-        "uPlot.iife.min.js" => "uplot/dist/uPlot.iife.min.js",
-        "uPlot.min.css" => "uplot/dist/uPlot.min.css",
-        _ => return error(StatusCode::NOT_FOUND, "no such file"),
-    };
-    file(s.vendor_dir.join(path)).await
-}
-
-/// A file name without path separators or leading dots.
-fn safe_name(name: &str) -> Option<&str> {
-    let ok = !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
-    ok.then_some(name)
-}
-
-async fn file(path: PathBuf) -> Response {
-    let kind = match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js" | "mjs") => "text/javascript; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("svg") => "image/svg+xml",
-        Some("png") => "image/png",
-        _ => "application/octet-stream",
-    };
-    match tokio::fs::read(&path).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], bytes).into_response(),
-        Err(_) => error(StatusCode::NOT_FOUND, format!("{} not found", path.display())),
-    }
 }
 
 fn to_event(u: &Update) -> Event {
@@ -163,12 +141,19 @@ fn logged_in(s: &Shared, headers: &HeaderMap) -> bool {
     sessions.contains_key(&token)
 }
 
-/// Changes need the operator's login.
-fn operator_only(s: &Shared, headers: &HeaderMap) -> Result<(), Response> {
-    if logged_in(s, headers) {
-        Ok(())
-    } else {
-        Err(error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application"))
+/// A request from the logged-in operator: handlers that change anything take this, and a request
+/// without the operator's session is refused before they run.
+pub struct Operator;
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, Self::Rejection> {
+        if logged_in(s, &parts.headers) {
+            Ok(Operator)
+        } else {
+            Err(error(StatusCode::UNAUTHORIZED, "log in as the operator to change the application"))
+        }
     }
 }
 
@@ -181,15 +166,18 @@ struct Login {
     password: String,
 }
 
-/// Equal without telling by its timing how much of the password was right.
+/// Equal without telling by its timing how much of the password was right, nor how long it is:
+/// the SHA-256 digests (always 32 bytes) compared in constant time (`subtle`).
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use sha2::{Digest as _, Sha256};
+    use subtle::ConstantTimeEq as _;
+    Sha256::digest(a.as_bytes()).ct_eq(&Sha256::digest(b.as_bytes())).into()
 }
 
-pub fn random_token() -> std::io::Result<String> {
-    use std::io::Read as _;
+/// 32 bytes from the operating system's CSPRNG (`getrandom`), as hex: session ids, plan ids.
+pub fn random_token() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    getrandom::fill(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -239,15 +227,12 @@ fn store_plan(s: &Shared, plan: Plan) -> Response {
 }
 
 /// The change the operator asks for, as a diff against the deployed model; nothing is changed.
-async fn plan(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ChangeRequest>) -> Response {
-    if let Err(refused) = operator_only(&s, &headers) {
-        return refused;
-    }
+async fn plan(State(s): State<AppState>, _: Operator, Json(req): Json<ChangeRequest>) -> Response {
     let base = match app::model(&s.wadm, &s.app, None).await {
         Ok(m) => m,
         Err(e) => return error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
     };
-    match app::plan(&base, &req, crate::lattice::now_ms(), "operator (dashboard)") {
+    match app::plan(&base, &req, cits::time::now_ms(), "operator (dashboard)") {
         Ok(p) => store_plan(&s, p),
         Err(e) => error(StatusCode::BAD_REQUEST, format!("{e:#}")),
     }
@@ -260,10 +245,7 @@ struct DeployRequest {
 
 /// Deploying another stored version (the seven-actor or the fused deployment, or an earlier
 /// change): the diff from the deployed one.
-async fn plan_deploy(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<DeployRequest>) -> Response {
-    if let Err(refused) = operator_only(&s, &headers) {
-        return refused;
-    }
+async fn plan_deploy(State(s): State<AppState>, _: Operator, Json(req): Json<DeployRequest>) -> Response {
     match app::deploy_plan(&s.wadm, &s.app, &req.version).await {
         Ok(p) => store_plan(&s, p),
         Err(e) => error(StatusCode::BAD_REQUEST, format!("{e:#}")),
@@ -275,14 +257,11 @@ struct ApplyRequest {
     plan_id: String,
 }
 
-async fn apply(State(s): State<AppState>, headers: HeaderMap, Json(req): Json<ApplyRequest>) -> Response {
-    if let Err(refused) = operator_only(&s, &headers) {
-        return refused;
-    }
+async fn apply(State(s): State<AppState>, _: Operator, Json(req): Json<ApplyRequest>) -> Response {
     let Some(plan) = s.plans.lock().expect("plans").remove(&req.plan_id) else {
         return error(StatusCode::NOT_FOUND, "that plan is gone (applied or replaced); plan the change again");
     };
-    let applied_at_ms = crate::lattice::now_ms();
+    let applied_at_ms = cits::time::now_ms();
     // A stored version is deployed as it is; a change is put as a new version first.
     let result = if plan.stored {
         app::deploy_version(&s.admin, &s.app, &plan.version).await.map(|()| plan.version.clone())
@@ -304,14 +283,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_names_cannot_leave_the_folder() {
-        assert_eq!(safe_name("app.js"), Some("app.js"));
-        assert_eq!(safe_name("../secret"), None);
-        assert_eq!(safe_name(".env"), None);
-        assert_eq!(safe_name("a/b.js"), None);
-    }
-
-    #[test]
     fn the_session_cookie_is_found_among_others() {
         let mut h = HeaderMap::new();
         h.insert(header::COOKIE, "a=1; cits_session=abc; b=2".parse().unwrap());
@@ -319,5 +290,43 @@ mod tests {
         assert!(same("secret", "secret"));
         assert!(!same("secret", "secreT"));
         assert!(!same("secret", "secret2"));
+        assert!(!same("", "secret"));
+    }
+
+    #[tokio::test]
+    async fn the_page_its_files_and_the_libraries_are_served_and_nothing_else() {
+        use tower::ServiceExt as _;
+        let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        let vendor = std::env::temp_dir().join(format!("cits-dashboard-vendor-{}", std::process::id()));
+        std::fs::create_dir_all(vendor.join("uplot/dist")).unwrap();
+        std::fs::write(vendor.join("uplot/dist/uPlot.iife.min.js"), "var uPlot;").unwrap();
+        let get = |path: &str| {
+            let files = files::<()>(&web, &vendor);
+            let request = axum::http::Request::get(path).body(axum::body::Body::empty()).unwrap();
+            async move { files.oneshot(request).await.unwrap() }
+        };
+        for (path, kind) in [
+            ("/", "text/html"),
+            ("/assets/app.js", "text/javascript"),
+            ("/assets/style.css", "text/css"),
+            ("/vendor/uPlot.iife.min.js", "text/javascript"),
+        ] {
+            let response = get(path).await;
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            assert!(response.headers()[header::CONTENT_TYPE].to_str().unwrap().starts_with(kind), "{path}");
+            assert_eq!(response.headers()[header::CACHE_CONTROL], "no-cache", "{path}");
+        }
+        for path in ["/assets/../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/nope.js", "/vendor/other.js"] {
+            assert_eq!(get(path).await.status(), StatusCode::NOT_FOUND, "{path}");
+        }
+        std::fs::remove_dir_all(&vendor).unwrap();
+    }
+
+    #[test]
+    fn tokens_are_fresh_hex_of_32_bytes() {
+        let (a, b) = (random_token().unwrap(), random_token().unwrap());
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
     }
 }

@@ -4,21 +4,21 @@
 //! again, every message is recognised as applied and nothing is published twice.
 #![no_main]
 
-use cits::pipeline::{no_state_keys, Fused};
+use cits::pipeline::{Fused, Handler as _};
 use cits::proto::MessageBatch;
-use cits_fuzz::{check, deliver, FusedInput, Platform};
+use cits_fuzz::{check, deliver, platform, FusedInput};
 use prost::Message as _;
 
 libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = FusedInput::parse(data) else { return };
     let subject = input.subject();
-    let mut svc = Platform::new(Vec::new());
-    check("pipeline", &subject, input.body, deliver(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, input.body));
+    let mut svc = platform(Vec::new());
+    check(Fused::NAME, &subject, input.body, deliver::<Fused>(&mut svc, &subject, input.body));
     if !input.redelivered {
         return;
     }
-    let again = deliver(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, input.body);
-    let again = check("pipeline (redelivered)", &subject, input.body, again);
+    let again = deliver::<Fused>(&mut svc, &subject, input.body);
+    let again = check(&format!("{} (redelivered)", Fused::NAME), &subject, input.body, again);
     // A batch that is no MessageBatch is one dead letter, published again under the same id. Of
     // the others, a subject's applied marker keeps the last 64 messages.
     let n = if input.batch { MessageBatch::decode(input.body).ok().map(|b| b.messages.len()) } else { Some(1) };

@@ -4,16 +4,16 @@
 #![no_main]
 
 use cits::pipeline::{Assembler, CollisionDetector, DenmSender};
-use cits_fuzz::{check_handled, deliver_to, input_subject, Platform, StateInput};
+use cits_fuzz::{check_handled, deliver, input_subject, platform, StateInput};
 
 libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = StateInput::parse(data) else { return };
-    let mut svc = Platform::new(input.stored);
+    let mut svc = platform(input.stored);
     let subject = input_subject(input.stage);
     let result = match input.stage {
-        cits::assembler::STAGE => deliver_to::<Assembler>(&mut svc, &subject, input.frame),
-        cits::collision::STAGE => deliver_to::<CollisionDetector>(&mut svc, &subject, input.frame),
-        _ => deliver_to::<DenmSender>(&mut svc, &subject, input.frame),
+        cits::assembler::STAGE => deliver::<Assembler>(&mut svc, &subject, input.frame),
+        cits::collision::STAGE => deliver::<CollisionDetector>(&mut svc, &subject, input.frame),
+        _ => deliver::<DenmSender>(&mut svc, &subject, input.frame),
     };
     match result {
         Ok(handled) => check_handled(input.stage, &subject, input.frame, &handled),

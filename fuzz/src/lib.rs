@@ -1,15 +1,16 @@
-//! What the fuzz targets share: the platform services in memory (the map and config the seeds
-//! were made with, see [`data`]), deliveries the way the actors make them
-//! ([`cits::pipeline::handle`]), the input layouts of the `state` and `fused` targets, and the
+//! What the fuzz targets share: the platform in memory (`cits::pipeline::testing::InMemory`) with
+//! the map and config the seeds were made with (see [`data`]), deliveries the way the actors make
+//! them ([`cits::pipeline::handle`]), the input layouts of the `state` and `fused` targets, and the
 //! checks every outcome must pass.
 //!
 //! The seeds come from `tools/cits/examples/fuzz_seeds.rs`, which writes these layouts.
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use cits::pipeline::{self, flat_key, handle, Handled, Services, Stage};
+use cits::pipeline::testing::InMemory;
+use cits::pipeline::{self, handle, Handled, Handler};
 use cits::proto::DeadLetter;
 use cits::stage::{Outbound, StageError};
 use prost::Message as _;
@@ -44,7 +45,7 @@ pub const DATA_ENV: &str = "CITS_FUZZ_DATA";
 /// The services' read-only part: config entries and the map's blobs (`<container>/<object>`).
 pub struct Data {
     pub config: Vec<(String, String)>,
-    pub blobs: HashMap<String, Vec<u8>>,
+    pub blobs: Arc<HashMap<String, Vec<u8>>>,
 }
 
 /// `$CITS_FUZZ_DATA/config.txt` (one `key=value` a line) and the map tiles in
@@ -58,7 +59,7 @@ pub fn data() -> &'static Data {
             eprintln!("{DATA_ENV} not set: no map, default config");
             Data {
                 config: vec![(format!("rsu.{RSU}"), "1001".into()), ("limits.max_age_ms".into(), MAX_AGE_MS.into())],
-                blobs: HashMap::new(),
+                blobs: Arc::default(),
             }
         }
     })
@@ -71,65 +72,22 @@ fn load(dir: &Path) -> std::io::Result<Data> {
     for entry in std::fs::read_dir(dir.join("map"))? {
         let entry = entry?;
         let object = entry.file_name().to_string_lossy().into_owned();
-        blobs.insert(format!("{}/{object}", pipeline::MapTiles::<()>::CONTAINER), std::fs::read(entry.path())?);
+        blobs.insert(InMemory::blob_path(pipeline::MapTiles::<()>::CONTAINER, &object), std::fs::read(entry.path())?);
     }
-    Ok(Data { config, blobs })
+    Ok(Data { config, blobs: Arc::new(blobs) })
 }
 
-/// Services in memory: key-value in a map; a key never written is read from `stored` (the
-/// values the `state` target's input gives, in the order they are asked for; absent after).
-pub struct Platform {
-    data: &'static Data,
-    kv: HashMap<String, Vec<u8>>,
-    stored: std::vec::IntoIter<Option<Vec<u8>>>,
+/// The platform of a fuzz input: [`data`]'s config and map; a key never written is read from
+/// `stored` (the values the `state` target's input gives, in the order they are asked for; absent
+/// after).
+pub fn platform(stored: Vec<Option<Vec<u8>>>) -> InMemory {
+    let data = data();
+    InMemory { unwritten: stored.into_iter(), ..InMemory::new(data.config.clone(), data.blobs.clone()) }
 }
 
-impl Platform {
-    pub fn new(stored: Vec<Option<Vec<u8>>>) -> Self {
-        Self { data: data(), kv: HashMap::new(), stored: stored.into_iter() }
-    }
-}
-
-impl Services for Platform {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        Ok(self.data.config.clone())
-    }
-
-    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
-        let mut values = Vec::with_capacity(keys.len());
-        for key in keys {
-            let written = self.kv.get(&flat_key(bucket, key)).cloned();
-            values.push(written.or_else(|| self.stored.next().flatten()));
-        }
-        Ok(values)
-    }
-
-    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
-        self.kv.extend(items.into_iter().map(|(k, v)| (flat_key(bucket, &k), v)));
-        Ok(())
-    }
-
-    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        Ok(self.data.blobs.get(&format!("{container}/{object}")).cloned())
-    }
-}
-
-/// One delivery of `body` on `subject`, as an actor makes it.
-pub fn deliver<'s>(
-    svc: &'s mut Platform,
-    name: &str,
-    stateful: bool,
-    run: fn(&mut pipeline::Cached<&'s mut Platform>, &str, &[u8], u64) -> pipeline::Outcome,
-    state_keys: pipeline::StateKeys,
-    subject: &str,
-    body: &[u8],
-) -> Result<Handled, StageError> {
-    handle(svc, name, stateful, run, state_keys, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
-}
-
-/// Stage `S` on one message, the way its actor handles it.
-pub fn deliver_to<S: Stage>(svc: &mut Platform, subject: &str, body: &[u8]) -> Result<Handled, StageError> {
-    deliver(svc, S::NAME, S::STATEFUL, pipeline::run::<S, _>, S::state_keys, subject, body)
+/// One delivery of `body` on `subject` to handler `H`, as its actor makes it.
+pub fn deliver<H: Handler>(svc: &mut InMemory, subject: &str, body: &[u8]) -> Result<Handled, StageError> {
+    handle::<H, _>(svc, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
 }
 
 /// What every delivery of `body` on `subject` must give with services that work: the outputs
@@ -185,9 +143,9 @@ fn messages(subject: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
     }
 }
 
-/// Stage `S` given `body` on its input subject, with no stored state.
-pub fn fuzz_stage<S: Stage>(body: &[u8]) {
-    let mut svc = Platform::new(Vec::new());
-    let subject = input_subject(S::NAME);
-    check(S::NAME, &subject, body, deliver_to::<S>(&mut svc, &subject, body));
+/// Stage `H` given `body` on its input subject, with no stored state.
+pub fn fuzz_stage<H: Handler>(body: &[u8]) {
+    let mut svc = platform(Vec::new());
+    let subject = input_subject(H::NAME);
+    check(H::NAME, &subject, body, deliver::<H>(&mut svc, &subject, body));
 }

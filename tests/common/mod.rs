@@ -427,9 +427,11 @@ impl NatsServer {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("nats-server starts");
+        // Owned from here: killed and waited for on drop, also when it never comes up.
+        let server = Self { port, child };
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Self { port, child };
+                return server;
             }
             std::thread::sleep(Duration::from_millis(50));
         }

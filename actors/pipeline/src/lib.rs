@@ -2,4 +2,4 @@
 //! hand their messages over in memory, so a CPM costs one invocation instead of seven and the
 //! broker sees only the CPM in and the DENMs and `FrameDone` out.
 
-cits_actor::export_stage!(fused);
+cits_actor::export_stage!(cits::pipeline::Fused);

@@ -1,11 +1,11 @@
 //! The Wasm side every stage actor shares.
 //!
-//! A stage's logic lives in `cits::pipeline` (a [`Stage`] using platform [`Services`]); an actor
+//! A stage's logic lives in `cits::pipeline` (a [`Handler`] using platform [`Services`]); an actor
 //! is one line, `cits_actor::export_stage!(cits::pipeline::Decoder);`. This crate owns the WIT
 //! bindings and implements `Services` with them: wasi:config, wasi:keyvalue batches,
 //! wasi:blobstore; it publishes through wasmcloud:messaging and logs through wasi:logging.
 
-pub use cits::pipeline::{Services, Stage};
+pub use cits::pipeline::{Handler, Services};
 pub use cits::stage::{Outbound, StageError};
 
 #[doc(hidden)]
@@ -22,32 +22,25 @@ pub mod bindings {
 use bindings::wasi::logging::logging::{log, Level};
 use bindings::wasmcloud::messaging::consumer;
 use bindings::wasmcloud::messaging::types::BrokerMessage;
-use cits::pipeline::{Cached, Outcome};
 
 pub use cits::stage::UNAVAILABLE;
 
-/// Runs one invocation (a message, or a batch of them from our provider) through `run` (a stage
-/// or the fused chain), in the order of [`cits::pipeline::handle`]: compute, publish everything in
+/// Runs one invocation (a message, or a batch of them from our provider) through handler `H` (a
+/// stage or the fused chain), in the order of [`cits::pipeline::handle`]: compute, publish everything in
 /// one call to the provider (which returns once JetStream stored all of it), commit the state.
 /// Bad input becomes a dead letter and the invocation still succeeds, so the stream never blocks
 /// on it; an unavailable service or a failed publish fails the invocation, so the provider
 /// delivers it again.
-pub fn handle(
-    name: &str,
-    stateful: bool,
-    run: fn(&mut Cached<Wasi>, &str, &[u8], u64) -> Outcome,
-    state_keys: cits::pipeline::StateKeys,
-    msg: BrokerMessage,
-) -> Result<(), String> {
-    let handled =
-        match cits::pipeline::handle(Wasi, name, stateful, run, state_keys, &msg.subject, &msg.body, &mut publish) {
-            Ok(handled) => handled,
-            Err(err) => {
-                log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
-                let kind = if err.unavailable { UNAVAILABLE } else { "failed:" };
-                return Err(format!("{kind} {name}: {err}"));
-            }
-        };
+pub fn handle<H: Handler>(msg: BrokerMessage) -> Result<(), String> {
+    let name = H::NAME;
+    let handled = match cits::pipeline::handle::<H, _>(Wasi, &msg.subject, &msg.body, &mut publish) {
+        Ok(handled) => handled,
+        Err(err) => {
+            log(Level::Warn, name, &format!("{} not processed, to be retried: {err}", msg.subject));
+            let kind = if err.unavailable { UNAVAILABLE } else { "failed:" };
+            return Err(format!("{kind} {name}: {err}"));
+        }
+    };
     for (subject, reason) in &handled.rejected {
         log(Level::Warn, name, &format!("dead letter from {subject}: {reason}"));
     }
@@ -73,7 +66,7 @@ fn publish(outbound: &[(String, Outbound)]) -> Result<(), StageError> {
     use prost::Message as _;
     consumer::publish(&BrokerMessage {
         subject: cits::subjects::PUBLISH.to_string(),
-        body: batch.encode_to_vec().into(),
+        body: batch.encode_to_vec(),
         reply_to: None,
     })
     .map_err(|e| StageError::unavailable(format!("publish failed: {e}")))
@@ -116,10 +109,10 @@ impl Services for Wasi {
         use bindings::wasi::blobstore::{blobstore, types::IncomingValue};
         let err =
             |what: &str, e: String| StageError::unavailable(format!("blobstore {what} `{container}/{object}`: {e}"));
-        let c = blobstore::get_container(&container.to_string()).map_err(|e| err("container", e))?;
-        match c.get_data(&object.to_string(), 0, u64::MAX) {
+        let c = blobstore::get_container(container).map_err(|e| err("container", e))?;
+        match c.get_data(object, 0, u64::MAX) {
             Ok(value) => IncomingValue::incoming_value_consume_sync(value).map(Some).map_err(|e| err("read", e)),
-            Err(e) => match c.has_object(&object.to_string()) {
+            Err(e) => match c.has_object(object) {
                 Ok(false) => Ok(None),
                 Ok(true) => Err(err("read", e)),
                 Err(lookup) => Err(err("lookup", lookup)),
@@ -133,34 +126,18 @@ fn open(bucket: &str) -> Result<bindings::wasi::keyvalue::store::Bucket, StageEr
         .map_err(|e| StageError::unavailable(format!("key-value bucket `{bucket}` unavailable: {e:?}")))
 }
 
-/// Exports `$stage` (a [`Stage`] of `cits::pipeline`) as the component's wasmcloud:messaging
-/// handler; `export_stage!(fused)` exports all seven stages in one component.
+/// Exports `$handler` (a [`Handler`] of `cits::pipeline`: one stage, or `cits::pipeline::Fused`
+/// for all seven in one component) as the component's wasmcloud:messaging handler.
 #[macro_export]
 macro_rules! export_stage {
-    (fused) => {
-        $crate::export_stage!(
-            @export "pipeline",
-            true,
-            ::cits::pipeline::Fused::run::<::cits::pipeline::Cached<$crate::Wasi>>,
-            ::cits::pipeline::no_state_keys
-        );
-    };
-    ($stage:ty) => {
-        $crate::export_stage!(
-            @export <$stage as $crate::Stage>::NAME,
-            <$stage as $crate::Stage>::STATEFUL,
-            ::cits::pipeline::run::<$stage, ::cits::pipeline::Cached<$crate::Wasi>>,
-            <$stage as $crate::Stage>::state_keys
-        );
-    };
-    (@export $name:expr, $stateful:expr, $run:expr, $state_keys:expr) => {
+    ($handler:ty) => {
         struct __CitsComponent;
 
         impl $crate::bindings::exports::wasmcloud::messaging::handler::Guest for __CitsComponent {
             fn handle_message(
                 msg: $crate::bindings::wasmcloud::messaging::types::BrokerMessage,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                $crate::handle($name, $stateful, $run, $state_keys, msg)
+                $crate::handle::<$handler>(msg)
             }
         }
 

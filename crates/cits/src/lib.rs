@@ -10,6 +10,7 @@ pub mod collision;
 pub mod config;
 pub mod decoder;
 pub mod denm_sender;
+pub mod error;
 pub mod fit;
 pub mod geo;
 pub mod limits;
@@ -24,7 +25,13 @@ pub mod wkb;
 
 /// Protobuf messages exchanged between stages (generated from `proto/cits/v1/pipeline.proto`).
 pub mod proto {
-    include!(concat!(env!("OUT_DIR"), "/cits.v1.rs"));
+    pub use generated::*;
+
+    /// prost's output, as generated: not held to our lints.
+    #[allow(clippy::all, clippy::pedantic)]
+    mod generated {
+        include!(concat!(env!("OUT_DIR"), "/cits.v1.rs"));
+    }
 
     impl ObjectClass {
         /// "car", "bicycle", … (the enum name without its prefix), for people and file names.

@@ -1,3 +1,4 @@
+// Over 600 lines: half of it is the tests of every limit; the checks share one Limits value.
 //! Plausibility limits: what every stage checks its input against before working on it.
 //!
 //! A stage trusts nothing it receives, not even a frame of the stage before it (in the

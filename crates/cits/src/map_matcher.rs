@@ -1,3 +1,4 @@
+// Over 600 lines with its tests: the lane index, tiles and matching share their geometry.
 //! Map matcher stage logic: trajectory points snapped to the lanelets of their travel mode.
 //!
 //! The lane graph is indexed once into a grid of cells (local metres around the map origin), so

@@ -1,6 +1,6 @@
 //! NATS subjects of the pipeline (MQTT topic `a/b/c` arrives as subject `a.b.c`).
 
-use crate::stage::StageError;
+use crate::error::StageError;
 
 /// RSUs publish UPER CPMs on MQTT `cits/cpm/<rsu>`.
 pub const CPM_PREFIX: &str = "cits.cpm.";

@@ -26,6 +26,11 @@ pub fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
+/// Wall clock in Unix milliseconds.
+pub fn now_ms() -> u64 {
+    now_us() / 1000
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,3 +1,4 @@
+// Over 600 lines: one ASN.1 module (ETSI-ITS-CDD) transcribed type by type, kept whole to compare with the standard.
 //! Common Data Dictionary (ETSI TS 102 894-2 V2.1.1, module `ETSI-ITS-CDD`,
 //! major-version-3 minor-version-1): the data elements and frames the CPM uses.
 //!

@@ -17,7 +17,8 @@ async fn main() -> anyhow::Result<()> {
     cits_provider::spawn_link_catch_up(provider.clone());
     let connection = get_connection();
     let wrpc = connection.get_wrpc_client(connection.provider_key()).await?;
-    let invocations =
-        wrpc_interface_blobstore::bindings::serve(&wrpc, whole_reads::WholeReads(provider)).await.context("failed to serve provider exports")?;
+    let invocations = wrpc_interface_blobstore::bindings::serve(&wrpc, whole_reads::WholeReads(provider))
+        .await
+        .context("failed to serve provider exports")?;
     cits_provider::serve(invocations, shutdown).await
 }

@@ -52,9 +52,11 @@ impl Handler<Option<Context>> for WholeReads {
         start: u64,
         end: u64,
     ) -> anyhow::Result<Result<(Data, Status), String>> {
-        Ok(self.0.get_container_data(cx, id, start, end).await?.map(|(data, status)| {
-            (Box::pin(regroup(data, CHUNK_BYTES)) as Data, status)
-        }))
+        Ok(self
+            .0
+            .get_container_data(cx, id, start, end)
+            .await?
+            .map(|(data, status)| (Box::pin(regroup(data, CHUNK_BYTES)) as Data, status)))
     }
 
     async fn clear_container(&self, cx: Option<Context>, name: String) -> anyhow::Result<Result<(), String>> {
@@ -85,7 +87,12 @@ impl Handler<Option<Context>> for WholeReads {
     ) -> anyhow::Result<Result<(Pin<Box<dyn Stream<Item = Vec<String>> + Send>>, Status), String>> {
         self.0.list_container_objects(cx, name, limit, offset).await
     }
-    async fn copy_object(&self, cx: Option<Context>, src: ObjectId, dest: ObjectId) -> anyhow::Result<Result<(), String>> {
+    async fn copy_object(
+        &self,
+        cx: Option<Context>,
+        src: ObjectId,
+        dest: ObjectId,
+    ) -> anyhow::Result<Result<(), String>> {
         self.0.copy_object(cx, src, dest).await
     }
     async fn delete_object(&self, cx: Option<Context>, id: ObjectId) -> anyhow::Result<Result<(), String>> {
@@ -99,13 +106,22 @@ impl Handler<Option<Context>> for WholeReads {
     ) -> anyhow::Result<Result<(), String>> {
         self.0.delete_objects(cx, container, objects).await
     }
-    async fn get_object_info(&self, cx: Option<Context>, id: ObjectId) -> anyhow::Result<Result<ObjectMetadata, String>> {
+    async fn get_object_info(
+        &self,
+        cx: Option<Context>,
+        id: ObjectId,
+    ) -> anyhow::Result<Result<ObjectMetadata, String>> {
         self.0.get_object_info(cx, id).await
     }
     async fn has_object(&self, cx: Option<Context>, id: ObjectId) -> anyhow::Result<Result<bool, String>> {
         self.0.has_object(cx, id).await
     }
-    async fn move_object(&self, cx: Option<Context>, src: ObjectId, dest: ObjectId) -> anyhow::Result<Result<(), String>> {
+    async fn move_object(
+        &self,
+        cx: Option<Context>,
+        src: ObjectId,
+        dest: ObjectId,
+    ) -> anyhow::Result<Result<(), String>> {
         self.0.move_object(cx, src, dest).await
     }
     async fn write_container_data(
@@ -126,7 +142,16 @@ mod tests {
         let mut next = 0u8;
         let chunks: Vec<Bytes> = sizes
             .iter()
-            .map(|n| Bytes::from((0..*n).map(|_| { next = next.wrapping_add(1); next }).collect::<Vec<u8>>()))
+            .map(|n| {
+                Bytes::from(
+                    (0..*n)
+                        .map(|_| {
+                            next = next.wrapping_add(1);
+                            next
+                        })
+                        .collect::<Vec<u8>>(),
+                )
+            })
             .collect();
         futures::executor::block_on(regroup(futures::stream::iter(chunks), max).map(|b| b.to_vec()).collect())
     }

@@ -1,5 +1,6 @@
-//! wRPC side: links, subscriptions feeding a [`Dispatcher`] per handler link, and the
-//! wasmcloud:messaging consumer (publish, request) for components.
+//! wRPC side: links (a handler link starts the durable JetStream consumers of
+//! `cits_jetstream::durable` for its subscriptions), and the wasmcloud:messaging consumer
+//! (publish, request) for components.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -16,10 +16,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use cits::pipeline::{self, handle, Cached, Services, Stage};
+use cits::pipeline::testing::{InMemory, Recording};
+use cits::pipeline::{for_each_stage, handle, EachStage, Fused, Handler};
 use cits::proto::{BatchedMessage, MessageBatch};
-use cits::stage::{Outbound, StageError};
-use cits_tools::inprocess::InProcess;
+use cits::stage::Outbound;
 use cits_tools::recording::{self, Record};
 use prost::Message as _;
 
@@ -62,7 +62,7 @@ fn main() -> anyhow::Result<()> {
 
     let seeds = Seeds::new(out.join("seeds"))?;
     for (name, records) in &recordings {
-        let mut svc = InProcess::new(config.clone(), &graph);
+        let mut svc = cits_tools::map::in_memory(config.clone(), &graph);
         for (i, record) in records.iter().enumerate() {
             let seed = format!("{name}-{i:04}");
             seeds.write("cpm_uper", &seed, &record.cpm)?;
@@ -84,7 +84,7 @@ fn main() -> anyhow::Result<()> {
 /// [`input::RSU`] and no age limit (the recordings are years old).
 fn config(root: &Path, recordings: &[(String, Vec<Record>)]) -> anyhow::Result<Vec<(String, String)>> {
     let manifest = root.join("wadm/cits-pipeline-fused.yaml");
-    let mut config = cits_tools::native::settings_from_manifest(&manifest, "pipeline")?.config;
+    let mut config = cits_tools::native::settings_from_manifest(&manifest, Fused::NAME)?.config;
     let stations: BTreeSet<u32> = recordings
         .iter()
         .flat_map(|(_, records)| records)
@@ -122,61 +122,33 @@ impl Seeds {
     }
 }
 
-/// Services that note every value read, in order: what a stateful stage read back.
-struct Noting<'a> {
-    inner: &'a mut InProcess,
-    read: Vec<Option<Vec<u8>>>,
-}
-
-impl Services for Noting<'_> {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        self.inner.config()
-    }
-    fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
-        let values = self.inner.get_many(bucket, keys)?;
-        self.read.extend(values.iter().cloned());
-        Ok(values)
-    }
-    fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
-        self.inner.set_many(bucket, items)
-    }
-    fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        self.inner.read_blob(container, object)
-    }
-}
-
 /// What one delivery published, and the values its stage read.
 type Delivered = anyhow::Result<(Vec<Outbound>, Vec<Option<Vec<u8>>>)>;
 
 /// One stage's delivery (see [`deliver`]).
-type Step = fn(&mut InProcess, &[u8]) -> Delivered;
+type Step = fn(&mut InMemory, &[u8]) -> Delivered;
 
-/// One delivery of `body` to stage `S`.
-fn deliver<S: Stage>(svc: &mut InProcess, body: &[u8]) -> Delivered {
-    let mut noting = Noting { inner: svc, read: Vec::new() };
-    let subject = input::input_subject(S::NAME);
-    let run = pipeline::run::<S, Cached<&mut Noting<'_>>>;
-    let handled = handle(&mut noting, S::NAME, S::STATEFUL, run, S::state_keys, &subject, body, &mut |_: &[(
-        String,
-        Outbound,
-    )]| Ok(()))
-    .map_err(|e| anyhow::anyhow!("{}: {e}", S::NAME))?;
-    Ok((handled.outbound.into_iter().map(|(_, o)| o).collect(), noting.read))
+/// One delivery of `body` to stage `H`, recording the values it read back.
+fn deliver<H: Handler>(svc: &mut InMemory, body: &[u8]) -> Delivered {
+    let mut recording = Recording::new(svc);
+    let subject = input::input_subject(H::NAME);
+    let handled = handle::<H, _>(&mut recording, &subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", H::NAME))?;
+    Ok((handled.outbound.into_iter().map(|(_, o)| o).collect(), recording.values_read))
 }
 
 /// The CPM through the seven stages, one delivery each: every stage's input is a seed of its
 /// `stage_<name>` target, every stateful stage's reads and input a seed of `state`.
-fn through_the_stages(svc: &mut InProcess, seeds: &Seeds, seed: &str, cpm: &[u8]) -> anyhow::Result<()> {
-    use cits::pipeline::{Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
-    let steps: [(&str, Step); 7] = [
-        (Decoder::NAME, deliver::<Decoder>),
-        (Collector::NAME, deliver::<Collector>),
-        (Assembler::NAME, deliver::<Assembler>),
-        (MapMatcher::NAME, deliver::<MapMatcher>),
-        (Predictor::NAME, deliver::<Predictor>),
-        (CollisionDetector::NAME, deliver::<CollisionDetector>),
-        (DenmSender::NAME, deliver::<DenmSender>),
-    ];
+fn through_the_stages(svc: &mut InMemory, seeds: &Seeds, seed: &str, cpm: &[u8]) -> anyhow::Result<()> {
+    struct Steps(Vec<(&'static str, Step)>);
+    impl EachStage for Steps {
+        fn stage<H: Handler>(&mut self) {
+            self.0.push((H::NAME, deliver::<H>));
+        }
+    }
+    let mut steps = Steps(Vec::new());
+    for_each_stage(&mut steps);
+    let steps = steps.0;
     let mut body = cpm.to_vec();
     for (i, (name, step)) in steps.iter().enumerate() {
         seeds.write(&format!("stage_{name}"), seed, &body)?;

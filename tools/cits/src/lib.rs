@@ -7,7 +7,6 @@ pub mod demo;
 pub mod denms;
 pub mod dlq;
 pub mod evaluate;
-pub mod inprocess;
 pub mod map;
 pub mod native;
 pub mod recording;

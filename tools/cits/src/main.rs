@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
+use cits::pipeline::{Fused, Handler as _};
 use cits::proto::LocationsFrame;
 use cits_tools::replay::{replay, replay_as_recorded, ReplayOptions, ReplaySummary};
 use cits_tools::{demo, dlq, evaluate, map, recording, watch};
@@ -1054,11 +1055,11 @@ async fn main() -> anyhow::Result<()> {
             use cits_tools::worst_frame;
             let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
             let graph = map::lane_graph_from_osm(&xml, "map")?;
-            let config = cits_tools::native::settings_from_manifest(&manifest, "pipeline")?.config;
+            let config = cits_tools::native::settings_from_manifest(&manifest, Fused::NAME)?.config;
             let config = cits_tools::native::with_entries(config, cits_tools::native::entries_set(&set)?);
             let config = worst_frame::config(config, rsus);
             let opts = worst_frame::Options { objects, rsus, cycle_s, warmup, frames };
-            let svc = cits_tools::inprocess::InProcess::new(config, &graph);
+            let svc = map::in_memory(config, &graph);
             let report = tokio::task::block_in_place(|| worst_frame::run(&graph, svc, &opts))?;
             print!("{}", report.text(&opts));
         }

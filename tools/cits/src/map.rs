@@ -219,6 +219,15 @@ pub fn blobs(graph: &LaneGraph) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// The platform in memory with `config` (a component's wasi:config entries) and the blobs
+/// [`write_blobs`] writes for `graph`: the code the actors run, without a lattice, Redis or a
+/// blobstore.
+pub fn in_memory(config: Vec<(String, String)>, graph: &LaneGraph) -> cits::pipeline::testing::InMemory {
+    use cits::pipeline::testing::InMemory;
+    let blobs = blobs(graph).into_iter().map(|(object, bytes)| (InMemory::blob_path(CONTAINER, &object), bytes));
+    InMemory::new(config, std::sync::Arc::new(blobs.collect()))
+}
+
 /// Writes the map's blobs into `dir` (a blobstore-fs container folder).
 pub fn write_blobs(graph: &LaneGraph, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits::pipeline::{self, Cached, Outcome, Services};
+use cits::pipeline::{self, EachStage as _, Handler, Services};
 use cits::stage::StageError;
 use cits_jetstream::dispatch::{Delivery, Failure, Target};
 use cits_jetstream::handler::HandlerConfig;
@@ -247,42 +247,42 @@ impl Services for Native {
     }
 }
 
-/// Stage names `cits stage` runs: the seven stages and `pipeline` (all seven in one process).
-pub const STAGES: [&str; 8] =
-    ["decoder", "collector", "assembler", "map_matcher", "predictor", "collision_detector", "denm_sender", "pipeline"];
+/// One delivery (a message or a batch) to a handler, in process as its actor handles it.
+type Deliver = fn(&mut Native, &str, &[u8], pipeline::Publish<'_>) -> Result<pipeline::Handled, StageError>;
 
-/// A stage run on one delivery's cache in front of the process's long-lived services.
-type Run<'a> = fn(&mut Cached<&'a mut Native>, &str, &[u8], u64) -> Outcome;
-
-/// The stage's run and whether it keeps state (see [`pipeline::Stage::STATEFUL`]).
-fn runner<'a>(stage: &str) -> anyhow::Result<(Run<'a>, bool, pipeline::StateKeys)> {
-    use pipeline::*;
-    fn of<'a, S: Stage>() -> (Run<'a>, bool, StateKeys) {
-        (run::<S, _>, S::STATEFUL, S::state_keys)
-    }
-    Ok(match stage {
-        Decoder::NAME => of::<Decoder>(),
-        Collector::NAME => of::<Collector>(),
-        Assembler::NAME => of::<Assembler>(),
-        MapMatcher::NAME => of::<MapMatcher>(),
-        Predictor::NAME => of::<Predictor>(),
-        CollisionDetector::NAME => of::<CollisionDetector>(),
-        DenmSender::NAME => of::<DenmSender>(),
-        "pipeline" => (Fused::run::<Cached<&'a mut Native>>, true, no_state_keys),
-        other => bail!("no stage `{other}`; one of {}", STAGES.join(", ")),
-    })
-}
-
-/// One delivery (a message or a batch) to `stage`, handled in process as its actor handles it.
-fn deliver_in_process(
+fn deliver<H: Handler>(
     svc: &mut Native,
-    stage: &str,
     subject: &str,
     payload: &[u8],
     publish: pipeline::Publish<'_>,
-) -> anyhow::Result<Result<pipeline::Handled, StageError>> {
-    let (run, stateful, state_keys) = runner(stage)?;
-    Ok(pipeline::handle(svc, stage, stateful, run, state_keys, subject, payload, publish))
+) -> Result<pipeline::Handled, StageError> {
+    pipeline::handle::<H, _>(svc, subject, payload, publish)
+}
+
+/// The handlers `cits stage` runs, by name: the seven stages and the fused chain (`pipeline`).
+fn handlers() -> Vec<(&'static str, Deliver)> {
+    struct Handlers(Vec<(&'static str, Deliver)>);
+    impl pipeline::EachStage for Handlers {
+        fn stage<H: Handler>(&mut self) {
+            self.0.push((H::NAME, deliver::<H>));
+        }
+    }
+    let mut handlers = Handlers(Vec::new());
+    pipeline::for_each_stage(&mut handlers);
+    handlers.stage::<pipeline::Fused>();
+    handlers.0
+}
+
+/// Stage names `cits stage` runs: the seven stages and `pipeline` (all seven in one process).
+pub fn stages() -> Vec<&'static str> {
+    handlers().into_iter().map(|(name, _)| name).collect()
+}
+
+fn handler(stage: &str) -> anyhow::Result<Deliver> {
+    match handlers().into_iter().find(|(name, _)| *name == stage) {
+        Some((_, deliver)) => Ok(deliver),
+        None => bail!("no stage `{stage}`; one of {}", stages().join(", ")),
+    }
 }
 
 pub struct ServeOptions {
@@ -309,7 +309,7 @@ const MAX_ATTEMPTS: u32 = 3;
 /// subscriptions ([`serve_core`]) or, with `durable`, from the stage's JetStream consumers
 /// ([`serve_durable`]).
 pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
-    runner(&opts.stage)?;
+    let deliver = handler(&opts.stage)?;
     let settings = settings_from_manifest(&opts.manifest, &opts.stage)?;
     let config = with_entries(settings.config.clone(), opts.set.clone());
     let svc = Native::connect(config, &opts.redis_url, opts.blobstore_root.clone())?;
@@ -318,9 +318,9 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     watch_lattice_configs(&client, &opts.lattice, &settings.lattice_configs, &lattice_configs).await?;
     let svc = svc.with_lattice_configs(lattice_configs);
     if opts.durable {
-        serve_durable(opts, settings, svc, client).await
+        serve_durable(opts, settings, deliver, svc, client).await
     } else {
-        serve_core(opts, settings, svc, client).await
+        serve_core(opts, settings, deliver, svc, client).await
     }
 }
 
@@ -330,6 +330,7 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
 async fn serve_core(
     opts: ServeOptions,
     settings: StageSettings,
+    deliver: Deliver,
     mut svc: Native,
     client: async_nats::Client,
 ) -> anyhow::Result<()> {
@@ -346,9 +347,7 @@ async fn serve_core(
     while let Some(msg) = messages.next().await {
         let mut attempt = 1;
         loop {
-            let handled = tokio::task::block_in_place(|| {
-                deliver_in_process(&mut svc, &opts.stage, &msg.subject, &msg.payload, &mut publish)
-            })?;
+            let handled = tokio::task::block_in_place(|| deliver(&mut svc, &msg.subject, &msg.payload, &mut publish));
             match handled {
                 Ok(handled) => {
                     for (subject, reason) in &handled.rejected {
@@ -383,6 +382,7 @@ async fn serve_core(
 async fn serve_durable(
     opts: ServeOptions,
     settings: StageSettings,
+    deliver: Deliver,
     svc: Native,
     client: async_nats::Client,
 ) -> anyhow::Result<()> {
@@ -392,8 +392,9 @@ async fn serve_durable(
     cfg.durable = Some(durable.clone());
     let js = async_nats::jetstream::new(client.clone());
     cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
-    let target = std::sync::Arc::new(InProcess {
+    let target = std::sync::Arc::new(StageTarget {
         stage: opts.stage.clone(),
+        deliver,
         svc: std::sync::Mutex::new(svc),
         js: js.clone(),
         dead_letter_stage: cfg.dead_letter_stage.clone(),
@@ -407,8 +408,9 @@ async fn serve_durable(
 
 /// A stage in this process as the target of durable delivery. One message at a time (the lock),
 /// as one native process computes.
-struct InProcess {
+struct StageTarget {
     stage: String,
+    deliver: Deliver,
     svc: std::sync::Mutex<Native>,
     js: async_nats::jetstream::Context,
     /// The input link's `dead_letter_stage`, as for a component.
@@ -416,13 +418,12 @@ struct InProcess {
     runtime: tokio::runtime::Handle,
 }
 
-impl Target for InProcess {
+impl Target for StageTarget {
     async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
         let mut publish = jetstream_publisher(&self.runtime, &self.js);
         let handled = tokio::task::block_in_place(|| {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
-            let handled = deliver_in_process(&mut svc, &self.stage, &msg.subject, &msg.payload, &mut publish)
-                .expect("checked when serving started");
+            let handled = (self.deliver)(&mut svc, &msg.subject, &msg.payload, &mut publish);
             if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
                 let _ = svc.reconnect(); // the retry reports what still fails
             }
@@ -447,6 +448,7 @@ impl Target for InProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cits::pipeline::Fused;
 
     fn manifest(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wadm").join(name)
@@ -466,7 +468,7 @@ mod tests {
         assert!(settings_from_manifest(&manifest("cits-pipeline.yaml"), "nope").is_err());
         // `--durable` delivers as the input link says, for every stage of both deployments.
         for (file, stage) in
-            STAGES[..7].iter().map(|s| ("cits-pipeline.yaml", *s)).chain([("cits-pipeline-fused.yaml", "pipeline")])
+            stages()[..7].iter().map(|s| ("cits-pipeline.yaml", *s)).chain([("cits-pipeline-fused.yaml", Fused::NAME)])
         {
             let link: std::collections::HashMap<String, String> =
                 settings_from_manifest(&manifest(file), stage).unwrap().input_link.into_iter().collect();
@@ -482,14 +484,14 @@ mod tests {
     #[test]
     fn fused_manifest_has_the_settings_of_the_seven_stages() {
         let seven: Vec<StageSettings> =
-            STAGES[..7].iter().map(|s| settings_from_manifest(&manifest("cits-pipeline.yaml"), s).unwrap()).collect();
+            stages()[..7].iter().map(|s| settings_from_manifest(&manifest("cits-pipeline.yaml"), s).unwrap()).collect();
         let mut staged: Vec<(String, String)> = seven.iter().flat_map(|s| s.config.clone()).collect();
         staged.sort();
         staged.dedup();
         let mut keys: Vec<&String> = staged.iter().map(|(k, _)| k).collect();
         keys.dedup();
         assert_eq!(keys.len(), staged.len(), "one key with two values: {staged:?}");
-        let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), "pipeline").unwrap();
+        let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap();
         let mut fused_config = fused.config;
         fused_config.sort();
         assert_eq!(fused_config, staged);
@@ -516,11 +518,46 @@ mod tests {
     /// (what the manifest says for this intersection may be stricter: the sensor range).
     #[test]
     fn manifest_limits_are_the_production_defaults() {
-        let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), "pipeline").unwrap();
+        let fused = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap();
         let entries = fused.config.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-        let limits = cits::limits::Limits::from_config("pipeline", entries).unwrap();
+        let limits = cits::limits::Limits::from_config(Fused::NAME, entries).unwrap();
         assert_eq!(limits, cits::limits::Limits { max_sensor_range_m: 100.0, ..cits::limits::Limits::default() });
         let keys = fused.config.iter().filter(|(k, _)| k.starts_with("limits.")).count();
         assert_eq!(keys, 9, "every limit spelled out");
+    }
+
+    /// The short recording, made now, through the fused pipeline with the manifest's config (its
+    /// limits included) and a registry for its RSU: no frame is refused, and the DENMs are those
+    /// of the native evaluation the end-to-end tests compare the lattice's DENMs with.
+    #[test]
+    fn the_fused_pipeline_refuses_nothing_of_a_recording_and_warns_as_the_evaluation() {
+        use cits::pipeline::{Cached, Outcome};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let xml = std::fs::read_to_string(root.join("data/map/weiser-gabelsberger.osm")).unwrap();
+        let graph = crate::map::lane_graph_from_osm(&xml, "map").unwrap();
+        let records = crate::recording::read_file(&root.join("data/short.rec.b64")).unwrap();
+        let live = crate::replay::live(&records, 1.0, cits::time::now_us() / 1000);
+        let mut config = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap().config;
+        config.push(("rsu.rsu1".into(), crate::demo::STATION_ID.to_string()));
+        let mut svc = crate::map::in_memory(config, &graph);
+        let mut denms = Vec::new();
+        for (i, r) in live.records.iter().enumerate() {
+            let mut delivery = Cached::new(&mut svc);
+            // Received when it arrived, as replayed at the recorded pace.
+            match Fused::run(&mut delivery, "cits.cpm.rsu1", &r.cpm, r.timestamp_ms * 1000) {
+                Outcome::Processed(out) => denms.extend(
+                    out.into_iter().filter(|o| o.subject == cits::subjects::denm_outbox("rsu1")).map(|o| o.body),
+                ),
+                other => panic!("CPM {i}: {other:?}"),
+            }
+            delivery.flush().unwrap();
+        }
+        let native: Vec<Vec<u8>> = crate::evaluate::run(&graph, &live.records)
+            .unwrap()
+            .iter()
+            .map(|d| cits::denm_sender::encode(&d.denm).unwrap())
+            .collect();
+        assert!(!native.is_empty());
+        assert_eq!(denms, native);
     }
 }

@@ -3,21 +3,21 @@
 //! A hostile (or broken) RSU sends the most perceived objects a CPM may carry, half of them
 //! vulnerable road users and half vehicles, crowded on the approaches and crosswalks of the
 //! intersection so that nearly every pair's predicted paths meet. Its CPMs go at 8 Hz through
-//! the fused pipeline in this process — `cits::pipeline::handle` with `Fused::run`, the code the
+//! the fused pipeline in this process — `cits::pipeline::handle` with `Fused`, the code the
 //! fused actor runs — and each frame is timed. The pipeline's trace gives each stage's share.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use cits::pipeline::{handle, no_state_keys, Fused};
+use cits::pipeline::testing::InMemory;
+use cits::pipeline::{handle, Fused};
 use cits::proto::{FrameDone, LaneGraph, TravelMode};
 use cits::stage::Outbound;
 use etsi_its::cpm::{ObjectKind, SimpleObject};
 use prost::Message as _;
 
 use crate::demo::CENTER;
-use crate::inprocess::InProcess;
 
 /// The intersection of the hostile RSUs.
 pub const INTERSECTION: &str = "worst-frame";
@@ -189,7 +189,7 @@ pub fn config(mut config: Vec<(String, String)>, rsus: usize) -> Vec<(String, St
 /// through the fused pipeline on `svc` and times the last `frames` of each. A frame that is
 /// dead-lettered or retried is an error: the measurement would not be of the work a frame costs.
 /// `svc` must have the [`config`] of the RSUs.
-pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Result<Report> {
+pub fn run(graph: &LaneGraph, mut svc: InMemory, opts: &Options) -> anyhow::Result<Report> {
     if !(opts.cycle_s > 0.0) {
         bail!("the cycle must be a positive number of seconds");
     }
@@ -214,7 +214,7 @@ pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Res
                 published.extend(out.iter().map(|(_, o)| o.clone()));
                 Ok(())
             };
-            let handled = handle(&mut svc, "pipeline", true, Fused::run, no_state_keys, &subject, &body, &mut publish)
+            let handled = handle::<Fused, _>(&mut svc, &subject, &body, &mut publish)
                 .map_err(|e| anyhow::anyhow!("frame {i} of {name} not handled: {e}"))?;
             let took = began.elapsed();
             if let Some((_, reason)) = handled.rejected.first() {
@@ -244,7 +244,7 @@ pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Res
 }
 
 /// Paths the detector holds for the intersection and the vehicle ↔ VRU pairs among them.
-fn detector_load(svc: &mut InProcess, rsus: usize) -> anyhow::Result<(usize, usize)> {
+fn detector_load(svc: &mut InMemory, rsus: usize) -> anyhow::Result<(usize, usize)> {
     use cits::pipeline::{buckets, Services as _};
     let keys: Vec<String> = (0..rsus).map(|r| cits::collision::state_key(INTERSECTION, &rsu(r).0)).collect();
     let is_vru = |m: i32| m == TravelMode::Bicycle as i32 || m == TravelMode::Pedestrian as i32;

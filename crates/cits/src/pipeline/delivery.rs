@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use prost::Message as _;
 
-use super::{buckets, Cached, Outcome, Services, StateKeys};
+use super::{buckets, Cached, Handler, Outcome, Services};
 use crate::stage::{dead_letter, Outbound, StageError};
 use crate::subjects;
 
@@ -25,12 +25,12 @@ pub struct Handled {
 /// messaging provider awaits JetStream's acks), or fails so the delivery is retried.
 pub type Publish<'a> = &'a mut dyn FnMut(&[(String, Outbound)]) -> Result<(), StageError>;
 
-/// Handles one delivery with `run` (a stage's [`run`] or [`Fused::run`]): a single message, or a
+/// Handles one delivery with handler `H` (a stage or [`super::Fused`]): a single message, or a
 /// [`crate::proto::MessageBatch`] on [`subjects::BATCH`] whose messages are handled one after the
 /// other. The order of effects makes a redelivered message harmless:
 ///
 /// 1. compute every message's outputs on state read through a [`Cached`] view (nothing written),
-///    a batch's state (`state_keys` of each message) read with its first read;
+///    a batch's state ([`Handler::state_keys`] of each message) read with its first read;
 /// 2. `publish` them, each with a message id derived from its input, so JetStream drops the
 ///    copies a redelivery publishes again;
 /// 3. commit the state in one write, together with an "applied" marker per input subject
@@ -42,16 +42,13 @@ pub type Publish<'a> = &'a mut dyn FnMut(&[(String, Outbound)]) -> Result<(), St
 /// stateful stage that finds its input's id there skips it (its outputs were published before
 /// the commit); so does an identical message resent by the RSU. An unavailable service fails the
 /// delivery before anything was written.
-pub fn handle<V: Services>(
+pub fn handle<H: Handler, V: Services>(
     svc: V,
-    name: &str,
-    stateful: bool,
-    run: fn(&mut Cached<V>, &str, &[u8], u64) -> Outcome,
-    state_keys: StateKeys,
     subject: &str,
     body: &[u8],
     publish: Publish<'_>,
 ) -> Result<Handled, StageError> {
+    let name = H::NAME;
     let batch = if subject == subjects::BATCH {
         match crate::proto::MessageBatch::decode(body) {
             Ok(batch) => batch.messages,
@@ -79,13 +76,13 @@ pub fn handle<V: Services>(
     let mut cached = Cached::new(svc);
     'attempt: loop {
         cached.discard();
-        if stateful {
+        if H::STATEFUL {
             // Read with the stage's own first read: no extra round trip. So is the state of the
             // batch's later messages (a single message's stage reads all of its own at once).
             for m in &batch {
                 cached.want(buckets::APPLIED, marker(m));
                 if batch.len() > 1 {
-                    for (bucket, key) in state_keys(&m.body) {
+                    for (bucket, key) in H::state_keys(&m.body) {
                         cached.want(bucket, key);
                     }
                 }
@@ -96,8 +93,8 @@ pub fn handle<V: Services>(
             if skip[i] {
                 continue;
             }
-            let outcome = run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
-            if stateful {
+            let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
+            if H::STATEFUL {
                 let stored = match cached.known(buckets::APPLIED, &marker(msg)) {
                     Some(stored) => stored.map(<[u8]>::to_vec),
                     // The stage read nothing (refused its input first): read the marker now.
@@ -180,14 +177,12 @@ mod tests {
     fn an_outputs_message_id_does_not_depend_on_the_other_outputs() {
         let done = Outbound { subject: "cits.outbox.done.r1".into(), body: vec![1] };
         let denm = Outbound { subject: "cits.outbox.denm.r1".into(), body: vec![2] };
-        let alone = output_ids("f1", "pipeline", vec![done.clone()]);
-        let after_two_denms = output_ids("f1", "pipeline", vec![denm.clone(), denm, done]);
+        let alone = output_ids("f1", Fused::NAME, vec![done.clone()]);
+        let after_two_denms = output_ids("f1", Fused::NAME, vec![denm.clone(), denm, done]);
         assert_eq!(alone[0].0, after_two_denms[2].0, "the FrameDone keeps its id");
         assert_ne!(after_two_denms[0].0, after_two_denms[1].0, "two DENMs of one frame differ");
-        assert_ne!(output_ids("f2", "pipeline", alone.into_iter().map(|o| o.1).collect())[0].0, after_two_denms[2].0);
+        assert_ne!(output_ids("f2", Fused::NAME, alone.into_iter().map(|o| o.1).collect())[0].0, after_two_denms[2].0);
     }
-
-    /// Services on plain maps, as a test double for the platform.
 
     /// Five CPMs of one RSU as a provider batch, the same objects moving on, one each side of
     /// a map tile's edge (longitude 13.054°).
@@ -217,7 +212,7 @@ mod tests {
         body: &[u8],
         published: &mut Vec<(String, Outbound)>,
     ) -> Result<Handled, StageError> {
-        handle(svc, "pipeline", true, Fused::run, no_state_keys, subject, body, &mut |out: &[(String, Outbound)]| {
+        handle::<Fused, V>(svc, subject, body, &mut |out: &[(String, Outbound)]| {
             published.extend_from_slice(out);
             Ok(())
         })
@@ -241,9 +236,9 @@ mod tests {
     #[test]
     fn a_batch_gives_what_its_messages_give_one_by_one_with_one_write_back() {
         let batch = cpm_batch();
-        let mut batched = Counting::default();
+        let mut batched = Recording::new(InMemory::default());
         let out = deliver(&mut batched, subjects::BATCH, &batch.encode_to_vec(), &mut Vec::new()).unwrap();
-        let mut single = Counting::default();
+        let mut single = Recording::new(InMemory::default());
         let mut singles = Vec::new();
         for m in &batch.messages {
             deliver(&mut single, &m.subject, &m.body, &mut singles).unwrap();
@@ -252,7 +247,7 @@ mod tests {
         assert_eq!(ids(&out.outbound), ids(&singles), "message ids depend on the input only");
         assert_eq!(done(&out.outbound).len(), 5);
         assert_eq!(done(&out.outbound), done(&singles));
-        assert_eq!(state_of(&batched.store), state_of(&single.store), "same state in the store");
+        assert_eq!(state_of(&batched.inner), state_of(&single.inner), "same state in the store");
         // All state read ahead in one call and written back in one, one tile read.
         assert_eq!((batched.gets, batched.sets), (1, 1));
         assert_eq!(batched.blob_reads, 1);
@@ -305,24 +300,23 @@ mod tests {
             })
             .collect();
         let batch = crate::proto::MessageBatch { messages: frames }.encode_to_vec();
-        let gets_with = |state_keys: StateKeys| {
-            let mut svc = Counting::default();
-            let handled = handle(
-                &mut svc,
-                Assembler::NAME,
-                true,
-                run::<Assembler, _>,
-                state_keys,
-                subjects::BATCH,
-                &batch,
-                &mut |_| Ok(()),
-            )
-            .unwrap();
+        fn gets_with<H: Handler>(batch: &[u8]) -> (usize, usize) {
+            let mut svc = Recording::new(InMemory::default());
+            let handled = handle::<H, _>(&mut svc, subjects::BATCH, batch, &mut |_| Ok(())).unwrap();
             assert_eq!((handled.outbound.len(), handled.rejected.len()), (4, 0), "{:?}", handled.rejected);
             (svc.gets, svc.sets)
-        };
-        assert_eq!(gets_with(Assembler::state_keys), (1, 1), "one read and one write for the batch");
-        assert_eq!(gets_with(no_state_keys), (4, 1), "without them, a read per message with a new object");
+        }
+        /// The assembler without its [`Handler::state_keys`].
+        struct Unannounced;
+        impl Handler for Unannounced {
+            const NAME: &'static str = Assembler::NAME;
+            const STATEFUL: bool = true;
+            fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+                Assembler::process(svc, msg)
+            }
+        }
+        assert_eq!(gets_with::<Assembler>(&batch), (1, 1), "one read and one write for the batch");
+        assert_eq!(gets_with::<Unannounced>(&batch), (4, 1), "without them, a read per message with a new object");
     }
 
     #[test]
@@ -355,7 +349,7 @@ mod tests {
     #[test]
     fn an_unavailable_store_fails_the_whole_batch_before_any_write() {
         let batch = cpm_batch();
-        let mut down = Counting { store: InMemory { down: true, ..Default::default() }, ..Default::default() };
+        let mut down = Recording::new(InMemory { down: true, ..Default::default() });
         let mut published = Vec::new();
         let err = deliver(&mut down, subjects::BATCH, &batch.encode_to_vec(), &mut published).unwrap_err();
         assert!(err.unavailable);
@@ -370,16 +364,12 @@ mod tests {
     #[test]
     fn a_failed_publish_commits_no_state() {
         let batch = cpm_batch();
-        let mut store = Counting::default();
+        let mut store = Recording::new(InMemory::default());
         let m = &batch.messages[0];
-        let err =
-            handle(&mut store, "pipeline", true, Fused::run, no_state_keys, &m.subject, &m.body, &mut |_: &[(
-                String,
-                Outbound,
-            )]| {
-                Err(StageError::unavailable("JetStream unavailable"))
-            })
-            .unwrap_err();
+        let err = handle::<Fused, _>(&mut store, &m.subject, &m.body, &mut |_: &[(String, Outbound)]| {
+            Err(StageError::unavailable("JetStream unavailable"))
+        })
+        .unwrap_err();
         assert!(err.unavailable);
         assert_eq!(store.sets, 0, "state is committed only after the outputs are stored");
     }

@@ -5,25 +5,41 @@ use prost::Message as _;
 use super::stages::{
     buckets, trajectory_keys, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor,
 };
-use super::{entries, run, MapTiles, Outcome, Services, Stage as _};
+use super::{entries, Handler, Inbound, MapTiles, Outcome, Services};
 use crate::collision::intersection_of;
 use crate::proto::LocationsFrame;
 use crate::stage::{Outbound, StageError};
 
-/// One stage of the chain [`Fused`] runs: its name and its [`run`].
+/// One stage of the chain [`Fused`] runs: its [`Handler::NAME`] and its [`Handler::run`].
 pub type Step<V> = (&'static str, fn(&mut V, &str, &[u8], u64) -> Outcome);
 
+/// Something done with each of the seven stages' handler types ([`for_each_stage`]).
+pub trait EachStage {
+    fn stage<H: Handler>(&mut self);
+}
+
+/// Calls `each` with the seven stages in pipeline order: the one list of them.
+pub fn for_each_stage(each: &mut impl EachStage) {
+    each.stage::<Decoder>();
+    each.stage::<Collector>();
+    each.stage::<Assembler>();
+    each.stage::<MapMatcher>();
+    each.stage::<Predictor>();
+    each.stage::<CollisionDetector>();
+    each.stage::<DenmSender>();
+}
+
 /// The stages in pipeline order.
-pub fn chain<V: Services>() -> [Step<V>; 7] {
-    [
-        (Decoder::NAME, run::<Decoder, V>),
-        (Collector::NAME, run::<Collector, V>),
-        (Assembler::NAME, run::<Assembler, V>),
-        (MapMatcher::NAME, run::<MapMatcher, V>),
-        (Predictor::NAME, run::<Predictor, V>),
-        (CollisionDetector::NAME, run::<CollisionDetector, V>),
-        (DenmSender::NAME, run::<DenmSender, V>),
-    ]
+pub fn chain<V: Services>() -> Vec<Step<V>> {
+    struct Chain<V>(Vec<Step<V>>);
+    impl<V: Services> EachStage for Chain<V> {
+        fn stage<H: Handler>(&mut self) {
+            self.0.push((H::NAME, H::run::<V>));
+        }
+    }
+    let mut chain = Chain(Vec::with_capacity(7));
+    for_each_stage(&mut chain);
+    chain.0
 }
 
 /// Reads the state the assembler, detector and DENM sender will need for this frame of located
@@ -47,9 +63,24 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
 /// between stages are handed over in memory instead of through the broker.
 pub struct Fused;
 
-impl Fused {
-    /// Like [`run`] for the whole chain, starting with the decoder on `subject`.
-    pub fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+impl Handler for Fused {
+    /// The fused actor's component (`pipeline`), its dead letters' stage when a batch envelope is
+    /// broken, its applied markers and message ids.
+    const NAME: &'static str = "pipeline";
+    const STATEFUL: bool = true;
+
+    /// The chain's outputs, or why a stage did not give them (without the stage's name: [`Fused::run`]
+    /// dead-letters under the name of the stage that refused).
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        match Self::run(svc, msg.subject, msg.body, msg.received_at_us) {
+            Outcome::Processed(out) => Ok(out),
+            Outcome::DeadLettered { reason, .. } | Outcome::Retry(reason) => Err(reason),
+        }
+    }
+
+    /// The whole chain, starting with the decoder on `subject`; state is read ahead once the
+    /// collector located the frame's objects, so no stage makes a read of its own.
+    fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
         let chain = chain::<V>();
         let mut input = Outbound { subject: subject.to_string(), body: body.to_vec() };
         let mut received_at_us = received_at_us;
@@ -108,7 +139,7 @@ mod tests {
         let (fused_done, fused_stages) = stages_of(fused.last().unwrap());
         let (staged_done, staged_stages) = stages_of(staged.last().unwrap());
         assert_eq!(fused_done, staged_done);
-        assert_eq!(fused_stages, chain::<InMemory>().map(|(n, _)| n.to_string()));
+        assert_eq!(fused_stages, chain::<InMemory>().iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>());
         assert_eq!(fused_stages, staged_stages);
         assert_eq!(state_of(&fused_svc), state_of(&staged_svc), "same state written");
         assert!(fused_svc.kv.keys().any(|k| k.starts_with("trajectories:")), "{:?}", fused_svc.kv.keys());

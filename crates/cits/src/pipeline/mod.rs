@@ -1,6 +1,6 @@
 //! The seven stages as message handlers, independent of the platform that runs them.
 //!
-//! A stage turns one input message into its output messages, using only what [`Services`] gives
+//! A stage ([`Handler`]) turns one input message into its output messages, using only what [`Services`] gives
 //! it (config, key-value batches, read-only blobs). The Wasm actors implement `Services` with WIT
 //! imports (`cits-actor`), the native baseline (`cits stage`) with Redis, files and a config map,
 //! so the platform comparison runs exactly the same code. [`Fused`] runs all seven in one
@@ -18,13 +18,13 @@ mod cache;
 mod delivery;
 mod fused;
 mod stages;
-#[cfg(test)]
-mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 mod tiles;
 
 pub use cache::Cached;
 pub use delivery::{handle, Handled, Publish};
-pub use fused::{chain, Fused, Step};
+pub use fused::{chain, for_each_stage, EachStage, Fused, Step};
 pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 pub use tiles::MapTiles;
 
@@ -99,29 +99,39 @@ pub struct Inbound<'a> {
     pub received_at_us: u64,
 }
 
-/// A pipeline stage: turns one input message into zero or more output messages.
-pub trait Stage {
-    /// Stage name: trace entries, dead-letter subject `cits.dlq.<NAME>`, log context.
+/// The one contract every platform runs a message handler by: each of the seven stages and the
+/// fused chain ([`Fused`]) implement it, and [`handle`], the actors (`cits-actor`), the native
+/// runner (`cits stage`), the fuzz targets and the tests take the handler as a type parameter.
+pub trait Handler {
+    /// Name: trace entries, dead-letter subject `cits.dlq.<NAME>`, applied markers, message ids,
+    /// log context; the component's name in the manifests with `-` for `_`.
     const NAME: &'static str;
-    /// Whether the stage keeps key-value state, and so must recognise an input it already
-    /// applied (see [`handle`]); stateless stages simply compute the same outputs again.
+    /// Whether the handler keeps key-value state, and so must recognise an input it already
+    /// applied (see [`handle`]); stateless handlers simply compute the same outputs again.
     const STATEFUL: bool = false;
 
+    /// One input message's outputs. An error is either the message's fault (it becomes a dead
+    /// letter) or, with [`StageError::unavailable`], the platform's (it is retried).
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError>;
+
+    /// Runs the handler on one message the way every platform must: bad input becomes a dead
+    /// letter, an unavailable service a retry.
+    fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
+        match Self::process(svc, Inbound { subject, body, received_at_us }) {
+            Ok(out) => Outcome::Processed(out),
+            Err(reason) if reason.unavailable => Outcome::Retry(reason),
+            Err(reason) => Outcome::DeadLettered {
+                letter: dead_letter(Self::NAME, &reason, subject, body, crate::time::now_us()),
+                reason,
+            },
+        }
+    }
 
     /// The state a message will be read with, as (bucket, key): read for a whole batch in its
     /// first read (see [`handle`]) instead of one read per message that brings new keys.
     fn state_keys(_body: &[u8]) -> Vec<(&'static str, String)> {
         Vec::new()
     }
-}
-
-/// A stage's [`Stage::state_keys`], or [`no_state_keys`].
-pub type StateKeys = fn(&[u8]) -> Vec<(&'static str, String)>;
-
-/// For a run that reads its state as it goes (the fused chain prefetches per message itself).
-pub fn no_state_keys(_body: &[u8]) -> Vec<(&'static str, String)> {
-    Vec::new()
 }
 
 /// What became of one message.
@@ -133,19 +143,6 @@ pub enum Outcome {
     DeadLettered { letter: Outbound, reason: StageError },
     /// A service was unavailable: fail the invocation so the message is retried.
     Retry(StageError),
-}
-
-/// Runs `S` on one message the way every platform must: bad input becomes a dead letter, an
-/// unavailable service a retry.
-pub fn run<S: Stage, V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
-    match S::process(svc, Inbound { subject, body, received_at_us }) {
-        Ok(out) => Outcome::Processed(out),
-        Err(reason) if reason.unavailable => Outcome::Retry(reason),
-        Err(reason) => Outcome::DeadLettered {
-            letter: dead_letter(S::NAME, &reason, subject, body, crate::time::now_us()),
-            reason,
-        },
-    }
 }
 
 fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {

@@ -3,7 +3,7 @@
 
 use prost::Message as _;
 
-use super::{entries, Inbound, MapTiles, Services, Stage};
+use super::{entries, Handler, Inbound, MapTiles, Services};
 use crate::assembler::{assemble, key_of, AssemblerConfig};
 use crate::calibration::Calibrations;
 use crate::collision::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
@@ -34,7 +34,7 @@ pub mod buckets {
 
 pub struct Decoder;
 
-impl Stage for Decoder {
+impl Handler for Decoder {
     const NAME: &'static str = crate::decoder::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -60,7 +60,7 @@ impl Stage for Decoder {
 
 pub struct Collector;
 
-impl Stage for Collector {
+impl Handler for Collector {
     const NAME: &'static str = crate::collector::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -85,7 +85,7 @@ impl Stage for Collector {
 /// Trajectories as binary protobuf in key-value, one key per object, a frame at a time.
 pub struct Assembler;
 
-impl Stage for Assembler {
+impl Handler for Assembler {
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::assembler::STAGE;
 
@@ -118,7 +118,7 @@ pub(super) fn trajectory_keys(frame: &LocationsFrame) -> Vec<(&'static str, Stri
 /// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
 pub struct MapMatcher;
 
-impl Stage for MapMatcher {
+impl Handler for MapMatcher {
     const NAME: &'static str = crate::map_matcher::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -148,7 +148,7 @@ impl Stage for MapMatcher {
 /// The lane graph comes from the map tile(s) under the frame's trajectories.
 pub struct Predictor;
 
-impl Stage for Predictor {
+impl Handler for Predictor {
     const NAME: &'static str = crate::predictor::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -183,7 +183,7 @@ impl Stage for Predictor {
 /// RSU's entry and tests the paths of all RSUs there, so objects seen by different RSUs meet.
 pub struct CollisionDetector;
 
-impl Stage for CollisionDetector {
+impl Handler for CollisionDetector {
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::collision::STAGE;
 
@@ -225,7 +225,7 @@ impl Stage for CollisionDetector {
 /// `cits/denm/<rsu>`), and every frame ends with a `FrameDone` carrying its full trace.
 pub struct DenmSender;
 
-impl Stage for DenmSender {
+impl Handler for DenmSender {
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::denm_sender::STAGE;
 
@@ -274,8 +274,8 @@ mod tests {
     use crate::time::now_us;
 
     /// The reason `S` dead-letters `body` on `subject` with, received now.
-    fn refused<S: Stage>(svc: &mut InMemory, subject: &str, body: &[u8]) -> String {
-        match run::<S, _>(svc, subject, body, now_us()) {
+    fn refused<S: Handler>(svc: &mut InMemory, subject: &str, body: &[u8]) -> String {
+        match S::run(svc, subject, body, now_us()) {
             Outcome::DeadLettered { letter, reason } => {
                 assert_eq!(letter.subject, subjects::dead_letter(S::NAME));
                 reason.reason
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn the_decoder_takes_cpms_only_from_registered_stations_of_the_rsu() {
         let mut svc = InMemory::default();
-        assert!(matches!(run::<Decoder, _>(&mut svc, "cits.cpm.r1", &live_sample(), now_us()), Outcome::Processed(_)));
+        assert!(matches!(Decoder::run(&mut svc, "cits.cpm.r1", &live_sample(), now_us()), Outcome::Processed(_)));
         assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r9", &live_sample()), "unregistered RSU r9");
         // Not even decoded: garbage from an unregistered RSU is refused for that.
         assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r9", &[0xff, 0xff]), "unregistered RSU r9");
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(refused::<Decoder>(&mut svc, "cits.cpm.r1", &crowd), "too many objects: 200 > 128");
         // Limits are config: a deployment may allow more.
         svc.config.push(("limits.max_objects_per_cpm".into(), "255".into()));
-        assert!(matches!(run::<Decoder, _>(&mut svc, "cits.cpm.r1", &crowd, now_us()), Outcome::Processed(_)));
+        assert!(matches!(Decoder::run(&mut svc, "cits.cpm.r1", &crowd, now_us()), Outcome::Processed(_)));
         let mut far = sample_sent(0);
         far.objects[0].x_cm = 40_000;
         let far = etsi_its::cpm::encode(&far.to_cpm()).unwrap();
@@ -331,8 +331,7 @@ mod tests {
         // WGS84 position comes out of that.
         let mut svc = InMemory::default();
         svc.config.push(("limits.max_sensor_range_m".into(), "1e9".into()));
-        let Outcome::Processed(mut decoded) = run::<Decoder, _>(&mut svc, "cits.cpm.r1", &live_sample(), now_us())
-        else {
+        let Outcome::Processed(mut decoded) = Decoder::run(&mut svc, "cits.cpm.r1", &live_sample(), now_us()) else {
             panic!("not decoded")
         };
         let mut wrapper = CitsMessageWrapper::decode(decoded.remove(0).body.as_slice()).unwrap();
@@ -411,7 +410,7 @@ mod tests {
     #[test]
     fn bad_input_is_a_dead_letter_of_the_stage_that_got_it() {
         let mut svc = InMemory::default();
-        match run::<Assembler, _>(&mut svc, "cits.locations.r1", &[0xff, 0xff], 1) {
+        match Assembler::run(&mut svc, "cits.locations.r1", &[0xff, 0xff], 1) {
             Outcome::DeadLettered { letter, reason } => {
                 assert_eq!(letter.subject, "cits.dlq.assembler");
                 assert!(reason.reason.contains("LocationsFrame"), "{reason}");
@@ -430,32 +429,14 @@ mod tests {
         let frame = LocationsFrame { rsu_id: "r1".into(), ..Default::default() };
         let mut frame_with_object = frame.clone();
         frame_with_object.locations.push(Default::default());
-        let outcome = run::<Assembler, _>(&mut svc, "cits.locations.r1", &frame_with_object.encode_to_vec(), 1);
+        let outcome = Assembler::run(&mut svc, "cits.locations.r1", &frame_with_object.encode_to_vec(), 1);
         assert!(matches!(outcome, Outcome::Retry(_)), "{outcome:?}");
-    }
-
-    /// Blob reads cut short (as when nats-server restarted mid-read).
-    struct ShortReads(InMemory);
-
-    impl Services for ShortReads {
-        fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-            self.0.config()
-        }
-        fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
-            self.0.get_many(bucket, keys)
-        }
-        fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
-            self.0.set_many(bucket, items)
-        }
-        fn read_blob(&mut self, _container: &str, _object: &str) -> Result<Option<Vec<u8>>, StageError> {
-            // A length-delimited field whose announced length the bytes do not reach.
-            Ok(Some(vec![0x0a, 0x40, 0x01]))
-        }
     }
 
     #[test]
     fn a_map_tile_read_short_is_a_retry_not_the_frames_dead_letter() {
-        let outcome = Fused::run(&mut ShortReads(InMemory::default()), "cits.cpm.r1", &live_sample(), now_us());
+        let mut svc = InMemory { cut_blob_reads: true, ..Default::default() };
+        let outcome = Fused::run(&mut svc, "cits.cpm.r1", &live_sample(), now_us());
         match outcome {
             Outcome::Retry(e) => assert!(e.unavailable && e.reason.contains("map tile"), "{e}"),
             other => panic!("expected a retry, got {other:?}"),

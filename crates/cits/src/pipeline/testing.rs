@@ -1,6 +1,10 @@
-//! A test double for the platform services and sample inputs, shared by the pipeline's tests.
+//! The platform in memory (feature `testing`): [`InMemory`] services with the fault switches the
+//! tests and the fuzzer need, [`Recording`] to see what a handler asked of them, and sample
+//! inputs. The pipeline's own tests, the fuzz targets and the tools that run the pipeline in
+//! process (`cits worst-frame`, the fuzz seeds) all use these.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use prost::Message as _;
 
@@ -8,104 +12,160 @@ use super::{flat_key, Services};
 use crate::proto::FrameDone;
 use crate::stage::{Outbound, StageError};
 
-pub(crate) struct InMemory {
-    pub(crate) config: Vec<(String, String)>,
-    pub(crate) kv: HashMap<String, Vec<u8>>,
-    pub(crate) blobs: HashMap<String, Vec<u8>>,
-    pub(crate) down: bool,
-    pub(crate) fail_next_set: bool,
+/// Services on plain maps. As our key-value provider does, a key of a bucket is the flat key
+/// `bucket:key` ([`flat_key`]) and an empty write changes nothing.
+pub struct InMemory {
+    /// The config entries every [`Services::config`] returns.
+    pub config: Vec<(String, String)>,
+    /// Key-value state by flat key.
+    pub kv: HashMap<String, Vec<u8>>,
+    /// Read-only objects by `<container>/<object>` ([`InMemory::blob_path`]); shared, so that many
+    /// short-lived platforms (one per fuzz input) hold one map.
+    pub blobs: Arc<HashMap<String, Vec<u8>>>,
+    /// Values for keys never written, handed out in the order they are asked for (then absent):
+    /// stored state of unknown origin, as the fuzzer makes it.
+    pub unwritten: std::vec::IntoIter<Option<Vec<u8>>>,
+    /// Fault: every key-value read fails as unavailable.
+    pub down: bool,
+    /// Fault: the next key-value write fails as unavailable.
+    pub fail_next_set: bool,
+    /// Fault: every blob read comes back cut short (as when nats-server restarted mid-read).
+    pub cut_blob_reads: bool,
 }
 
-impl Default for InMemory {
-    /// RSU `r1` registered for the sample CPM's station.
-    fn default() -> Self {
+impl InMemory {
+    /// Services with these config entries and blobs, no state and no faults.
+    pub fn new(config: Vec<(String, String)>, blobs: Arc<HashMap<String, Vec<u8>>>) -> Self {
         Self {
-            config: vec![("rsu.r1".into(), "1001".into())],
+            config,
             kv: HashMap::new(),
-            blobs: HashMap::new(),
+            blobs,
+            unwritten: Vec::new().into_iter(),
             down: false,
             fail_next_set: false,
+            cut_blob_reads: false,
         }
+    }
+
+    /// Where [`InMemory::blobs`] keeps `object` of `container`.
+    pub fn blob_path(container: &str, object: &str) -> String {
+        format!("{container}/{object}")
+    }
+
+    /// Adds (or replaces) one blob.
+    pub fn put_blob(&mut self, container: &str, object: &str, bytes: Vec<u8>) {
+        Arc::make_mut(&mut self.blobs).insert(Self::blob_path(container, object), bytes);
     }
 }
 
-/// The sample CPM as sent `ago_ms` before now (the decoder refuses 2022's time of the fixture).
-pub(crate) fn sample_sent(ago_ms: u64) -> etsi_its::cpm::SimpleCpm {
-    let mut cpm = etsi_its::cpm::fixtures::sample();
-    cpm.reference_time_its_ms = crate::time::unix_us_to_its_ms(crate::time::now_us() - ago_ms * 1000);
-    cpm
-}
-
-pub(crate) fn live_sample() -> Vec<u8> {
-    etsi_its::cpm::encode(&sample_sent(0).to_cpm()).unwrap()
+impl Default for InMemory {
+    /// RSU `r1` registered for the station of [`sample_sent`]'s CPM; no blobs.
+    fn default() -> Self {
+        Self::new(vec![("rsu.r1".into(), "1001".into())], Arc::default())
+    }
 }
 
 impl Services for InMemory {
     fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
         Ok(self.config.clone())
     }
+
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
         if self.down {
             return Err(StageError::unavailable("kv down"));
         }
-        Ok(keys.iter().map(|k| self.kv.get(&flat_key(bucket, k)).cloned()).collect())
+        Ok(keys
+            .iter()
+            .map(|k| self.kv.get(&flat_key(bucket, k)).cloned().or_else(|| self.unwritten.next().flatten()))
+            .collect())
     }
+
     fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
         if std::mem::take(&mut self.fail_next_set) {
             return Err(StageError::unavailable("kv went away"));
         }
-        for (k, v) in items {
-            self.kv.insert(flat_key(bucket, &k), v);
-        }
+        self.kv.extend(items.into_iter().map(|(k, v)| (flat_key(bucket, &k), v)));
         Ok(())
     }
+
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
-        Ok(self.blobs.get(&format!("{container}/{object}")).cloned())
+        if self.cut_blob_reads {
+            // A length-delimited field whose announced length the bytes do not reach.
+            return Ok(Some(vec![0x0a, 0x40, 0x01]));
+        }
+        Ok(self.blobs.get(&Self::blob_path(container, object)).cloned())
     }
 }
 
-/// Counts the calls that reach the store.
+/// Services that record what reaches the ones they wrap: calls, keys read, values read back.
+/// Counts as the platforms call: an empty write makes no call.
 #[derive(Default)]
-pub(crate) struct Counting {
-    pub(crate) store: InMemory,
-    pub(crate) gets: usize,
-    pub(crate) sets: usize,
-    pub(crate) blob_reads: usize,
+pub struct Recording<S> {
+    pub inner: S,
+    /// Key-value read calls.
+    pub gets: usize,
+    /// Key-value write calls that wrote something.
+    pub sets: usize,
+    pub blob_reads: usize,
     /// Every key read, in order (flat: `bucket:key`).
-    pub(crate) keys_read: Vec<String>,
+    pub keys_read: Vec<String>,
+    /// Every value read back, in order (what a stateful stage read its state from).
+    pub values_read: Vec<Option<Vec<u8>>>,
 }
 
-impl Services for Counting {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        self.store.config()
+impl<S> Recording<S> {
+    pub fn new(inner: S) -> Self {
+        Self { inner, gets: 0, sets: 0, blob_reads: 0, keys_read: Vec::new(), values_read: Vec::new() }
     }
+}
+
+impl<S: Services> Services for Recording<S> {
+    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+        self.inner.config()
+    }
+
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
         self.gets += 1;
         self.keys_read.extend(keys.iter().map(|k| flat_key(bucket, k)));
-        self.store.get_many(bucket, keys)
+        let values = self.inner.get_many(bucket, keys)?;
+        self.values_read.extend(values.iter().cloned());
+        Ok(values)
     }
+
     fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
-        // As the platforms do: an empty write makes no call.
         if !items.is_empty() {
             self.sets += 1;
         }
-        self.store.set_many(bucket, items)
+        self.inner.set_many(bucket, items)
     }
+
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
         self.blob_reads += 1;
-        self.store.read_blob(container, object)
+        self.inner.read_blob(container, object)
     }
 }
 
+/// The sample CPM as sent `ago_ms` before now (the decoder refuses 2022's time of the fixture).
+pub fn sample_sent(ago_ms: u64) -> etsi_its::cpm::SimpleCpm {
+    let mut cpm = etsi_its::cpm::fixtures::sample();
+    cpm.reference_time_its_ms = crate::time::unix_us_to_its_ms(crate::time::now_us() - ago_ms * 1000);
+    cpm
+}
+
+/// The sample CPM sent now, UPER-encoded.
+pub fn live_sample() -> Vec<u8> {
+    etsi_its::cpm::encode(&sample_sent(0).to_cpm()).unwrap()
+}
+
 /// The trace without its clock readings.
-pub(crate) fn stages_of(done: &Outbound) -> (FrameDone, Vec<String>) {
+pub fn stages_of(done: &Outbound) -> (FrameDone, Vec<String>) {
     let mut done = FrameDone::decode(done.body.as_slice()).unwrap();
     let stages = done.trace.drain(..).map(|t| t.stage).collect();
     (done, stages)
 }
 
 /// The stages' state in a store, without the map tile copies (which hold the time they were read).
-pub(crate) fn state_of(store: &InMemory) -> HashMap<String, Vec<u8>> {
+pub fn state_of(store: &InMemory) -> HashMap<String, Vec<u8>> {
     let copies = flat_key(super::buckets::MAP_TILES, "");
     store.kv.iter().filter(|(k, _)| !k.starts_with(&copies)).map(|(k, v)| (k.clone(), v.clone())).collect()
 }

@@ -126,7 +126,7 @@ fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::testing::{Counting, InMemory};
+    use crate::pipeline::testing::{InMemory, Recording};
     use crate::pipeline::{flat_key, Cached};
     use crate::proto::Lanelet;
 
@@ -149,7 +149,7 @@ mod tests {
     /// A map whose tile under `AT` has `lanelets` lanelets.
     fn map_with(lanelets: usize) -> InMemory {
         let mut store = InMemory::default();
-        store.blobs.insert(format!("{}/{}", MapTiles::<()>::CONTAINER, object()), tile(lanelets));
+        store.put_blob(MapTiles::<()>::CONTAINER, &object(), tile(lanelets));
         store
     }
 
@@ -158,7 +158,7 @@ mod tests {
     }
 
     /// One delivery that looks up the tile under `AT`: its lanelet count.
-    fn deliver(svc: &mut Counting) -> Result<usize, StageError> {
+    fn deliver(svc: &mut Recording<InMemory>) -> Result<usize, StageError> {
         let mut delivery = Cached::new(&mut *svc);
         let mut tiles = MapTiles::restore(&mut delivery, "map_matcher", lanelets, 10.0)?;
         let count = *tiles.at(&mut delivery, AT.0, AT.1)?;
@@ -166,19 +166,19 @@ mod tests {
         Ok(count)
     }
 
-    fn copy(svc: &Counting) -> MapTileCopy {
-        let stored = &svc.store.kv[&copy_key()];
+    fn copy(svc: &Recording<InMemory>) -> MapTileCopy {
+        let stored = &svc.inner.kv[&copy_key()];
         MapTileCopy::decode(stored.as_slice()).unwrap()
     }
 
-    fn store_copy(svc: &mut Counting, age_s: u64, lanelets: usize) {
+    fn store_copy(svc: &mut Recording<InMemory>, age_s: u64, lanelets: usize) {
         let copy = MapTileCopy { read_at_us: crate::time::now_us() - age_s * 1_000_000, tile: Some(tile(lanelets)) };
-        svc.store.kv.insert(copy_key(), copy.encode_to_vec());
+        svc.inner.kv.insert(copy_key(), copy.encode_to_vec());
     }
 
     #[test]
     fn a_tile_is_read_from_the_blobstore_once_and_then_from_its_copy() {
-        let mut svc = Counting { store: map_with(3), ..Default::default() };
+        let mut svc = Recording::new(map_with(3));
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         assert_eq!((svc.blob_reads, svc.gets, svc.sets), (1, 1, 1), "copied with the delivery's write");
         assert_eq!(copy(&svc).tile.as_deref().map(LaneGraph::decode).unwrap().unwrap().lanelets.len(), 3);
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn a_copy_older_than_map_refresh_s_gives_way_to_the_blobstore() {
         // The map changed (3 lanelets now) since the copy (1 lanelet) was made.
-        let mut svc = Counting { store: map_with(3), ..Default::default() };
+        let mut svc = Recording::new(map_with(3));
         store_copy(&mut svc, 20, 1);
         assert_eq!(deliver(&mut svc).unwrap(), 1, "a 20 s old copy is fresh for the default 30 s");
         assert_eq!(svc.blob_reads, 0);
@@ -200,18 +200,18 @@ mod tests {
         assert_eq!(svc.blob_reads, 1);
         assert!(crate::time::now_us() - copy(&svc).read_at_us < 1_000_000, "and is replaced");
         // A shorter refresh in the stage's config; a copy from a clock far ahead is stale too.
-        svc.store.config.push((MAP_REFRESH_KEY.into(), "5".into()));
+        svc.inner.config.push((MAP_REFRESH_KEY.into(), "5".into()));
         store_copy(&mut svc, 10, 1);
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         let ahead = MapTileCopy { read_at_us: crate::time::now_us() + 3_600_000_000, tile: None };
-        svc.store.kv.insert(copy_key(), ahead.encode_to_vec());
+        svc.inner.kv.insert(copy_key(), ahead.encode_to_vec());
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         assert_eq!(svc.blob_reads, 3);
     }
 
     #[test]
     fn a_tile_the_map_lacks_is_remembered_as_missing() {
-        let mut svc = Counting::default();
+        let mut svc = Recording::new(InMemory::default());
         assert_eq!(deliver(&mut svc).unwrap(), 0);
         assert_eq!(deliver(&mut svc).unwrap(), 0);
         assert_eq!(svc.blob_reads, 1);
@@ -220,11 +220,11 @@ mod tests {
 
     #[test]
     fn an_unreadable_copy_is_read_again_and_a_bad_refresh_is_an_error() {
-        let mut svc = Counting { store: map_with(2), ..Default::default() };
-        svc.store.kv.insert(copy_key(), vec![0xff, 0xff, 0xff]);
+        let mut svc = Recording::new(map_with(2));
+        svc.inner.kv.insert(copy_key(), vec![0xff, 0xff, 0xff]);
         assert_eq!(deliver(&mut svc).unwrap(), 2);
         assert_eq!(svc.blob_reads, 1);
-        svc.store.config.push((MAP_REFRESH_KEY.into(), "0".into()));
+        svc.inner.config.push((MAP_REFRESH_KEY.into(), "0".into()));
         let err = deliver(&mut svc).unwrap_err();
         assert!(!err.unavailable && err.to_string().contains("map_matcher config `map_refresh_s`"), "{err}");
     }
