@@ -14,6 +14,9 @@ const RECORDING: &str = "data/default.rec.b64";
 const SPEED: f64 = 4.0;
 const FAULTS_PER_RUN: usize = 5;
 
+/// A fault kind: the fault to inject in round `i`.
+type FaultOfRound = fn(usize) -> Fault;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: run with make chaos"]
 async fn chaos() {
@@ -22,7 +25,7 @@ async fn chaos() {
     });
     eprintln!("chaos seed {seed} (CHAOS_SEED={seed} repeats these fault times)");
     let mut rng = seed | 1;
-    let kinds: [(&str, fn(usize) -> Fault); 4] = [
+    let kinds: [(&str, FaultOfRound); 4] = [
         ("kill -9 messaging provider", |i| Fault::KillProvider(1 + (i % 2) as u8)),
         ("kill -9 host (restarted)", |i| Fault::CrashHost { host: 1 + (i % 2) as u8, restart: true }),
         ("restart Redis (kill -9)", |_| Fault::RestartRedis),

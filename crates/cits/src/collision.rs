@@ -1,3 +1,4 @@
+// Over 600 lines: to be split by concern (config and policy, geometry, fusion of two cameras' tracks) with its model (issue 37).
 //! Collision detector logic: predicted paths of all objects at an intersection tested against
 //! each other in space and time.
 //!

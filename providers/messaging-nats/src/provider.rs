@@ -44,8 +44,11 @@ pub struct NatsMessagingProvider {
     /// Components linked to us (consumer), by component id: the connection they publish on.
     consumers: Arc<RwLock<HashMap<String, async_nats::Client>>>,
     /// Handler links at work (their config and JetStream pull loops), by (component id, link name).
-    handlers: Arc<RwLock<HashMap<(String, String), (HashMap<String, String>, Consumers)>>>,
+    handlers: Arc<RwLock<HashMap<(String, String), HandlerLink>>>,
 }
+
+/// A handler link's config and the JetStream pull loops serving it.
+type HandlerLink = (HashMap<String, String>, Consumers);
 
 /// Starts the provider under a wasmCloud host (reads host data from stdin).
 pub async fn run() -> anyhow::Result<()> {

@@ -1,3 +1,4 @@
+// Over 600 lines: one clap command tree; to become one module per subcommand (issue 38 item 5).
 //! `cits`: replay CPM recordings over MQTT, watch the pipeline's output, probe it, regenerate
 //! the demo dataset.
 

@@ -190,7 +190,7 @@ pub fn config(mut config: Vec<(String, String)>, rsus: usize) -> Vec<(String, St
 /// dead-lettered or retried is an error: the measurement would not be of the work a frame costs.
 /// `svc` must have the [`config`] of the RSUs.
 pub fn run(graph: &LaneGraph, mut svc: InMemory, opts: &Options) -> anyhow::Result<Report> {
-    if !(opts.cycle_s > 0.0) {
+    if opts.cycle_s.is_nan() || opts.cycle_s <= 0.0 {
         bail!("the cycle must be a positive number of seconds");
     }
     let users = road_users(graph, opts.objects, opts.cycle_s)?;

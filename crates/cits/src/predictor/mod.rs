@@ -40,6 +40,9 @@ use lane_map::Local;
 
 pub const STAGE: &str = "predictor";
 
+/// How far below the slowest turn speed (m/s) one braking is taken to be stopping.
+const STOPPING_MARGIN_MPS: f64 = 0.3;
+
 /// One track being predicted: its newest point, its motion, and the frame its paths are
 /// written in.
 struct Prediction<'a> {
@@ -240,12 +243,13 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             // while turning right was predicted to brake to a stop on the turn's route (4 m in 4 s
             // instead of 17), and its risk with a straight cyclist went unseen for 0.8 s.
             let in_turn = matches!(map.lanes[&route[0]].turn.as_str(), "left" | "right");
-            // One braking at or below the turn's speed already is stopping (yielding), not
-            // slowing for the turn: a car approaching at NCAP's 10 km/h and braking short of a
+            // One braking below any turn's speed already is stopping (yielding), not slowing
+            // for the turn: a car approaching at NCAP's 10 km/h and braking short of a
             // pedestrian was predicted to keep 10 km/h into her.
             let floor = match (turn_speed_mps(mode), turn_speeds_mps(mode)) {
-                (Some(v), _) if turns && !in_turn && k.speed > v => v,
-                (_, Some((slowest, _))) if in_turn && k.speed > slowest => slowest,
+                (_, Some((slowest, _))) if k.speed < slowest - STOPPING_MARGIN_MPS => 0.0,
+                (Some(v), _) if turns && !in_turn => v,
+                (_, Some((slowest, _))) if in_turn => slowest,
                 _ => 0.0,
             };
             let positions = (1..=p.steps)

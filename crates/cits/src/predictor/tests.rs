@@ -1,3 +1,4 @@
+// Over 600 lines: the predictor's unit tests, one per behaviour, sharing the test map and track builders.
 //! The predictor's unit tests.
 
 use super::intent::normal_density;

@@ -1,3 +1,4 @@
+// Over 600 lines with its tests: the native pipeline, scoring, sweep and trace share one Score; to be split with the rest of evaluate (issue 37).
 //! The whole warning pipeline run natively, in process, on a recording — the same stage functions
 //! the actors wrap — and its DENMs scored against the simulator's planted conflicts.
 //!
