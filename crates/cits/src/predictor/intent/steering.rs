@@ -80,9 +80,14 @@ pub(crate) fn steering_likelihood(map: &LaneMap, t: &MatchedTrajectory, approach
         let wide = OUTLIER_SHARE * (-0.5 * (x / OUTLIER_RAD).powi(2)).exp() / OUTLIER_RAD;
         (core + wide).ln()
     };
-    let straight: f64 = samples.iter().map(|&(_, off, noise)| log_density(off, noise)).sum();
+    // Each hypothesis differs from going straight only at the samples past its onset: sum the
+    // log-ratio over those (the straight density of each sample is worked out once).
     let newest_along = samples.iter().map(|s| s.0).fold(f64::NEG_INFINITY, f64::max);
     let (first, last, step) = onsets_m(mode);
+    if newest_along <= first {
+        return 1.0; // before any onset: nothing to tell yet
+    }
+    let straight: Vec<f64> = samples.iter().map(|&(_, off, noise)| log_density(off, noise)).collect();
     let mut ratios = Vec::new();
     let mut onset = first;
     while onset <= last + 1e-9 {
@@ -91,14 +96,16 @@ pub(crate) fn steering_likelihood(map: &LaneMap, t: &MatchedTrajectory, approach
             ratios.extend(BUILD_UP_PER_M2.iter().map(|_| 1.0));
         } else {
             for rate in BUILD_UP_PER_M2 {
-                let turning: f64 = samples
+                let log_ratio: f64 = samples
                     .iter()
-                    .map(|&(along, off, noise)| {
-                        let past = (along - onset).max(0.0);
-                        log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise)
+                    .zip(&straight)
+                    .filter(|((along, _, _), _)| *along > onset)
+                    .map(|(&(along, off, noise), straight)| {
+                        let past = along - onset;
+                        log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise) - straight
                     })
                     .sum();
-                ratios.push((turning - straight).clamp(-50.0, 50.0).exp());
+                ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
             }
         }
         onset += step;
