@@ -16,6 +16,7 @@
 use cits::proto::LaneGraph;
 
 use super::routes::{build_route, crossings, dist, local_centerline, opposite, Kind, Route, P};
+use super::safety::point_segment;
 use super::scenarios::yielding_braking;
 use super::traffic::{LanePosition, Mover, World};
 use super::*;
@@ -245,14 +246,7 @@ fn cross(a: P, b: P) -> f64 {
 }
 
 fn point_to_polyline(p: P, line: &[P]) -> f64 {
-    line.windows(2)
-        .map(|w| {
-            let (d, v) = ((w[1].0 - w[0].0, w[1].1 - w[0].1), (p.0 - w[0].0, p.1 - w[0].1));
-            let len2 = d.0 * d.0 + d.1 * d.1;
-            let f = if len2 > 0.0 { ((v.0 * d.0 + v.1 * d.1) / len2).clamp(0.0, 1.0) } else { 0.0 };
-            dist(p, (w[0].0 + f * d.0, w[0].1 + f * d.1))
-        })
-        .fold(f64::INFINITY, f64::min)
+    line.windows(2).map(|w| point_segment(p, w[0], w[1])).fold(f64::INFINITY, f64::min)
 }
 
 /// The car's NCAP path for the map's turn route `route` (approach → connector → exit): along

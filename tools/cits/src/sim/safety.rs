@@ -69,7 +69,7 @@ pub(super) fn sample(
 }
 
 /// Distance from point `p` to segment `a`–`b`.
-fn point_segment(p: P, a: P, b: P) -> f64 {
+pub(super) fn point_segment(p: P, a: P, b: P) -> f64 {
     let (dx, dy) = (b.0 - a.0, b.1 - a.1);
     let len2 = dx * dx + dy * dy;
     let f = if len2 > 0.0 { (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
