@@ -30,7 +30,7 @@ use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
 use intent::{
     connector_speed_likelihood, lane_seconds, profile_turn_likelihood, speed_level_likelihood, speed_profile,
-    steering_likelihood, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
+    steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
 };
 use kinematics::{
     distance_after, fresh_track_motion, kinematics, measured_speed, past, recent_speeds, top_speed_mps, Kinematics,
@@ -197,7 +197,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // The speed itself, on the approach (on a connector, how fast it goes tells which one,
         // see `connector_speed_likelihood`).
         level: if lane.turn.is_empty() { speed_level_likelihood(mode, k.speed, to_go) } else { 1.0 },
-        steering: approach.map_or([1.0, 1.0], |a| [1.0, -1.0].map(|side| steering_likelihood(map, t, a, side))),
+        steering: approach.map_or([1.0, 1.0], |a| steering_likelihoods(map, t, a)),
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing.
         lateral: approach.and_then(|a| lane_seconds(map, t, a)),

@@ -653,19 +653,18 @@ fn steering_car(speed: f64, along: f64, onset: Option<f64>, noise_deg: f64) -> M
 
 #[test]
 fn steering_off_the_lane_tells_the_turn_and_its_side() {
-    use super::intent::steering_likelihood;
+    use super::intent::steering_likelihoods;
     let map = map();
-    let (right, left) = (-1.0, 1.0);
     // Steering right from 2 m before the line, now 2.5 m past it at 10 km/h (≈ 8° off).
     let turning = steering_car(10.0 / 3.6, 2.5, Some(-2.0), 2.0);
-    let (r, l) = (steering_likelihood(&map, &turning, 1, right), steering_likelihood(&map, &turning, 1, left));
+    let [l, r] = steering_likelihoods(&map, &turning, 1);
     assert!(r > 5.0 && l < 0.5 && r / l > 100.0, "right {r}, left {l}");
     // Going straight with the same noise: the turns lose weight once their onsets are passed.
     let straight = steering_car(10.0 / 3.6, 2.5, None, 2.0);
-    let (r, l) = (steering_likelihood(&map, &straight, 1, right), steering_likelihood(&map, &straight, 1, left));
+    let [l, r] = steering_likelihoods(&map, &straight, 1);
     assert!(r < 0.8 && l < 0.8, "right {r}, left {l}");
     // Far before the line nothing has been decided: no evidence either way.
     let early = steering_car(10.0 / 3.6, -25.0, None, 2.0);
-    let r = steering_likelihood(&map, &early, 1, right);
+    let [_, r] = steering_likelihoods(&map, &early, 1);
     assert!((0.9..=1.1).contains(&r), "{r}");
 }

@@ -13,7 +13,7 @@ pub(super) use lateral::normal_density;
 pub use lateral::LANE_SECONDS;
 pub(crate) use lateral::{lane_seconds, lateral_likelihood};
 pub(crate) use speed::{profile_turn_likelihood, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
-pub(crate) use steering::steering_likelihood;
+pub(crate) use steering::steering_likelihoods;
 
 /// What a track shows about the turn ahead: from its speed profile the likelihood ratio
 /// turning : going straight ([`turn_likelihood`]), from where in its lane it keeps the lateral

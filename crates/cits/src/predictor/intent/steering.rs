@@ -67,13 +67,14 @@ fn headings(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Vec<(f64, f6
         .collect()
 }
 
-/// Likelihood ratio turning to `side` (1 left, −1 right) : going straight, from the headings
-/// the sensor measured against the approach's direction; 1 with fewer than four.
-pub(crate) fn steering_likelihood(map: &LaneMap, t: &MatchedTrajectory, approach: i64, side: f64) -> f64 {
+/// Likelihood ratios turning left : going straight and turning right : going straight, from
+/// the headings the sensor measured against the approach's direction; 1 with fewer than four.
+/// Both sides share the samples and their straight densities.
+pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> [f64; 2] {
     let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
     let samples = headings(map, t, approach);
     if samples.len() < 4 {
-        return 1.0;
+        return [1.0, 1.0];
     }
     let log_density = |x: f64, sigma: f64| {
         let core = (1.0 - OUTLIER_SHARE) * (-0.5 * (x / sigma).powi(2)).exp() / sigma;
@@ -85,30 +86,32 @@ pub(crate) fn steering_likelihood(map: &LaneMap, t: &MatchedTrajectory, approach
     let newest_along = samples.iter().map(|s| s.0).fold(f64::NEG_INFINITY, f64::max);
     let (first, last, step) = onsets_m(mode);
     if newest_along <= first {
-        return 1.0; // before any onset: nothing to tell yet
+        return [1.0, 1.0]; // before any onset: nothing to tell yet
     }
     let straight: Vec<f64> = samples.iter().map(|&(_, off, noise)| log_density(off, noise)).collect();
-    let mut ratios = Vec::new();
-    let mut onset = first;
-    while onset <= last + 1e-9 {
-        if onset >= newest_along {
-            // Not reached yet: its steering would not show.
-            ratios.extend(BUILD_UP_PER_M2.iter().map(|_| 1.0));
-        } else {
-            for rate in BUILD_UP_PER_M2 {
-                let log_ratio: f64 = samples
-                    .iter()
-                    .zip(&straight)
-                    .filter(|((along, _, _), _)| *along > onset)
-                    .map(|(&(along, off, noise), straight)| {
-                        let past = along - onset;
-                        log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise) - straight
-                    })
-                    .sum();
-                ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
+    [1.0, -1.0].map(|side| {
+        let mut ratios = Vec::new();
+        let mut onset = first;
+        while onset <= last + 1e-9 {
+            if onset >= newest_along {
+                // Not reached yet: its steering would not show.
+                ratios.extend(BUILD_UP_PER_M2.iter().map(|_| 1.0));
+            } else {
+                for rate in BUILD_UP_PER_M2 {
+                    let log_ratio: f64 = samples
+                        .iter()
+                        .zip(&straight)
+                        .filter(|((along, _, _), _)| *along > onset)
+                        .map(|(&(along, off, noise), straight)| {
+                            let past = along - onset;
+                            log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise) - straight
+                        })
+                        .sum();
+                    ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
+                }
             }
+            onset += step;
         }
-        onset += step;
-    }
-    (ratios.iter().sum::<f64>() / ratios.len() as f64).clamp(1e-3, 1e3)
+        (ratios.iter().sum::<f64>() / ratios.len() as f64).clamp(1e-3, 1e3)
+    })
 }
