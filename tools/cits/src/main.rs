@@ -187,7 +187,8 @@ enum Command {
         #[arg(long)]
         explain: bool,
         /// With one seed: frame by frame, what the pipeline predicted for these two road users
-        /// (truth ids `A,B`) and the risk between them, warned or not.
+        /// (truth ids `A,B`) and the risk between them, warned or not. With --ncap: of the car
+        /// and the VRU in each case whose name contains this text (e.g. `right hook 10 km/h contact`).
         #[arg(long)]
         trace: Option<String>,
         /// With --seeds: film Euro NCAP's turning and crossing test shapes (and their negatives)
@@ -878,6 +879,15 @@ async fn main() -> anyhow::Result<()> {
             };
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
+        }
+        Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, trace: Some(filter), .. } => {
+            let conditions = cits_tools::sim::Conditions::named(&condition)?;
+            let graph = cits_tools::sim::load_map(&osm)?;
+            let config = cits_tools::native::entries_set(&set)?;
+            let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
+            for line in evaluate::ncap::trace(&graph, &filter, seed, &config, conditions)? {
+                println!("{line}");
+            }
         }
         Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, .. } => {
             use cits_tools::sim::ncap::{Outcome, Shape};

@@ -136,6 +136,9 @@ pub(super) fn distance_after(speed: f64, accel: f64, floor: f64, top: f64, secs:
 
 /// Deceleration (m/s²) a track must show to be predicted to keep braking: below it, noise.
 pub(super) const BRAKING_MPS2: f64 = 1.0;
+/// Acceleration a vehicle must show to be predicted to keep speeding up: about twice the
+/// spread of one fitted from a second of measured speeds.
+pub(super) const SPEEDING_UP_MPS2: f64 = 0.5;
 
 /// How far back a path shows where its road user came from ([`PredictedPath::past`]).
 pub const PAST_US: u64 = 2_000_000;

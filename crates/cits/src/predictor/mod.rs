@@ -34,7 +34,7 @@ use intent::{
 };
 use kinematics::{
     distance_after, fresh_track_motion, kinematics, measured_speed, past, recent_speeds, top_speed_mps, Kinematics,
-    BRAKING_MPS2,
+    BRAKING_MPS2, SPEEDING_UP_MPS2,
 };
 use lane_map::Local;
 
@@ -42,6 +42,13 @@ pub const STAGE: &str = "predictor";
 
 /// How far below the slowest turn speed (m/s) one braking is taken to be stopping.
 const STOPPING_MARGIN_MPS: f64 = 0.3;
+/// The gentlest braking of a driver slowing to yield, m/s².
+const YIELD_BRAKING_MPS2: f64 = 0.8;
+/// Spread (1σ) of a deceleration fitted from a second of measured speeds, with the driver's own
+/// unsteadiness, m/s².
+const MEASURED_ACCEL_SIGMA_MPS2: f64 = 0.3;
+/// A longitudinal outcome this likely is taken alone ([`Prediction::longitudinal`]).
+const LONGITUDINAL_SURE: f64 = 0.95;
 
 /// One track being predicted: its newest point, its motion, and the frame its paths are
 /// written in.
@@ -57,6 +64,8 @@ struct Prediction<'a> {
     k: Kinematics,
     /// The acceleration the horizon keeps up ([`Prediction::ahead`]).
     accel: f64,
+    /// Whether `k` comes from speeds the sensor measured (steady enough to tell gentle braking).
+    speeds_measured: bool,
     steps: usize,
     past: Vec<PredictedPosition>,
     tracked_since_us: u64,
@@ -69,7 +78,34 @@ impl Prediction<'_> {
 
     /// Metres covered by step `i`, braking no further than to `floor` (m/s).
     fn ahead(&self, i: usize, floor: f64) -> f64 {
-        distance_after(self.k.speed, self.accel, floor, top_speed_mps(self.mode), self.secs(i))
+        self.ahead_at(i, floor, self.accel)
+    }
+
+    /// [`Prediction::ahead`] keeping up `accel` instead.
+    fn ahead_at(&self, i: usize, floor: f64, accel: f64) -> f64 {
+        distance_after(self.k.speed, accel, floor, top_speed_mps(self.mode), self.secs(i))
+    }
+
+    /// What a vehicle's measured deceleration says it will do, as (acceleration kept up,
+    /// probability): one braking gently (a yielding driver slows at 0.8-1.5 m/s²) shows it by
+    /// little more than the noise of a second's measured speeds, so between the two the path
+    /// splits into keeping its speed and braking on, each as likely as the deceleration says.
+    /// A single outcome where the speeds were not measured, the track brakes clearly, or speeds up.
+    fn longitudinal(&self) -> Vec<(f64, f64)> {
+        if !self.speeds_measured || self.mode == TravelMode::Pedestrian || self.accel != 0.0 {
+            return vec![(self.accel, 1.0)];
+        }
+        let braking = -self.k.accel.min(-YIELD_BRAKING_MPS2);
+        let likelihood = |mean: f64| (-(self.k.accel - mean).powi(2) / (2.0 * MEASURED_ACCEL_SIGMA_MPS2.powi(2))).exp();
+        let (keeps, brakes) = (likelihood(0.0), likelihood(-braking));
+        let p = brakes / (keeps + brakes);
+        if p < 1.0 - LONGITUDINAL_SURE {
+            vec![(0.0, 1.0)]
+        } else if p > LONGITUDINAL_SURE {
+            vec![(-braking, 1.0)]
+        } else {
+            vec![(0.0, 1.0 - p), (-braking, p)]
+        }
     }
 
     /// Step `i`'s position at local point `p` on `lanelet_id`.
@@ -116,10 +152,21 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
     let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
     let Some(mut k) = kinematics(origin, t) else { return Vec::new() };
+    let mut speeds_measured = false;
     if let Some((speed, heading)) = fresh_track_motion(t) {
         k.speed = speed;
         k.heading = heading.unwrap_or(k.heading);
-    } else if mode == TravelMode::Pedestrian {
+    } else if mode != TravelMode::Pedestrian {
+        // A vehicle's speed and acceleration from the speeds the sensor measured where it did:
+        // differentiated twice from positions, a car keeping 10 km/h was fitted speeding up or
+        // braking by ±1 m/s² frame by frame, and a yielding one predicted into the crosswalk.
+        if let Some((speed, accel)) = measured_speed(t) {
+            k.speed = speed.max(0.0);
+            k.accel = accel;
+            k.accel_fitted = true;
+            speeds_measured = true;
+        }
+    } else {
         // A walker's pace from positions is mostly noise: over 1.5 s (σ 0.15 m) one walking a
         // steady 1 m/s was fitted anywhere from 0.4 to 1.7 and braking or speeding up at up to
         // 1 m/s², which moved when she reaches a crosswalk by seconds.
@@ -136,7 +183,11 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
     // already walking is taken to keep its pace — a fitted speed-up there is mostly the tracker
     // settling, and a walker "running at 2.5 m/s" into a car's lane was a quarter of the clearly
     // false warnings left.
-    let speeding_up = k.accel > 0.0 && (mode != TravelMode::Pedestrian || k.speed < pedestrians::SETTING_OFF_MPS);
+    let speeding_up = if mode == TravelMode::Pedestrian {
+        k.accel > 0.0 && k.speed < pedestrians::SETTING_OFF_MPS
+    } else {
+        k.accel > SPEEDING_UP_MPS2
+    };
     let accel = if k.accel < -BRAKING_MPS2 || speeding_up { k.accel } else { 0.0 };
     let p = Prediction {
         map,
@@ -147,6 +198,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         origin,
         k,
         accel,
+        speeds_measured,
         steps: (cfg.horizon_us / cfg.step_us.max(1)) as usize,
         past: past(t, cfg.step_us),
         tracked_since_us: t.points.iter().map(|p| p.measured_at_us).min().unwrap_or(last.measured_at_us),
@@ -223,18 +275,20 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         let total: f64 = fits.iter().map(|&(id, _, fit)| weight(id, fit)).sum();
         fits.into_iter().map(|(id, station, fit)| (id, station, weight(id, fit) / total)).collect()
     };
-    let mut routes: Vec<(Vec<i64>, f64, f64)> = candidates
+    let longitudinal = p.longitudinal();
+    let mut routes: Vec<(Vec<i64>, f64, f64, f64)> = candidates
         .into_iter()
         .flat_map(|(id, station, q)| {
             map.routes(mode, &evidence, id, station + horizon_m, &[]).into_iter().map(move |(r, w)| (r, station, q * w))
         })
+        .flat_map(|(r, station, q)| longitudinal.iter().map(move |&(accel, w)| (r.clone(), station, q * w, accel)))
         .collect();
     routes.sort_by(|a, b| b.2.total_cmp(&a.2));
     routes.truncate(p.cfg.max_alternatives);
     routes
         .into_iter()
         .enumerate()
-        .map(|(rank, (route, station, probability))| {
+        .map(|(rank, (route, station, probability, accel))| {
             // A vehicle braking towards a turn slows to the turn's speed; on a straight route
             // (or already in the turn) braking means stopping: yielding.
             let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
@@ -247,6 +301,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             // for the turn: a car approaching at NCAP's 10 km/h and braking short of a
             // pedestrian was predicted to keep 10 km/h into her.
             let floor = match (turn_speed_mps(mode), turn_speeds_mps(mode)) {
+                _ if accel >= 0.0 => 0.0,
                 (_, Some((slowest, _))) if k.speed < slowest - STOPPING_MARGIN_MPS => 0.0,
                 (Some(v), _) if turns && !in_turn => v,
                 (_, Some((slowest, _))) if in_turn => slowest,
@@ -254,7 +309,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             };
             let positions = (1..=p.steps)
                 .map(|i| {
-                    let (q, lanelet) = map.walk(&route, station + p.ahead(i, floor));
+                    let (q, lanelet) = map.walk(&route, station + p.ahead_at(i, floor, accel));
                     p.position(i, q, lanelet)
                 })
                 .collect();

@@ -668,3 +668,40 @@ fn steering_off_the_lane_tells_the_turn_and_its_side() {
     let [_, r] = steering_likelihoods(&map, &early, 1);
     assert!((0.9..=1.1).contains(&r), "{r}");
 }
+
+/// [`approaching`] with the speeds the sensor measured at each point.
+fn approaching_measured(to_go: f64, speed: f64, decel: f64) -> MatchedTrajectory {
+    let mut t = approaching(to_go, speed, decel);
+    for (k, p) in t.points.iter_mut().enumerate() {
+        p.speed_mps = Some(speed + decel * (12 - k) as f64 * 0.125);
+    }
+    t
+}
+
+#[test]
+fn a_car_braking_gently_may_keep_its_speed_or_brake_on() {
+    let ends = |t: &MatchedTrajectory| -> Vec<(f64, f64)> {
+        predict(&map(), t, &PredictorConfig::default())
+            .iter()
+            .map(|p| {
+                let end = p.positions.last().unwrap();
+                (wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude }).1, p.probability)
+            })
+            .collect()
+    };
+    // Keeping 8 m/s, measured: one path, 32 m on in 4 s.
+    let steady = ends(&approaching_measured(45.0, 8.0, 0.0));
+    assert_eq!(steady.len(), 1, "{steady:?}");
+    assert!((steady[0].0 - (-45.0 + 32.0)).abs() < 0.5, "{steady:?}");
+    // Slowing at 0.5 m/s², as little more than a second's speeds can tell from noise: keeping
+    // 8 m/s and braking on (at a yielding driver's 0.8 m/s² at least) both, braking likelier.
+    let gentle = ends(&approaching_measured(45.0, 8.0, 0.5));
+    assert_eq!(gentle.len(), 2, "{gentle:?}");
+    let (brakes, keeps) = (gentle[0], gentle[1]);
+    assert!(brakes.1 > keeps.1 && (brakes.1 + keeps.1 - 1.0).abs() < 1e-9, "{gentle:?}");
+    assert!(keeps.0 > brakes.0 + 4.0, "{gentle:?}");
+    // Braking clearly: one path, braking.
+    let clear = ends(&approaching_measured(45.0, 8.0, 2.0));
+    assert_eq!(clear.len(), 1, "{clear:?}");
+    assert!(clear[0].0 < -45.0 + 17.0, "{clear:?}");
+}

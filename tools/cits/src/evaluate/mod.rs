@@ -633,8 +633,17 @@ pub fn trace(
     config: &[(String, String)],
     users: [u32; 2],
 ) -> anyhow::Result<Vec<String>> {
-    let sim = crate::sim::simulate(graph, &Params { seed, ..*params })?;
-    let truth = crate::sim::truth(&sim);
+    trace_recording(graph, &crate::sim::simulate(graph, &Params { seed, ..*params })?, config, users)
+}
+
+/// [`trace`] of a recording already simulated (e.g. one NCAP case).
+pub fn trace_recording(
+    graph: &LaneGraph,
+    sim: &crate::sim::Simulation,
+    config: &[(String, String)],
+    users: [u32; 2],
+) -> anyhow::Result<Vec<String>> {
+    let truth = crate::sim::truth(sim);
     let policy = NativePipeline::configured(graph, config)?.detector;
     let mut pipeline = NativePipeline::logging_all_risks(graph, config)?;
     let turn: HashMap<i64, &str> = graph.lanelets.iter().map(|l| (l.id, l.turn.as_str())).collect();

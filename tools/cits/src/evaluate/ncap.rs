@@ -93,6 +93,31 @@ pub fn run_case(
     })
 }
 
+/// The case's name in tables and traces, e.g. "CBTA right hook 10 km/h contact from 1100".
+pub fn label(case: &Case) -> String {
+    format!("{} {} km/h {} from {}", case.shape.name(), case.car_kmh, case.outcome.name(), case.approach)
+}
+
+/// [`super::trace`] of the car and the VRU in each case whose [`label`] contains `filter`.
+pub fn trace(
+    graph: &LaneGraph,
+    filter: &str,
+    seed: u64,
+    config: &[(String, String)],
+    conditions: Conditions,
+) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for case in cases(graph, &Shape::ALL, &Outcome::ALL)?.iter().filter(|c| label(c).contains(filter)) {
+        let filmed = film_case(graph, case, seed, conditions)?;
+        let truth = crate::sim::truth(&filmed.sim);
+        let user = |vru: bool| truth.road_users.iter().find(|u| (u.kind != Kind::Car) == vru).map(|u| u.id);
+        let (Some(car), Some(vru)) = (user(false), user(true)) else { continue };
+        out.push(format!("== {} (seed {seed}, turn begins {:?} s into the film)", label(case), filmed.turn_onset_s));
+        out.extend(super::trace_recording(graph, &filmed.sim, config, [car, vru])?);
+    }
+    Ok(out)
+}
+
 fn median(mut v: Vec<f64>) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied()
