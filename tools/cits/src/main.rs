@@ -120,8 +120,15 @@ enum Command {
     },
     /// Turn the Lanelet2 map into the blobs the actors read (WKB centerlines per mode, lane graph).
     Map {
-        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        #[arg(long, alias = "map", default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// Only this junction of the map and the lanes round it: `K` (0 = the junction with most
+        /// connectors, as `--junctions` lists them) or `LAT,LON` (the junction nearest).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
+        /// List the map's junctions: centre, arms (bearing), connectors, the placed cameras.
+        #[arg(long)]
+        junctions: bool,
         /// Blobstore-fs root: the blobs go to <root>/cits-map/.
         #[arg(long)]
         blobstore_root: Option<PathBuf>,
@@ -158,8 +165,12 @@ enum Command {
         file: PathBuf,
         #[arg(long, default_value = "data/short.truth.json")]
         truth: PathBuf,
-        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        #[arg(long, alias = "map", default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// One junction of the map (`K` or `LAT,LON`, see `cits map --junctions`): simulated
+        /// with cameras placed from its geometry unless a calibrated RSU stands there.
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
         /// Also list each false warning (first DENM of its ActionID and the risk it announced).
         #[arg(long)]
         list_false: bool,
@@ -853,10 +864,12 @@ async fn main() -> anyhow::Result<()> {
                 println!("dead letters from {stage}: {count}");
             }
         }
-        Command::Map { osm, blobstore_root, json } => {
-            let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
-            let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
-            let graph = map::lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
+        Command::Map { osm, junction, junctions, blobstore_root, json } => {
+            let graph = map::load(&osm, junction)?;
+            let name = &graph.name;
+            if junctions {
+                print!("{}", map::junction::describe_all(&graph));
+            }
             if json {
                 println!("{}", map::summary_json(&graph));
             }
@@ -879,10 +892,10 @@ async fn main() -> anyhow::Result<()> {
             let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
-        Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, .. } => {
+        Command::Evaluate { seeds: Some(seeds), osm, junction, set, ncap: true, condition, .. } => {
             use cits_tools::sim::ncap::{Outcome, Shape};
             let conditions = cits_tools::sim::Conditions::named(&condition)?;
-            let graph = cits_tools::sim::load_map(&osm)?;
+            let graph = map::load(&osm, junction)?;
             let config = cits_tools::native::entries_set(&set)?;
             let started = std::time::Instant::now();
             let runs = evaluate::ncap::evaluate(
@@ -896,8 +909,8 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", evaluate::ncap::table(&runs));
             println!("({} runs filmed and evaluated in {:.1} s)", runs.len(), started.elapsed().as_secs_f64());
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, sweep: Some(dir), set, .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate { seeds: Some(seeds), osm, junction, duration_s, density, sweep: Some(dir), set, .. } => {
+            let graph = map::load(&osm, junction)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
             let config = cits_tools::native::entries_set(&set)?;
             let configured = evaluate::NativePipeline::configured(&graph, &config)?.detector().clone();
@@ -954,8 +967,10 @@ async fn main() -> anyhow::Result<()> {
             std::fs::write(dir.join("calibration.csv"), cal)?;
             print!("{csv}");
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, set, trace: Some(pair), .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate {
+            seeds: Some(seeds), osm, junction, duration_s, density, set, trace: Some(pair), ..
+        } => {
+            let graph = map::load(&osm, junction)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
             let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
             let users: Vec<u32> =
@@ -966,8 +981,10 @@ async fn main() -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, condition, .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate {
+            seeds: Some(seeds), osm, junction, duration_s, density, explain, set, condition, ..
+        } => {
+            let graph = map::load(&osm, junction)?;
             let conditions = cits_tools::sim::Conditions::named(&condition)?;
             let params = cits_tools::sim::Params { density, conditions, ..cits_tools::sim::Params::new(0, duration_s) };
             let started = std::time::Instant::now();

@@ -10,6 +10,10 @@ use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, Lanelet, TravelMode};
 use prost::Message as _;
 
+mod infer;
+pub mod junction;
+pub mod site;
+
 /// Blobstore container of the map and its objects.
 pub const CONTAINER: &str = "cits-map";
 pub const LANE_GRAPH: &str = "lane-graph.pb";
@@ -74,14 +78,20 @@ fn centerline(left: &[Point], right: &[Point]) -> Vec<Point> {
     center
 }
 
-fn mode_of(subtype: &str) -> Option<(TravelMode, bool)> {
+/// Travel mode and whether the lanelet is walkable both ways, by Lanelet2 subtype (`road` when
+/// the map gives none, Lanelet2's default).
+fn mode_of(subtype: Option<&str>) -> Option<(TravelMode, bool)> {
     match subtype {
-        "road" => Some((TravelMode::Car, false)),
-        "bicycle_lane" => Some((TravelMode::Bicycle, false)),
-        "crosswalk" | "walkway" => Some((TravelMode::Pedestrian, true)),
+        None | Some("road" | "highway") => Some((TravelMode::Car, false)),
+        Some("bicycle_lane") => Some((TravelMode::Bicycle, false)),
+        Some("crosswalk" | "walkway") => Some((TravelMode::Pedestrian, true)),
         _ => None,
     }
 }
+
+/// A vehicle lanelet drivable both ways (`one_way=no`) becomes two lanelets, the reversed one
+/// with this added to its id (Lanelet2 ids stay far below it).
+pub const REVERSED_ID_OFFSET: i64 = 1_000_000_000_000;
 
 /// Reads a Lanelet2 OSM file into the lane graph (centerlines in WGS84).
 pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
@@ -128,6 +138,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     struct Raw {
         lanelet: Lanelet,
         center: Vec<Point>,
+        walkable_role: Option<&'static str>,
     }
     let mut raw = Vec::new();
     for r in root.children().filter(|n| n.has_tag_name("relation")) {
@@ -137,7 +148,8 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         if tag("type") != Some("lanelet") {
             continue;
         }
-        let Some((mode, bidirectional)) = tag("subtype").and_then(mode_of) else { continue };
+        let subtype = tag("subtype");
+        let Some((mode, bidirectional)) = mode_of(subtype) else { continue };
         let member = |role: &str| -> anyhow::Result<i64> {
             let m = r
                 .children()
@@ -146,33 +158,43 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             Ok(m.attribute("ref").context("member without ref")?.parse()?)
         };
         let center = centerline(&way_points(member("left")?)?, &way_points(member("right")?)?);
-        raw.push(Raw {
-            lanelet: Lanelet {
-                id: id(r)?,
-                mode: mode as i32,
-                centerline: center
-                    .iter()
-                    .flat_map(|p| {
-                        let w = offset_to_wgs84(origin, p.0, p.1);
-                        [w.lon, w.lat]
-                    })
-                    .collect(),
-                successors: Vec::new(),
-                length_m: polyline_length(&center),
-                role: tag("cits:role").unwrap_or_default().to_string(),
-                turn: tag("cits:turn").unwrap_or_default().to_string(),
-                bidirectional,
-                station_offset_m: 0.0,
-            },
-            center,
-        });
+        let lanelet = |id: i64, center: &[Point]| Lanelet {
+            id,
+            mode: mode as i32,
+            centerline: center
+                .iter()
+                .flat_map(|p| {
+                    let w = offset_to_wgs84(origin, p.0, p.1);
+                    [w.lon, w.lat]
+                })
+                .collect(),
+            successors: Vec::new(),
+            length_m: polyline_length(center),
+            role: tag("cits:role").unwrap_or_default().to_string(),
+            turn: tag("cits:turn").unwrap_or_default().to_string(),
+            bidirectional,
+            station_offset_m: 0.0,
+        };
+        let walkable_role = match subtype {
+            Some("crosswalk") => Some("crosswalk"),
+            Some("walkway") => Some("walkway"),
+            _ => None,
+        };
+        if !bidirectional && matches!(tag("one_way"), Some("no" | "false")) {
+            let reversed: Vec<Point> = center.iter().rev().copied().collect();
+            let id = id(r)? + REVERSED_ID_OFFSET;
+            raw.push(Raw { lanelet: lanelet(id, &reversed), center: reversed, walkable_role });
+        }
+        raw.push(Raw { lanelet: lanelet(id(r)?, &center), center, walkable_role });
     }
     // Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
     for i in 0..raw.len() {
         let (a, a_end, a_start) = (&raw[i].lanelet, *raw[i].center.last().unwrap(), raw[i].center[0]);
         let successors = raw
             .iter()
-            .filter(|b| b.lanelet.id != a.id && b.lanelet.mode == a.mode)
+            // A lanelet drivable both ways does not turn round into its own reversed copy.
+            .filter(|b| b.lanelet.id != a.id && (b.lanelet.id - a.id).abs() != REVERSED_ID_OFFSET)
+            .filter(|b| b.lanelet.mode == a.mode)
             .filter(|b| {
                 let (b_start, b_end) = (b.center[0], *b.center.last().unwrap());
                 if a.bidirectional {
@@ -187,9 +209,22 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             .collect();
         raw[i].lanelet.successors = successors;
     }
+    let centers: Vec<Vec<Point>> = raw.iter().map(|r| r.center.clone()).collect();
+    let walkable: Vec<Option<&str>> = raw.iter().map(|r| r.walkable_role).collect();
     let mut lanelets: Vec<Lanelet> = raw.into_iter().map(|r| r.lanelet).collect();
+    infer::infer_roles(&mut lanelets, &centers, &walkable);
     lanelets.sort_by_key(|l| l.id);
     Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
+}
+
+/// Reads a Lanelet2 OSM file; with `junction`, cropped round that junction of the map.
+pub fn load(osm: &Path, junction: Option<junction::Choice>) -> anyhow::Result<LaneGraph> {
+    let xml = std::fs::read_to_string(osm).with_context(|| format!("cannot read {}", osm.display()))?;
+    let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
+    let graph = lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
+    let Some(choice) = junction else { return Ok(graph) };
+    let chosen = junction::choose(&graph, choice).with_context(|| format!("in {}", osm.display()))?;
+    junction::crop(&graph, &chosen)
 }
 
 /// WKB MultiLineString of all centerlines of one mode, in lanelet id order.
@@ -265,6 +300,32 @@ mod tests {
     fn committed_map() -> LaneGraph {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
         lane_graph_from_osm(&std::fs::read_to_string(path).unwrap(), "weiser-gabelsberger").unwrap()
+    }
+
+    #[test]
+    fn inference_on_the_untagged_map_gives_the_tags_roles_turns_and_arms() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
+        let xml = std::fs::read_to_string(path).unwrap();
+        let stripped: String = xml.lines().filter(|l| !l.contains("k=\"cits:")).collect::<Vec<_>>().join("\n");
+        assert!(!stripped.contains("cits:") && stripped.len() < xml.len());
+        let (tagged, inferred) = (committed_map(), lane_graph_from_osm(&stripped, "weiser-gabelsberger").unwrap());
+        assert_eq!(tagged.lanelets.len(), inferred.lanelets.len());
+        for (t, i) in tagged.lanelets.iter().zip(&inferred.lanelets) {
+            assert_eq!((t.id, &t.role, &t.turn), (i.id, &i.role, &i.turn));
+        }
+        // One junction, four arms numbered like the ids' leading digit (1 north … 4 west).
+        let junctions = junction::Junction::all(&inferred);
+        assert_eq!(junctions.len(), 1);
+        let j = &junctions[0];
+        let names: Vec<&str> = j.arms.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["north", "east", "south", "west"]);
+        let arm_lanes =
+            inferred.lanelets.iter().filter(|l| matches!(l.role.as_str(), "approach" | "exit" | "crosswalk"));
+        for l in arm_lanes {
+            assert_eq!(j.arm_of.get(&l.id), Some(&((l.id / 1000) as u8)), "lanelet {}", l.id);
+        }
+        assert_eq!(j.arm_of.len(), 10 + 8 + 4);
+        assert_eq!((j.opposite(1), j.left_of(1), j.right_of(1)), (Some(3), 2, 4));
     }
 
     #[test]
