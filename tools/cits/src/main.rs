@@ -140,6 +140,9 @@ enum Command {
     Simulate {
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// One junction of the map (`K` or `LAT,LON`, see `cits map --junctions`).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
         /// How long the cameras run (2 × 8 CPMs a second).
         #[arg(long, default_value_t = 207)]
         duration_s: u32,
@@ -205,6 +208,11 @@ enum Command {
         /// on the map, each alone, instead of simulated traffic; print the NCAP table.
         #[arg(long)]
         ncap: bool,
+        /// With --seeds: instead of --osm, these maps (`FILE` or `FILE@K` / `FILE@LAT,LON` for
+        /// one junction of it, see `cits map --junctions`): one row per map — traffic over the
+        /// seeds, and Euro NCAP's contact cases where their shapes fit (first seed).
+        #[arg(long, num_args = 1..)]
+        maps: Vec<evaluate::maps::MapJunction>,
         /// With --seeds: what the sensors and the network make of the traffic — nominal,
         /// noise-x2, dropouts-10, latency-300ms or one-camera (robustness rows).
         #[arg(long, default_value = "nominal")]
@@ -879,7 +887,7 @@ async fn main() -> anyhow::Result<()> {
                 eprintln!("map {name}: {} lanelets → {}", graph.lanelets.len(), dir.display());
             }
         }
-        Command::Simulate { seed, duration_s, out, truth, osm, scenarios, density } => {
+        Command::Simulate { seed, junction, duration_s, out, truth, osm, scenarios, density } => {
             let scenarios = serde_json::from_value(serde_json::Value::String(scenarios.clone()))
                 .map_err(|_| anyhow::anyhow!("--scenarios must be `library` or `classic`, got `{scenarios}`"))?;
             let params = cits_tools::sim::Params {
@@ -889,8 +897,16 @@ async fn main() -> anyhow::Result<()> {
                 density,
                 ..cits_tools::sim::Params::new(seed, duration_s)
             };
-            let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
+            let summary = cits_tools::sim::simulate_to_files(&map::load(&osm, junction)?, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
+        }
+        Command::Evaluate { seeds: Some(seeds), maps, duration_s, density, set, .. } if !maps.is_empty() => {
+            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let config = cits_tools::native::entries_set(&set)?;
+            let started = std::time::Instant::now();
+            let rows = evaluate::maps::evaluate_maps(&maps, &evaluate::parse_seeds(&seeds)?, &params, &config)?;
+            print!("{}", evaluate::maps::table(&rows));
+            println!("({} maps evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
         }
         Command::Evaluate { seeds: Some(seeds), osm, junction, set, ncap: true, condition, .. } => {
             use cits_tools::sim::ncap::{Outcome, Shape};

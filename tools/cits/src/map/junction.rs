@@ -14,7 +14,7 @@ use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, Lanelet};
 
 use super::infer::{angle_diff, bearing, cross_inside, end_heading, is_vehicle, start_heading};
-use super::{dist, Point};
+use super::{dist, local_line as local, Point};
 
 /// Lanes leaving the box within this of each other's direction belong to one arm.
 const ARM_GAP_DEG: f64 = 25.0;
@@ -76,10 +76,6 @@ fn cluster_bearings(mut bearings: Vec<f64>) -> Vec<f64> {
         groups.last_mut().unwrap().push(bearings[i]);
     }
     groups.iter().map(|g| circular_mean(g)).collect()
-}
-
-fn local(origin: Wgs84, l: &Lanelet) -> Vec<Point> {
-    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect()
 }
 
 /// The point half-way along a polyline.

@@ -37,6 +37,20 @@ fn polyline_length(line: &[Point]) -> f64 {
     line.windows(2).map(|w| dist(w[0], w[1])).sum()
 }
 
+/// A lane graph centerline (lon, lat pairs) from metres east/north of `origin`, and back.
+fn lon_lat(origin: Wgs84, line: &[Point]) -> Vec<f64> {
+    line.iter()
+        .flat_map(|p| {
+            let w = offset_to_wgs84(origin, p.0, p.1);
+            [w.lon, w.lat]
+        })
+        .collect()
+}
+
+pub(crate) fn local_line(origin: Wgs84, l: &Lanelet) -> Vec<Point> {
+    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect()
+}
+
 /// The point at fraction `t` (0..1) of a polyline's length.
 fn point_at(line: &[Point], t: f64) -> Point {
     let total = polyline_length(line);
@@ -161,13 +175,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         let lanelet = |id: i64, center: &[Point]| Lanelet {
             id,
             mode: mode as i32,
-            centerline: center
-                .iter()
-                .flat_map(|p| {
-                    let w = offset_to_wgs84(origin, p.0, p.1);
-                    [w.lon, w.lat]
-                })
-                .collect(),
+            centerline: lon_lat(origin, center),
             successors: Vec::new(),
             length_m: polyline_length(center),
             role: tag("cits:role").unwrap_or_default().to_string(),
@@ -217,14 +225,78 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
 }
 
-/// Reads a Lanelet2 OSM file; with `junction`, cropped round that junction of the map.
+/// Reads a Lanelet2 OSM file; with `junction`, cropped round that junction of the map. Where
+/// the result has no bicycle lanes, cyclists share the roads ([`bicycles_share_roads`]).
 pub fn load(osm: &Path, junction: Option<junction::Choice>) -> anyhow::Result<LaneGraph> {
     let xml = std::fs::read_to_string(osm).with_context(|| format!("cannot read {}", osm.display()))?;
     let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
     let graph = lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
-    let Some(choice) = junction else { return Ok(graph) };
-    let chosen = junction::choose(&graph, choice).with_context(|| format!("in {}", osm.display()))?;
-    junction::crop(&graph, &chosen)
+    let mut graph = match junction {
+        Some(choice) => {
+            let chosen = junction::choose(&graph, choice).with_context(|| format!("in {}", osm.display()))?;
+            junction::crop(&graph, &chosen)?
+        }
+        None => graph,
+    };
+    if !graph.lanelets.iter().any(|l| l.mode == TravelMode::Bicycle as i32) {
+        bicycles_share_roads(&mut graph);
+    }
+    Ok(graph)
+}
+
+/// A shared road's bicycle lanelet has the road's id plus this.
+pub const SHARED_ROAD_ID_OFFSET: i64 = 2 * REVERSED_ID_OFFSET;
+/// Cyclists on a shared road keep this far right of its centre line.
+const CYCLIST_KEEPS_RIGHT_M: f64 = 1.0;
+
+/// Where a junction has no bicycle lanes, cyclists ride the road (Lanelet2's `road` admits
+/// bicycles): every car lanelet gets a bicycle twin (same role, turn and topology) that runs
+/// [`CYCLIST_KEEPS_RIGHT_M`] right of its centre line, so the map matcher and the predictor
+/// have lanes for cyclists.
+pub fn bicycles_share_roads(graph: &mut LaneGraph) {
+    let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
+    let twins: Vec<Lanelet> = graph
+        .lanelets
+        .iter()
+        .filter(|l| l.mode == TravelMode::Car as i32)
+        .map(|l| {
+            let shifted = shift_right(&local_line(origin, l), CYCLIST_KEEPS_RIGHT_M);
+            Lanelet {
+                id: l.id + SHARED_ROAD_ID_OFFSET,
+                mode: TravelMode::Bicycle as i32,
+                centerline: lon_lat(origin, &shifted),
+                successors: l.successors.iter().map(|s| s + SHARED_ROAD_ID_OFFSET).collect(),
+                length_m: polyline_length(&shifted),
+                ..l.clone()
+            }
+        })
+        .collect();
+    graph.lanelets.extend(twins);
+}
+
+/// The polyline moved `by` metres to its right (each point along the mean of its segments'
+/// normals).
+fn shift_right(line: &[Point], by: f64) -> Vec<Point> {
+    let normal = |a: Point, b: Point| {
+        let d = dist(a, b).max(1e-9);
+        ((b.1 - a.1) / d, -(b.0 - a.0) / d)
+    };
+    (0..line.len())
+        .map(|i| {
+            let before = (i > 0).then(|| normal(line[i - 1], line[i]));
+            let after = (i + 1 < line.len()).then(|| normal(line[i], line[i + 1]));
+            let n = match (before, after) {
+                (Some(a), Some(b)) => {
+                    let (x, y) = (a.0 + b.0, a.1 + b.1);
+                    let len = x.hypot(y).max(1e-9);
+                    (x / len, y / len)
+                }
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => (0.0, 0.0),
+            };
+            (line[i].0 + by * n.0, line[i].1 + by * n.1)
+        })
+        .collect()
 }
 
 /// WKB MultiLineString of all centerlines of one mode, in lanelet id order.
@@ -326,6 +398,20 @@ mod tests {
         }
         assert_eq!(j.arm_of.len(), 10 + 8 + 4);
         assert_eq!((j.opposite(1), j.left_of(1), j.right_of(1)), (Some(3), 2, 4));
+    }
+
+    #[test]
+    fn a_shared_road_gives_cyclists_a_twin_right_of_its_centre() {
+        // Northbound: right is east.
+        assert_eq!(shift_right(&[(0.0, 0.0), (0.0, 10.0)], 1.0), vec![(1.0, 0.0), (1.0, 10.0)]);
+        let mut g = committed_map();
+        g.lanelets.retain(|l| l.mode == TravelMode::Car as i32);
+        let cars = g.lanelets.len();
+        bicycles_share_roads(&mut g);
+        assert_eq!(g.lanelets.len(), 2 * cars);
+        let twin = g.lanelets.iter().find(|l| l.id == 1100 + SHARED_ROAD_ID_OFFSET).unwrap();
+        assert_eq!((twin.mode, twin.role.as_str()), (TravelMode::Bicycle as i32, "approach"));
+        assert!(twin.successors.iter().all(|s| g.lanelets.iter().any(|l| l.id == *s && l.mode == twin.mode)));
     }
 
     #[test]

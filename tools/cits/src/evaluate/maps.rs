@@ -1,0 +1,143 @@
+//! The warning figures per map: simulated traffic at one junction of each map, and Euro NCAP's
+//! contact cases wherever their shapes fit the junction — the check that the pipeline works on
+//! intersections it was not built on (public maps are test maps, never tuned on).
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use cits::proto::LaneGraph;
+
+use super::{evaluate_seeds, Score};
+use crate::map::junction::Choice;
+use crate::map::site::Site;
+use crate::sim::ncap::{Outcome, Shape};
+use crate::sim::{Conditions, Params};
+
+/// One map of `--maps`: a file and, optionally, which of its junctions (`FILE@K`, `FILE@LAT,LON`).
+#[derive(Debug, Clone)]
+pub struct MapJunction {
+    pub osm: PathBuf,
+    pub junction: Option<Choice>,
+}
+
+impl std::str::FromStr for MapJunction {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        Ok(match s.split_once('@') {
+            Some((osm, junction)) => MapJunction { osm: osm.into(), junction: Some(junction.parse()?) },
+            None => MapJunction { osm: s.into(), junction: None },
+        })
+    }
+}
+
+/// What one map's junction scored.
+pub struct MapRow {
+    pub name: String,
+    /// Arm names, clockwise.
+    pub arms: Vec<String>,
+    pub routes: (usize, usize, usize),
+    pub traffic: Score,
+    /// NCAP contact cases warned before contact, of those the junction offers (first seed).
+    pub ncap_contacts: (usize, usize),
+}
+
+fn name_of(m: &MapJunction) -> String {
+    let stem = m.osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
+    match m.junction {
+        None => stem.to_string(),
+        Some(Choice::Index(k)) => format!("{stem} #{k}"),
+        Some(Choice::Near(at)) => format!("{stem} @{:.5},{:.5}", at.lat, at.lon),
+    }
+}
+
+/// Simulates `seeds` at each map's junction and films NCAP's contact cases there (first seed).
+pub fn evaluate_maps(
+    maps: &[MapJunction],
+    seeds: &[u64],
+    params: &Params,
+    config: &[(String, String)],
+) -> anyhow::Result<Vec<MapRow>> {
+    let mut rows = Vec::new();
+    for m in maps {
+        let name = name_of(m);
+        let graph = crate::map::load(&m.osm, m.junction)?;
+        let row = evaluate_map(&graph, name.clone(), seeds, params, config).with_context(|| format!("map {name}"))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn evaluate_map(
+    graph: &LaneGraph,
+    name: String,
+    seeds: &[u64],
+    params: &Params,
+    config: &[(String, String)],
+) -> anyhow::Result<MapRow> {
+    let site = Site::of(graph)?;
+    let routes = crate::sim::route_counts(graph)?;
+    let mut traffic = Score::default();
+    for (_, s) in evaluate_seeds(graph, seeds, params, config)? {
+        traffic.add(&s);
+    }
+    let first = seeds.first().copied().unwrap_or(1);
+    let runs = super::ncap::evaluate(graph, &Shape::ALL, &[Outcome::Contact], &[first], config, Conditions::NOMINAL)?;
+    let warned = runs.iter().filter(|r| r.lead_s.is_some()).count();
+    Ok(MapRow {
+        name,
+        arms: site.junction.arms.iter().map(|a| a.name.clone()).collect(),
+        routes,
+        traffic,
+        ncap_contacts: (warned, runs.len()),
+    })
+}
+
+/// The per-map table (Markdown).
+pub fn table(rows: &[MapRow]) -> String {
+    let mut out = String::from(
+        "| map (junction) | arms | routes car/bicycle/pedestrian | min | conflicts (PET < 1.5 s) | recall | lead median s | lead min s | clearly false /10 min | NCAP contacts warned |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let s = &r.traffic;
+        let (median, min) = s.lead();
+        let recall = if s.planted == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0} %", 100.0 * s.warned as f64 / s.planted as f64)
+        };
+        let ncap = if r.ncap_contacts.1 == 0 {
+            "no shape fits".to_string()
+        } else {
+            format!("{}/{}", r.ncap_contacts.0, r.ncap_contacts.1)
+        };
+        out.push_str(&format!(
+            "| {} | {} ({}) | {}/{}/{} | {:.1} | {} | {recall} | {median:.2} | {min:.2} | {:.1} ({}) | {ncap} |\n",
+            r.name,
+            r.arms.len(),
+            r.arms.join(", "),
+            r.routes.0,
+            r.routes.1,
+            r.routes.2,
+            s.minutes,
+            s.planted,
+            s.per_10_min(s.clearly_false),
+            s.clearly_false,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_arguments_name_a_junction_by_index_or_position() {
+        let m: MapJunction = "data/map/public/sind-xian.osm@0".parse().unwrap();
+        assert_eq!((name_of(&m), m.junction), ("sind-xian #0".to_string(), Some(Choice::Index(0))));
+        let m: MapJunction = "a.osm@49.0052,8.4156".parse().unwrap();
+        assert!(matches!(m.junction, Some(Choice::Near(w)) if (w.lat - 49.0052).abs() < 1e-9));
+        assert_eq!(name_of(&"x/ours.osm".parse::<MapJunction>().unwrap()), "ours");
+    }
+}
