@@ -94,6 +94,11 @@ enum Command {
         #[command(subcommand)]
         command: RsuCommand,
     },
+    /// Prepare a new intersection: its map tiles, cameras and RSU config.
+    Intersection {
+        #[command(subcommand)]
+        command: IntersectionCommand,
+    },
     /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out
     /// at the end (cits.done.probe).
     Probe {
@@ -319,6 +324,30 @@ impl RsuLattice {
             nats_pid_file: self.nats_pid_file.as_deref(),
         }
     }
+}
+
+#[derive(Subcommand)]
+enum IntersectionCommand {
+    /// Write the junction's map tiles into the blobstore (merged with the tiles there), and the
+    /// config its RSU needs (camera calibration, detector grouping, registry) as YAML properties.
+    Add {
+        #[arg(long, alias = "osm")]
+        map: PathBuf,
+        /// Which junction of the map (`K` or `LAT,LON`, see `cits map --junctions`).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
+        /// The RSU's name (MQTT topic cits/cpm/<rsu>) and its CPMs' station id.
+        #[arg(long)]
+        rsu: String,
+        #[arg(long)]
+        station: u32,
+        /// Blobstore-fs root: the tiles go to <root>/cits-map/.
+        #[arg(long, default_value = ".state/blobstore")]
+        blobstore_root: PathBuf,
+        /// Also write the config YAML to this file (it is always printed).
+        #[arg(long)]
+        config_out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -797,6 +826,32 @@ async fn main() -> anyhow::Result<()> {
                 dir.display(),
                 authority.resolver_config_path().display()
             );
+        }
+        Command::Intersection {
+            command: IntersectionCommand::Add { map: osm, junction, rsu, station, blobstore_root, config_out },
+        } => {
+            let graph = map::load(&osm, junction)?;
+            let site = map::site::Site::of(&graph)?;
+            let dir = blobstore_root.join(map::CONTAINER);
+            let tiles = map::intersection::write_tiles(&graph, &dir)?;
+            let name = match junction {
+                Some(choice) => format!("{}-{choice}", graph.name),
+                None => graph.name.clone(),
+            };
+            let yaml = map::intersection::config_yaml(&site, &rsu, station, &name);
+            if let Some(path) = config_out {
+                std::fs::write(&path, &yaml).with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let arms: Vec<&str> = site.junction.arms.iter().map(|a| a.name.as_str()).collect();
+            eprintln!(
+                "intersection {name}: centre {:.7},{:.7}, arms {}; {} lanelets in {tiles} tiles → {}",
+                site.centre.lat,
+                site.centre.lon,
+                arms.join(", "),
+                graph.lanelets.len(),
+                dir.display()
+            );
+            print!("{yaml}");
         }
         Command::Rsu { command } => match command {
             RsuCommand::Add { rsu, stations, on } => {

@@ -44,11 +44,7 @@ pub struct MapRow {
 
 fn name_of(m: &MapJunction) -> String {
     let stem = m.osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
-    match m.junction {
-        None => stem.to_string(),
-        Some(Choice::Index(k)) => format!("{stem} #{k}"),
-        Some(Choice::Near(at)) => format!("{stem} @{:.5},{:.5}", at.lat, at.lon),
-    }
+    m.junction.map_or_else(|| stem.to_string(), |choice| format!("{stem}@{choice}"))
 }
 
 /// Simulates `seeds` at each map's junction and films NCAP's contact cases there (first seed).
@@ -135,7 +131,7 @@ mod tests {
     #[test]
     fn map_arguments_name_a_junction_by_index_or_position() {
         let m: MapJunction = "data/map/public/sind-xian.osm@0".parse().unwrap();
-        assert_eq!((name_of(&m), m.junction), ("sind-xian #0".to_string(), Some(Choice::Index(0))));
+        assert_eq!((name_of(&m), m.junction), ("sind-xian@0".to_string(), Some(Choice::Index(0))));
         let m: MapJunction = "a.osm@49.0052,8.4156".parse().unwrap();
         assert!(matches!(m.junction, Some(Choice::Near(w)) if (w.lat - 49.0052).abs() < 1e-9));
         assert_eq!(name_of(&"x/ours.osm".parse::<MapJunction>().unwrap()), "ours");

@@ -251,6 +251,15 @@ pub enum Choice {
     Near(Wgs84),
 }
 
+impl std::fmt::Display for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Choice::Index(k) => write!(f, "{k}"),
+            Choice::Near(at) => write!(f, "{:.5},{:.5}", at.lat, at.lon),
+        }
+    }
+}
+
 impl std::str::FromStr for Choice {
     type Err = anyhow::Error;
 
