@@ -38,10 +38,9 @@ pub fn write_tiles(graph: &LaneGraph, dir: &Path) -> anyhow::Result<usize> {
 pub fn config_yaml(site: &Site, rsu: &str, station: u32, intersection: &str) -> String {
     let mut out = String::from("# sensor calibration (collector, fused pipeline)\n");
     for (id, pose) in &site.sensors {
-        out.push_str(&format!(
-            "sensor.{station}.{id}: \"{:.5},{:.5},{:.0}\"\n",
-            pose.origin.lat, pose.origin.lon, pose.x_axis_heading_deg
-        ));
+        let (lat, lon, heading) =
+            (trimmed(pose.origin.lat, 7), trimmed(pose.origin.lon, 7), trimmed(pose.x_axis_heading_deg, 1));
+        out.push_str(&format!("sensor.{station}.{id}: \"{lat},{lon},{heading}\"\n"));
     }
     out.push_str(&format!(
         "# collision detector: the RSUs of one intersection\nintersection.{rsu}: \"{intersection}\"\n"
@@ -50,6 +49,16 @@ pub fn config_yaml(site: &Site, rsu: &str, station: u32, intersection: &str) -> 
         "# RSU registry (cits-rsus; `cits rsu add {rsu} --station {station}`)\nrsu.{rsu}: \"{station}\"\n"
     ));
     out
+}
+
+/// `x` to `decimals` places without trailing zeros (47.81028, not 47.8102800).
+fn trimmed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +86,14 @@ mod tests {
         }
         assert_eq!(ids.into_iter().collect::<Vec<_>>(), [1, 3], "both intersections' lanelets kept");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn numbers_keep_their_precision_without_trailing_zeros() {
+        assert_eq!(
+            (trimmed(47.81028, 7), trimmed(225.0, 1), trimmed(0.000_321_56, 7)),
+            ("47.81028".into(), "225".into(), "0.0003216".into())
+        );
     }
 
     #[test]
