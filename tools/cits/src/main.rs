@@ -131,7 +131,7 @@ enum Command {
         /// connectors, as `--junctions` lists them) or `LAT,LON` (the junction nearest).
         #[arg(long)]
         junction: Option<map::junction::Choice>,
-        /// List the map's junctions: centre, arms (bearing), connectors, the placed cameras.
+        /// List the map's junctions: centre, box radius, connectors, approaches, exits, crosswalks, arms.
         #[arg(long)]
         junctions: bool,
         /// Blobstore-fs root: the blobs go to <root>/cits-map/.

@@ -314,6 +314,92 @@ pub fn crop(graph: &LaneGraph, junction: &Junction) -> anyhow::Result<LaneGraph>
 mod tests {
     use super::*;
 
+    /// A junction with one approach and one exit lane per arm (right-hand traffic, 3.5 m
+    /// lanes, the box 12 m round the centre) and a connector from every approach to every other
+    /// arm's exit; roles and turns left for the inference.
+    fn synthetic(bearings: &[f64]) -> LaneGraph {
+        use cits::proto::TravelMode;
+        let origin = Wgs84 { lat: 48.0, lon: 11.0 };
+        let unit = |b: f64| (b.to_radians().sin(), b.to_radians().cos());
+        let at =
+            |u: (f64, f64), along: f64, n: (f64, f64), side: f64| (u.0 * along + n.0 * side, u.1 * along + n.1 * side);
+        let mut lanes: Vec<(i64, Vec<Point>, Vec<i64>)> = Vec::new();
+        for (k, &b) in bearings.iter().enumerate() {
+            let (u, k) = (unit(b), k as i64);
+            let right_in = (-u.1, u.0); // right of the inbound direction −u
+            let approach = vec![at(u, 60.0, right_in, 1.75), at(u, 12.0, right_in, 1.75)];
+            let exit = vec![at(u, 12.0, right_in, -1.75), at(u, 60.0, right_in, -1.75)];
+            let connectors = (0..bearings.len() as i64).filter(|j| *j != k).map(|j| 1000 + 10 * k + j).collect();
+            lanes.push((100 + k, approach, connectors));
+            lanes.push((200 + k, exit, vec![]));
+        }
+        for (k, &bk) in bearings.iter().enumerate() {
+            for (j, &bj) in bearings.iter().enumerate().filter(|(j, _)| *j != k) {
+                let (uk, uj) = (unit(bk), unit(bj));
+                let p0 = *lanes[2 * k].1.last().unwrap();
+                let p3 = lanes[2 * j + 1].1[0];
+                let (p1, p2) = ((p0.0 - 6.0 * uk.0, p0.1 - 6.0 * uk.1), (p3.0 - 6.0 * uj.0, p3.1 - 6.0 * uj.1));
+                let bezier: Vec<Point> = (0..=20)
+                    .map(|i| {
+                        let t = i as f64 / 20.0;
+                        let c = [(1.0 - t).powi(3), 3.0 * t * (1.0 - t).powi(2), 3.0 * t * t * (1.0 - t), t.powi(3)];
+                        let x = c[0] * p0.0 + c[1] * p1.0 + c[2] * p2.0 + c[3] * p3.0;
+                        (x, c[0] * p0.1 + c[1] * p1.1 + c[2] * p2.1 + c[3] * p3.1)
+                    })
+                    .collect();
+                lanes.push((1000 + 10 * k as i64 + j as i64, bezier, vec![200 + j as i64]));
+            }
+        }
+        let centers: Vec<Vec<Point>> = lanes.iter().map(|l| l.1.clone()).collect();
+        let mut lanelets: Vec<Lanelet> = lanes
+            .into_iter()
+            .map(|(id, line, successors)| Lanelet {
+                id,
+                mode: TravelMode::Car as i32,
+                centerline: super::super::lon_lat(origin, &line),
+                successors,
+                length_m: super::super::polyline_length(&line),
+                ..Default::default()
+            })
+            .collect();
+        super::super::infer::infer_roles(&mut lanelets, &centers, &vec![None; centers.len()]);
+        LaneGraph { name: "synthetic".into(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets }
+    }
+
+    #[test]
+    fn t_junctions_five_arms_and_skewed_arms_are_inferred() {
+        for bearings in [vec![0.0, 90.0, 270.0], vec![10.0, 82.0, 154.0, 226.0, 298.0], vec![0.0, 60.0, 180.0, 270.0]] {
+            let g = synthetic(&bearings);
+            let junctions = Junction::all(&g);
+            assert_eq!(junctions.len(), 1, "{bearings:?}");
+            let j = &junctions[0];
+            let found: Vec<f64> = j.arms.iter().map(|a| a.bearing_deg).collect();
+            assert_eq!(found.len(), bearings.len(), "{bearings:?}: {found:?}");
+            for (k, &b) in bearings.iter().enumerate() {
+                // Numbered clockwise from the arm nearest north: here the input order.
+                assert!(angle_diff(found[k], b).abs() < 1.0, "{bearings:?}: {found:?}");
+                assert_eq!(j.arm_of[&(100 + k as i64)], k as u8 + 1);
+                assert_eq!(j.arm_of[&(200 + k as i64)], k as u8 + 1);
+            }
+            for l in &g.lanelets {
+                let expected = match l.id {
+                    100..200 => ("approach", String::new()),
+                    200..300 => ("exit", String::new()),
+                    _ => {
+                        let (k, j) = (((l.id - 1000) / 10) as usize, ((l.id - 1000) % 10) as usize);
+                        let change = angle_diff(bearings[k] + 180.0, bearings[j]);
+                        ("connector", super::super::infer::turn_of(change).to_string())
+                    }
+                };
+                assert_eq!((l.role.as_str(), l.turn.clone()), expected, "{bearings:?}: lanelet {}", l.id);
+            }
+        }
+        // The T: from the north, east is a left turn and west a right turn.
+        let tee = synthetic(&[0.0, 90.0, 270.0]);
+        let turn = |id: i64| tee.lanelets.iter().find(|l| l.id == id).unwrap().turn.clone();
+        assert_eq!((turn(1001), turn(1002), turn(1012)), ("left".into(), "right".into(), "straight".into()));
+    }
+
     #[test]
     fn bearings_cluster_into_arms_across_north() {
         let arms = cluster_bearings(vec![358.0, 2.0, 1.0, 88.0, 91.0, 181.0, 179.0, 271.0]);
