@@ -97,6 +97,8 @@ pub fn table(rows: &[MapRow]) -> String {
     for r in rows {
         let s = &r.traffic;
         let (median, min) = s.lead();
+        let lead = |x: f64| if x.is_nan() { "-".to_string() } else { format!("{x:.2}") };
+        let (median, min) = (lead(median), lead(min));
         let recall = if s.planted == 0 {
             "-".to_string()
         } else {
@@ -108,7 +110,7 @@ pub fn table(rows: &[MapRow]) -> String {
             format!("{}/{}", r.ncap_contacts.0, r.ncap_contacts.1)
         };
         out.push_str(&format!(
-            "| {} | {} ({}) | {}/{}/{} | {:.1} | {} | {recall} | {median:.2} | {min:.2} | {:.1} ({}) | {ncap} |\n",
+            "| {} | {} ({}) | {}/{}/{} | {:.1} | {} | {recall} | {median} | {min} | {:.1} ({}) | {ncap} |\n",
             r.name,
             r.arms.len(),
             r.arms.join(", "),
