@@ -2,7 +2,7 @@
 //! predictor read from the blobstore — WKB centerlines per travel mode (the research's format)
 //! and a compact protobuf lane graph with successors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
@@ -113,7 +113,8 @@ pub const REVERSED_ID_OFFSET: i64 = 1_000_000_000_000;
 pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     let doc = roxmltree::Document::parse(xml).context("not XML")?;
     let root = doc.root_element();
-    let mut nodes: HashMap<i64, Wgs84> = HashMap::new();
+    // Ordered: the origin is a sum over the nodes, the same every run only in one order.
+    let mut nodes: BTreeMap<i64, Wgs84> = BTreeMap::new();
     let mut ways: HashMap<i64, Vec<i64>> = HashMap::new();
     let id =
         |n: roxmltree::Node| -> anyhow::Result<i64> { Ok(n.attribute("id").context("element without id")?.parse()?) };
