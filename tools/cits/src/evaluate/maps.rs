@@ -131,6 +131,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_public_junction_evaluated_has_routes_and_cameras_facing_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/public");
+        let used = [
+            ("lanelet2-mapping-example.osm", 0),
+            ("lanelet2-mapping-example.osm", 2),
+            ("lanelet2-mapping-example.osm", 3),
+            ("sind-tianjin.osm", 0),
+            ("sind-chongqing.osm", 0),
+            ("sind-xian.osm", 0),
+        ];
+        for (file, k) in used {
+            let graph = crate::map::load(&root.join(file), Some(Choice::Index(k))).unwrap();
+            let site = Site::of(&graph).unwrap();
+            assert!(site.junction.arms.len() >= 3, "{file}@{k}");
+            let (cars, bicycles, _) = crate::sim::route_counts(&graph).unwrap();
+            assert!(cars >= 4 && bicycles >= 2, "{file}@{k}: {cars} car and {bicycles} bicycle routes");
+            for (_, pose) in &site.sensors {
+                let (e, n) = cits::geo::wgs84_to_offset(pose.origin, site.centre);
+                let towards = e.atan2(n).to_degrees().rem_euclid(360.0);
+                let off = (towards - pose.x_axis_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+                assert!(off.abs() < 0.5, "{file}@{k}: camera looks {off:.1}° away from the centre");
+                assert!(e.hypot(n) >= 20.0, "{file}@{k}: camera inside the box");
+            }
+        }
+    }
+
+    #[test]
     fn map_arguments_name_a_junction_by_index_or_position() {
         let m: MapJunction = "data/map/public/sind-xian.osm@0".parse().unwrap();
         assert_eq!((name_of(&m), m.junction), ("sind-xian@0".to_string(), Some(Choice::Index(0))));
