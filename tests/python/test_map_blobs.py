@@ -1,4 +1,4 @@
-"""Cross-check of the map blobs the actors read (`cits map`, tools/cits/src/map.rs) against the
+"""Cross-check of the map blobs the actors read (`cits map`, tools/cits/src/map/mod.rs) against the
 lanelet2 library's own reading of the same Lanelet2 map: centerline direction, length and
 successors must agree, lanelet by lanelet.
 

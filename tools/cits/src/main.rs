@@ -94,6 +94,11 @@ enum Command {
         #[command(subcommand)]
         command: RsuCommand,
     },
+    /// Prepare a new intersection: its map tiles, cameras and RSU config.
+    Intersection {
+        #[command(subcommand)]
+        command: IntersectionCommand,
+    },
     /// Send one CPM through the pipeline (NATS subject cits.cpm.probe); exit 0 if it comes out
     /// at the end (cits.done.probe).
     Probe {
@@ -120,8 +125,15 @@ enum Command {
     },
     /// Turn the Lanelet2 map into the blobs the actors read (WKB centerlines per mode, lane graph).
     Map {
-        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        #[arg(long, alias = "map", default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// Only this junction of the map and the lanes round it: `K` (0 = the junction with most
+        /// connectors, as `--junctions` lists them) or `LAT,LON` (the junction nearest).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
+        /// List the map's junctions: centre, box radius, connectors, approaches, exits, crosswalks, arms.
+        #[arg(long)]
+        junctions: bool,
         /// Blobstore-fs root: the blobs go to <root>/cits-map/.
         #[arg(long)]
         blobstore_root: Option<PathBuf>,
@@ -133,6 +145,9 @@ enum Command {
     Simulate {
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// One junction of the map (`K` or `LAT,LON`, see `cits map --junctions`).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
         /// How long the cameras run (2 × 8 CPMs a second).
         #[arg(long, default_value_t = 207)]
         duration_s: u32,
@@ -158,8 +173,12 @@ enum Command {
         file: PathBuf,
         #[arg(long, default_value = "data/short.truth.json")]
         truth: PathBuf,
-        #[arg(long, default_value = "data/map/weiser-gabelsberger.osm")]
+        #[arg(long, alias = "map", default_value = "data/map/weiser-gabelsberger.osm")]
         osm: PathBuf,
+        /// One junction of the map (`K` or `LAT,LON`, see `cits map --junctions`): simulated
+        /// with cameras placed from its geometry unless a calibrated RSU stands there.
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
         /// Also list each false warning (first DENM of its ActionID and the risk it announced).
         #[arg(long)]
         list_false: bool,
@@ -195,6 +214,11 @@ enum Command {
         /// on the map, each alone, instead of simulated traffic; print the NCAP table.
         #[arg(long)]
         ncap: bool,
+        /// With --seeds: instead of --osm, these maps (`FILE` or `FILE@K` / `FILE@LAT,LON` for
+        /// one junction of it, see `cits map --junctions`): one row per map — traffic over the
+        /// seeds, and Euro NCAP's contact cases where their shapes fit (first seed).
+        #[arg(long, num_args = 1..)]
+        maps: Vec<evaluate::maps::MapJunction>,
         /// With --seeds: what the sensors and the network make of the traffic — nominal,
         /// noise-x2, dropouts-10, latency-300ms or one-camera (robustness rows).
         #[arg(long, default_value = "nominal")]
@@ -301,6 +325,30 @@ impl RsuLattice {
             nats_pid_file: self.nats_pid_file.as_deref(),
         }
     }
+}
+
+#[derive(Subcommand)]
+enum IntersectionCommand {
+    /// Write the junction's map tiles into the blobstore (merged with the tiles there), and the
+    /// config its RSU needs (camera calibration, detector grouping, registry) as YAML properties.
+    Add {
+        #[arg(long, alias = "osm")]
+        map: PathBuf,
+        /// Which junction of the map (`K` or `LAT,LON`, see `cits map --junctions`).
+        #[arg(long)]
+        junction: Option<map::junction::Choice>,
+        /// The RSU's name (MQTT topic cits/cpm/<rsu>) and its CPMs' station id.
+        #[arg(long)]
+        rsu: String,
+        #[arg(long)]
+        station: u32,
+        /// Blobstore-fs root: the tiles go to <root>/cits-map/.
+        #[arg(long, default_value = ".state/blobstore")]
+        blobstore_root: PathBuf,
+        /// Also write the config YAML to this file (it is always printed).
+        #[arg(long)]
+        config_out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -780,6 +828,32 @@ async fn main() -> anyhow::Result<()> {
                 authority.resolver_config_path().display()
             );
         }
+        Command::Intersection {
+            command: IntersectionCommand::Add { map: osm, junction, rsu, station, blobstore_root, config_out },
+        } => {
+            let graph = map::load(&osm, junction)?;
+            let site = map::site::Site::of(&graph)?;
+            let dir = blobstore_root.join(map::CONTAINER);
+            let tiles = map::intersection::write_tiles(&graph, &dir)?;
+            let name = match junction {
+                Some(choice) => format!("{}-{choice}", graph.name),
+                None => graph.name.clone(),
+            };
+            let yaml = map::intersection::config_yaml(&site, &rsu, station, &name);
+            if let Some(path) = config_out {
+                std::fs::write(&path, &yaml).with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let arms: Vec<&str> = site.junction.arms.iter().map(|a| a.name.as_str()).collect();
+            eprintln!(
+                "intersection {name}: centre {:.7},{:.7}, arms {}; {} lanelets in {tiles} tiles → {}",
+                site.centre.lat,
+                site.centre.lon,
+                arms.join(", "),
+                graph.lanelets.len(),
+                dir.display()
+            );
+            print!("{yaml}");
+        }
         Command::Rsu { command } => match command {
             RsuCommand::Add { rsu, stations, on } => {
                 let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, &on.lattice()).await?;
@@ -854,10 +928,12 @@ async fn main() -> anyhow::Result<()> {
                 println!("dead letters from {stage}: {count}");
             }
         }
-        Command::Map { osm, blobstore_root, json } => {
-            let xml = std::fs::read_to_string(&osm).with_context(|| format!("cannot read {}", osm.display()))?;
-            let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
-            let graph = map::lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
+        Command::Map { osm, junction, junctions, blobstore_root, json } => {
+            let graph = map::load(&osm, junction)?;
+            let name = &graph.name;
+            if junctions {
+                print!("{}", map::junction::describe_all(&graph));
+            }
             if json {
                 println!("{}", map::summary_json(&graph));
             }
@@ -867,7 +943,7 @@ async fn main() -> anyhow::Result<()> {
                 eprintln!("map {name}: {} lanelets → {}", graph.lanelets.len(), dir.display());
             }
         }
-        Command::Simulate { seed, duration_s, out, truth, osm, scenarios, density } => {
+        Command::Simulate { seed, junction, duration_s, out, truth, osm, scenarios, density } => {
             let scenarios = serde_json::from_value(serde_json::Value::String(scenarios.clone()))
                 .map_err(|_| anyhow::anyhow!("--scenarios must be `library` or `classic`, got `{scenarios}`"))?;
             let params = cits_tools::sim::Params {
@@ -877,22 +953,39 @@ async fn main() -> anyhow::Result<()> {
                 density,
                 ..cits_tools::sim::Params::new(seed, duration_s)
             };
-            let summary = cits_tools::sim::simulate_to_files(&osm, &params, &out, &truth)?;
+            let summary = cits_tools::sim::simulate_to_files(&map::load(&osm, junction)?, &params, &out, &truth)?;
             println!("{summary}\nwrote {} and {}", out.display(), truth.display());
         }
-        Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, trace: Some(filter), .. } => {
+        Command::Evaluate { seeds: Some(seeds), maps, duration_s, density, set, .. } if !maps.is_empty() => {
+            let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
+            let config = cits_tools::native::entries_set(&set)?;
+            let started = std::time::Instant::now();
+            let rows = evaluate::maps::evaluate_maps(&maps, &evaluate::parse_seeds(&seeds)?, &params, &config)?;
+            print!("{}", evaluate::maps::table(&rows));
+            println!("({} maps evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
+        }
+        Command::Evaluate {
+            seeds: Some(seeds),
+            osm,
+            junction,
+            set,
+            ncap: true,
+            condition,
+            trace: Some(filter),
+            ..
+        } => {
             let conditions = cits_tools::sim::Conditions::named(&condition)?;
-            let graph = cits_tools::sim::load_map(&osm)?;
+            let graph = map::load(&osm, junction)?;
             let config = cits_tools::native::entries_set(&set)?;
             let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
             for line in evaluate::ncap::trace(&graph, &filter, seed, &config, conditions)? {
                 println!("{line}");
             }
         }
-        Command::Evaluate { seeds: Some(seeds), osm, set, ncap: true, condition, .. } => {
+        Command::Evaluate { seeds: Some(seeds), osm, junction, set, ncap: true, condition, .. } => {
             use cits_tools::sim::ncap::{Outcome, Shape};
             let conditions = cits_tools::sim::Conditions::named(&condition)?;
-            let graph = cits_tools::sim::load_map(&osm)?;
+            let graph = map::load(&osm, junction)?;
             let config = cits_tools::native::entries_set(&set)?;
             let started = std::time::Instant::now();
             let runs = evaluate::ncap::evaluate(
@@ -906,8 +999,8 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", evaluate::ncap::table(&runs));
             println!("({} runs filmed and evaluated in {:.1} s)", runs.len(), started.elapsed().as_secs_f64());
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, sweep: Some(dir), set, .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate { seeds: Some(seeds), osm, junction, duration_s, density, sweep: Some(dir), set, .. } => {
+            let graph = map::load(&osm, junction)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
             let config = cits_tools::native::entries_set(&set)?;
             let configured = evaluate::NativePipeline::configured(&graph, &config)?.detector().clone();
@@ -964,8 +1057,10 @@ async fn main() -> anyhow::Result<()> {
             std::fs::write(dir.join("calibration.csv"), cal)?;
             print!("{csv}");
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, set, trace: Some(pair), .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate {
+            seeds: Some(seeds), osm, junction, duration_s, density, set, trace: Some(pair), ..
+        } => {
+            let graph = map::load(&osm, junction)?;
             let params = cits_tools::sim::Params { density, ..cits_tools::sim::Params::new(0, duration_s) };
             let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
             let users: Vec<u32> =
@@ -976,8 +1071,10 @@ async fn main() -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        Command::Evaluate { seeds: Some(seeds), osm, duration_s, density, explain, set, condition, .. } => {
-            let graph = cits_tools::sim::load_map(&osm)?;
+        Command::Evaluate {
+            seeds: Some(seeds), osm, junction, duration_s, density, explain, set, condition, ..
+        } => {
+            let graph = map::load(&osm, junction)?;
             let conditions = cits_tools::sim::Conditions::named(&condition)?;
             let params = cits_tools::sim::Params { density, conditions, ..cits_tools::sim::Params::new(0, duration_s) };
             let started = std::time::Instant::now();

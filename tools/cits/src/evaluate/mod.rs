@@ -20,6 +20,7 @@ use etsi_its::denm::SimpleDenm;
 
 use crate::recording::Record;
 
+pub mod maps;
 pub mod ncap;
 use crate::sim::{Kind, Params, Truth, TruthEncounter};
 
@@ -96,14 +97,14 @@ fn emitted(
 
 impl NativePipeline {
     pub fn new(graph: &LaneGraph) -> Self {
+        // The cameras of the junction's site (a map without a junction: our RSU's).
+        let (station_id, sensors) = crate::map::site::Site::of(graph)
+            .map(|s| (s.station_id, s.sensors))
+            .unwrap_or_else(|_| (crate::demo::STATION_ID, crate::demo::SENSORS.to_vec()));
         let calibrations = Calibrations::new(
-            crate::demo::SENSORS
+            sensors
                 .iter()
-                .map(|(id, pose)| SensorCalibration {
-                    station_id: crate::demo::STATION_ID,
-                    sensor_id: u32::from(*id),
-                    pose: *pose,
-                })
+                .map(|(id, pose)| SensorCalibration { station_id, sensor_id: u32::from(*id), pose: *pose })
                 .collect(),
         );
         Self {

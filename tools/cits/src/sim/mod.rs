@@ -17,8 +17,8 @@
 //! point sees it within [`CROSSING_WINDOW_S`] of anyone else and it keeps its distance (8 m
 //! behind a car on the same lanelet, 4 m bicycle, 2.5 m pedestrians, 2.3 m elsewhere).
 //!
-//! Frames: the simulation runs in metres east/north of the intersection centre
-//! ([`CENTER`]); times are microseconds from the recording start ([`START_UNIX_MS`]). The record
+//! Frames: the simulation runs in metres east/north of the site's centre (the RSU's reference
+//! position, [`crate::map::site::Site`]); times are microseconds from the recording start ([`START_UNIX_MS`]). The record
 //! timestamp is when the message arrived at the recorder, so the file is in arrival order.
 
 use std::collections::BTreeMap;
@@ -29,7 +29,8 @@ use cits::geo::{offset_to_wgs84, Wgs84};
 use cits::proto::LaneGraph;
 use etsi_its::cpm::{SimpleCpm, SimpleObject};
 
-use crate::demo::{CENTER, SENSORS, START_UNIX_MS, STATION_ID};
+use crate::demo::START_UNIX_MS;
+use crate::map::site::Site;
 use crate::recording::{self, Record};
 
 pub mod ncap;
@@ -225,13 +226,15 @@ pub struct Simulation {
     pub tracks: Vec<Track>,
     pub summary: Summary,
     routes: Vec<Route>,
+    /// The junction filmed, its RSU and cameras.
+    pub site: Site,
 }
 
 impl Simulation {
     /// True position and velocity (east/north) of user `index` at `t_us` (µs from the start).
     pub fn true_state(&self, index: usize, t_us: i64) -> Option<(Wgs84, (f64, f64))> {
         let (p, v, _) = self.users[index].mover.state(&self.routes, t_us as f64 / 1e6)?;
-        Some((offset_to_wgs84(CENTER, p.0, p.1), v))
+        Some((offset_to_wgs84(self.site.centre, p.0, p.1), v))
     }
 
     /// The road user a sensor reported as `tracker_id` at measurement time `t_us`.
@@ -325,7 +328,8 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
 
     // The cameras.
     let mut rng = Rng::new(params.seed, 2);
-    let mut trackers: Vec<Tracker> = SENSORS
+    let (centre, sensors) = (world.site.centre, &world.site.sensors);
+    let mut trackers: Vec<Tracker> = sensors
         .iter()
         .map(|(id, _)| Tracker {
             sensor_id: *id,
@@ -342,8 +346,8 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
     let mut lost = 0;
     let ticks = duration_us / PERIOD_US;
     for tick in 0..ticks {
-        let cameras = if params.conditions.one_camera { 1 } else { SENSORS.len() };
-        for (s, (sensor_id, pose)) in SENSORS.iter().enumerate().take(cameras) {
+        let cameras = if params.conditions.one_camera { 1 } else { sensors.len() };
+        for (s, (sensor_id, pose)) in sensors.iter().enumerate().take(cameras) {
             let ref_us = tick * PERIOD_US + PHASE_US[s];
             let meas_us = ref_us + i64::from(MEASUREMENT_DELTA_MS) * 1000;
             let meas_s = meas_us as f64 / 1e6;
@@ -352,7 +356,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             let mut objects: Vec<(f64, SimpleObject)> = Vec::new();
             for (u, user) in users.iter().enumerate() {
                 let Some((p, v, _)) = user.mover.state(&world.routes, meas_s) else { continue };
-                let (x, y) = pose.from_wgs84(offset_to_wgs84(CENTER, p.0, p.1));
+                let (x, y) = pose.from_wgs84(offset_to_wgs84(centre, p.0, p.1));
                 let range = x.hypot(y);
                 if range > RANGE_M || y.atan2(x).to_degrees().abs() > HALF_FOV_DEG {
                     continue;
@@ -438,10 +442,10 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             let ref_unix_us = START_UNIX_MS * 1000 + ref_us as u64;
             let cpm = SimpleCpm {
                 protocol_version: 2,
-                station_id: STATION_ID,
+                station_id: world.site.station_id,
                 reference_time_its_ms: cits::time::unix_us_to_its_ms(ref_unix_us),
-                reference_lat_e7: (CENTER.lat * 1e7).round() as i32,
-                reference_lon_e7: (CENTER.lon * 1e7).round() as i32,
+                reference_lat_e7: (centre.lat * 1e7).round() as i32,
+                reference_lon_e7: (centre.lon * 1e7).round() as i32,
                 sensors: vec![(*sensor_id, SENSOR_TYPE_CAMERA)],
                 objects: objects.into_iter().map(|o| o.1).collect(),
             };
@@ -459,7 +463,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             let users_ix = [*index_of.get(&pair[0])?, *index_of.get(&pair[1])?];
             let (c, ta, tb) = world.close_crossing(&movers[pair[0]], &movers[pair[1]], kind.window_s())?;
             let time_us = (ta.min(tb) * 1e6).round() as i64;
-            let tracker_ids = SENSORS
+            let tracker_ids = sensors
                 .iter()
                 .map(|(sensor_id, _)| {
                     let ids = users_ix.map(|u| {
@@ -478,7 +482,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             Some(PlantedConflict {
                 kind: *kind,
                 time_us,
-                at: offset_to_wgs84(CENTER, c.at.0, c.at.1),
+                at: offset_to_wgs84(centre, c.at.0, c.at.1),
                 gap_s: (ta - tb).abs(),
                 users: users_ix,
                 tracker_ids,
@@ -496,6 +500,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
         tracks,
         summary,
         routes: world.routes,
+        site: world.site,
     })
 }
 
@@ -540,17 +545,22 @@ fn summarize(
     })
 }
 
-/// Loads the map, simulates, and writes the recording and the ground truth.
-pub fn simulate_to_files(osm: &Path, params: &Params, out: &Path, truth: &Path) -> anyhow::Result<Summary> {
-    let sim = simulate(&load_map(osm)?, params)?;
+/// Simulates on `graph` and writes the recording and the ground truth.
+pub fn simulate_to_files(graph: &LaneGraph, params: &Params, out: &Path, truth: &Path) -> anyhow::Result<Summary> {
+    let sim = simulate(graph, params)?;
     let file = std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
     recording::write(std::io::BufWriter::new(file), &sim.records)?;
     std::fs::write(truth, truth_text(&sim)).with_context(|| format!("cannot write {}", truth.display()))?;
     Ok(sim.summary)
 }
 
+/// How many car, bicycle and pedestrian routes the graph's junction offers.
+pub fn route_counts(graph: &LaneGraph) -> anyhow::Result<(usize, usize, usize)> {
+    let world = World::new(graph, true)?;
+    let count = |k: Kind| world.routes.iter().filter(|r| r.kind == k).count();
+    Ok((count(Kind::Car), count(Kind::Bicycle), count(Kind::Pedestrian)))
+}
+
 pub fn load_map(osm: &Path) -> anyhow::Result<LaneGraph> {
-    let xml = std::fs::read_to_string(osm).with_context(|| format!("cannot read {}", osm.display()))?;
-    let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
-    crate::map::lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))
+    crate::map::load(osm, None)
 }

@@ -15,7 +15,7 @@
 
 use cits::proto::LaneGraph;
 
-use super::routes::{build_route, crossings, dist, local_centerline, opposite, Kind, Route, P};
+use super::routes::{build_route, crossings, dist, Kind, Route, Through, P};
 use super::safety::point_segment;
 use super::scenarios::yielding_braking;
 use super::traffic::{LanePosition, Mover, World};
@@ -157,7 +157,7 @@ pub fn cases(graph: &LaneGraph, shapes: &[Shape], outcomes: &[Outcome]) -> anyho
                     continue; // NCAP's negatives are the turning shapes'
                 }
                 for car_kmh in shape.car_speeds_kmh() {
-                    out.push(Case { shape, car_kmh, outcome, approach: car.lanelets[0] });
+                    out.push(Case { shape, car_kmh, outcome, approach: car.lanelets[car.core.0] });
                 }
             }
         }
@@ -167,7 +167,7 @@ pub fn cases(graph: &LaneGraph, shapes: &[Shape], outcomes: &[Outcome]) -> anyho
 
 /// The VRU's route of `shape` against the car's route `car`.
 fn vru_route(world: &World, car: &Route, shape: Shape) -> Option<usize> {
-    let arm = car.arm;
+    let (arm, junction) = (car.arm, &world.site.junction);
     let crossing_of = |i: usize| crossings(car, &world.routes[i]).first().copied();
     // The VRU's start lies on the car's right (near side) or left at the crossing point.
     let from_right = |i: usize| -> Option<bool> {
@@ -178,14 +178,18 @@ fn vru_route(world: &World, car: &Route, shape: Shape) -> Option<usize> {
     };
     let candidates: Vec<usize> = match shape {
         Shape::RightHook => world.find_route(Kind::Bicycle, arm, "straight").into_iter().collect(),
-        Shape::LeftAcrossCyclist => world.find_route(Kind::Bicycle, opposite(arm), "straight").into_iter().collect(),
+        Shape::LeftAcrossCyclist => junction
+            .opposite(arm)
+            .and_then(|from| world.find_route(Kind::Bicycle, from, "straight"))
+            .into_iter()
+            .collect(),
         Shape::CrossingCyclist { near } => {
-            // Near side: the arm on the car's right ((arm + 2) % 4 + 1, arms clockwise from north).
-            let from = if near { (arm + 2) % 4 + 1 } else { arm % 4 + 1 };
+            // Near side: the arm on the car's right (the one before it clockwise), far: on its left.
+            let from = if near { junction.right_of(arm) } else { junction.left_of(arm) };
             world.find_route(Kind::Bicycle, from, "straight").into_iter().collect()
         }
         Shape::TurnAcrossPedestrian { near, .. } | Shape::CrossingPedestrian { near } => {
-            let exit_arm = super::routes::arm_of(*car.lanelets.last()?);
+            let exit_arm = car.exit_arm;
             (0..world.routes.len())
                 .filter(|&i| world.routes[i].kind == Kind::Pedestrian && world.routes[i].arm == exit_arm)
                 .filter(|&i| {
@@ -252,9 +256,10 @@ fn point_to_polyline(p: P, line: &[P]) -> f64 {
 /// The car's NCAP path for the map's turn route `route` (approach → connector → exit): along
 /// the approach lane's centerline, a clothoid–arc–clothoid turn whose arc radius makes it follow
 /// the connector best, then along the exit lane. None where the lanes are (near) parallel.
-fn ncap_turn_route(graph: &LaneGraph, route: &Route) -> Option<Route> {
-    let line = |id: i64| graph.lanelets.iter().find(|l| l.id == id).map(local_centerline);
-    let (approach, connector, exit) = (line(route.lanelets[0])?, line(route.lanelets[1])?, line(route.lanelets[2])?);
+fn ncap_turn_route(route: &Route) -> Option<Route> {
+    let (a, x) = route.core;
+    let (approach, connector, exit) =
+        (route.points_of(0, a), route.points_of(a + 1, x - 1), route.points_of(x, route.lanelets.len() - 1));
     let a_end = *approach.last()?;
     let a_back = approach.iter().rev().find(|p| dist(**p, a_end) >= 5.0).copied().unwrap_or(approach[0]);
     let u = unit(a_back, a_end);
@@ -303,11 +308,18 @@ fn ncap_turn_route(graph: &LaneGraph, route: &Route) -> Option<Route> {
     let (points, turn_from, turn_to) = build(best?.1)?;
     // The three lanelets' parts, joined at the curve's ends (the ground truth names them).
     let parts = [
-        (route.lanelets[0], points[..=turn_from].to_vec()),
-        (route.lanelets[1], points[turn_from..=turn_to].to_vec()),
-        (route.lanelets[2], points[turn_to..].to_vec()),
+        (route.lanelets[a], points[..=turn_from].to_vec()),
+        (route.lanelets[a + 1], points[turn_from..=turn_to].to_vec()),
+        (route.lanelets[x], points[turn_to..].to_vec()),
     ];
-    Some(build_route(Kind::Car, route.arm, &route.turn, &parts, Some(route.lanelets[1])))
+    let through = Through {
+        arm: route.arm,
+        arm_name: &route.arm_name,
+        exit_arm: route.exit_arm,
+        turn: &route.turn,
+        core: (0, 2),
+    };
+    Some(build_route(Kind::Car, &through, &parts, Some(route.lanelets[a + 1])))
 }
 
 /// One case filmed: the simulation (its two road users, the car first) and when the car's turn
@@ -323,12 +335,12 @@ pub fn film_case(graph: &LaneGraph, case: &Case, seed: u64, conditions: Conditio
     let map_route = world
         .routes
         .iter()
-        .position(|r| r.kind == Kind::Car && r.lanelets[0] == case.approach && r.turn == case.shape.turn())
+        .position(|r| r.kind == Kind::Car && r.lanelets[r.core.0] == case.approach && r.turn == case.shape.turn())
         .with_context(|| format!("no {} route from lanelet {}", case.shape.turn(), case.approach))?;
     let vru = vru_route(&world, &world.routes[map_route], case.shape)
         .with_context(|| format!("no VRU route for {} from lanelet {}", case.shape.name(), case.approach))?;
     let car_route = if case.shape.turns() {
-        let route = ncap_turn_route(graph, &world.routes[map_route])
+        let route = ncap_turn_route(&world.routes[map_route])
             .with_context(|| format!("no NCAP turn fits from lanelet {}", case.approach))?;
         world.add_route(route)
     } else {

@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Context as _};
-use cits::geo::{wgs84_to_offset, Wgs84};
+use cits::geo::Wgs84;
 use cits::proto::{LaneGraph, Lanelet};
 use etsi_its::cpm::ObjectKind;
 
-use crate::demo::CENTER;
+use crate::map::junction::Junction;
 
 pub(super) type P = (f64, f64); // east, north (m) from the intersection centre
 
@@ -43,28 +43,19 @@ impl Kind {
     }
 }
 
-pub(super) const ARMS: [&str; 4] = ["north", "east", "south", "west"];
-
-/// Arms are numbered 1..=4 clockwise from north, like the map's ids (leading digit).
-pub(super) fn arm_of(lanelet: i64) -> u8 {
-    (lanelet / 1000) as u8
-}
-
-pub(super) fn arm_name(arm: u8) -> &'static str {
-    ARMS[(arm as usize + 3) % 4]
-}
-
-pub(super) fn opposite(arm: u8) -> u8 {
-    (arm + 1) % 4 + 1
-}
-
 /// A way through the intersection: approach → connector → exit (pedestrians: [walkway →]
 /// crosswalk → walkway), as one polyline in travel direction.
 pub(super) struct Route {
     pub(super) kind: Kind,
     pub(super) lanelets: Vec<i64>,
-    /// Approach arm (pedestrians: the crosswalk's arm).
+    /// Approach arm (pedestrians: the crosswalk's arm), and its name.
     pub(super) arm: u8,
+    pub(super) arm_name: String,
+    /// Arm the route leaves by (pedestrians: the crosswalk's arm).
+    pub(super) exit_arm: u8,
+    /// Indices into `lanelets` of the approach and the exit (pedestrians: the crosswalk, twice):
+    /// lanes before the approach and after the exit lead up to and away from the junction.
+    pub(super) core: (usize, usize),
     /// "left" / "straight" / "right"; empty for pedestrians.
     pub(super) turn: String,
     pub(super) points: Vec<P>,
@@ -98,23 +89,35 @@ impl Route {
 
     pub(super) fn describe(&self) -> String {
         match self.kind {
-            Kind::Pedestrian => format!("pedestrian across {} crosswalk", arm_name(self.arm)),
-            k => format!("{} from {} {}", k.name(), arm_name(self.arm), self.turn),
+            Kind::Pedestrian => format!("pedestrian across {} crosswalk", self.arm_name),
+            k => format!("{} from {} {}", k.name(), self.arm_name, self.turn),
         }
+    }
+
+    /// Points of the legs `from..=to` (indices into `lanelets`).
+    pub(super) fn points_of(&self, from: usize, to: usize) -> Vec<P> {
+        let start = if from == 0 { 0.0 } else { self.legs[from - 1].1 };
+        let end = self.legs[to].1;
+        self.points
+            .iter()
+            .zip(&self.cum)
+            .filter(|(_, s)| (start - 1e-9..=end + 1e-9).contains(*s))
+            .map(|(p, _)| *p)
+            .collect()
     }
 }
 
-pub(super) fn local_centerline(l: &Lanelet) -> Vec<P> {
-    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(CENTER, Wgs84 { lat: c[1], lon: c[0] })).collect()
+/// Where a route runs through the junction: approach arm and its name, exit arm, turn, and
+/// which of its parts are the approach and the exit.
+pub(super) struct Through<'a> {
+    pub(super) arm: u8,
+    pub(super) arm_name: &'a str,
+    pub(super) exit_arm: u8,
+    pub(super) turn: &'a str,
+    pub(super) core: (usize, usize),
 }
 
-pub(super) fn build_route(
-    kind: Kind,
-    arm: u8,
-    turn: &str,
-    parts: &[(i64, Vec<P>)],
-    turn_lanelet: Option<i64>,
-) -> Route {
+pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)], turn_lanelet: Option<i64>) -> Route {
     let mut points: Vec<P> = Vec::new();
     let mut legs = Vec::new();
     let mut turn_span = None;
@@ -141,8 +144,11 @@ pub(super) fn build_route(
     Route {
         kind,
         lanelets: parts.iter().map(|p| p.0).collect(),
-        arm,
-        turn: turn.to_string(),
+        arm: through.arm,
+        arm_name: through.arm_name.to_string(),
+        exit_arm: through.exit_arm,
+        core: through.core,
+        turn: through.turn.to_string(),
         points,
         cum,
         legs,
@@ -150,62 +156,124 @@ pub(super) fn build_route(
     }
 }
 
-/// Every route the map offers: car and bicycle approach → connector → exit; pedestrian
-/// crosswalk (either direction) → the walkway at the end reached.
+/// Lanes before an approach (after an exit) are added while they lead on alone, up to this
+/// much road before (after) the junction: road users are filmed before they reach it.
+const LEAD_UP_M: f64 = 60.0;
+const LEAD_AWAY_M: f64 = 40.0;
+
+/// Every route the junction offers: car and bicycle [lead-up →] approach → connector(s) → exit
+/// [→ lead-away] (U-turns left out); pedestrian crosswalk (either direction) → the walkway at the
+/// end reached, if the map has one.
 /// `library` (the library scenarios): pedestrians come along the half of the start corner's
 /// walkway nearest the crosswalk, and leave along the first half of the far corner's walkway (their
 /// way on along the street) instead of walking it to the next crosswalk's kerb, where they would
 /// stand facing the road when their route ends — as if about to cross.
-pub(super) fn routes_from_graph(graph: &LaneGraph, library: bool) -> anyhow::Result<Vec<Route>> {
+pub(super) fn routes_from_graph(
+    graph: &LaneGraph,
+    junction: &Junction,
+    centre: Wgs84,
+    library: bool,
+) -> anyhow::Result<Vec<Route>> {
     let by_id: BTreeMap<i64, &Lanelet> = graph.lanelets.iter().map(|l| (l.id, l)).collect();
+    let line = |l: &Lanelet| crate::map::local_line(centre, l);
+    let predecessors =
+        |id: i64| -> Vec<&Lanelet> { graph.lanelets.iter().filter(|p| p.successors.contains(&id)).collect() };
+    let is_connector = |id: &i64| junction.connectors.binary_search(id).is_ok();
     let mut routes = Vec::new();
     for approach in graph.lanelets.iter().filter(|l| l.role == "approach") {
+        let Some(&arm) = junction.arm_of.get(&approach.id) else { continue };
         let kind = if approach.mode == cits::proto::TravelMode::Car as i32 { Kind::Car } else { Kind::Bicycle };
-        for c in &approach.successors {
+        let mut lead_up: Vec<&Lanelet> = Vec::new();
+        let mut first = approach;
+        while lead_up.iter().map(|l| l.length_m).sum::<f64>() + approach.length_m < LEAD_UP_M {
+            match predecessors(first.id)[..] {
+                [p] if !is_connector(&p.id) && !lead_up.iter().any(|l| l.id == p.id) && p.id != approach.id => {
+                    lead_up.insert(0, p);
+                    first = p;
+                }
+                _ => break,
+            }
+        }
+        for c in approach.successors.iter().filter(|c| is_connector(c)) {
             let connector = by_id[c];
-            let exit = by_id[connector.successors.first().with_context(|| format!("connector {c} leads nowhere"))?];
+            if !matches!(connector.turn.as_str(), "left" | "straight" | "right") {
+                continue;
+            }
+            // Through the box: connectors on until the first lane out of it.
+            let mut chain = vec![connector];
+            let exit = loop {
+                let last = chain.last().unwrap();
+                let next =
+                    by_id[last.successors.first().with_context(|| format!("connector {} leads nowhere", last.id))?];
+                if !is_connector(&next.id) || chain.len() > 8 {
+                    break next;
+                }
+                chain.push(next);
+            };
+            let Some(&exit_arm) = junction.arm_of.get(&exit.id) else { continue };
+            let mut lead_away: Vec<&Lanelet> = Vec::new();
+            let mut last = exit;
+            while lead_away.iter().map(|l| l.length_m).sum::<f64>() + exit.length_m < LEAD_AWAY_M {
+                match last.successors[..] {
+                    [s] if !is_connector(&s) && s != exit.id && !lead_away.iter().any(|l| l.id == s) => {
+                        last = by_id[&s];
+                        lead_away.push(last);
+                    }
+                    _ => break,
+                }
+            }
+            let lanes: Vec<&Lanelet> = lead_up
+                .iter()
+                .copied()
+                .chain([approach])
+                .chain(chain.iter().copied())
+                .chain([exit])
+                .chain(lead_away)
+                .collect();
+            let parts: Vec<(i64, Vec<P>)> = lanes.iter().map(|l| (l.id, line(l))).collect();
+            let core = (lead_up.len(), lead_up.len() + chain.len() + 1);
             let turning = (connector.turn != "straight").then_some(connector.id);
-            let parts = [approach, connector, exit].map(|l| (l.id, local_centerline(l)));
-            routes.push(build_route(kind, arm_of(approach.id), &connector.turn, &parts, turning));
+            let arm_name = junction.arm_name(arm);
+            let through = Through { arm, arm_name, exit_arm, turn: &connector.turn, core };
+            routes.push(build_route(kind, &through, &parts, turning));
         }
     }
     for crosswalk in graph.lanelets.iter().filter(|l| l.role == "crosswalk") {
+        let Some(&arm) = junction.arm_of.get(&crosswalk.id) else { continue };
         for reverse in [false, true] {
-            let mut line = local_centerline(crosswalk);
+            let mut cross = line(crosswalk);
             if reverse {
-                line.reverse();
+                cross.reverse();
             }
             // The corner's walkway at a crosswalk end, leading away from that end.
-            let walkway_from = |end: P| -> anyhow::Result<(i64, Vec<P>)> {
-                let walkway = crosswalk
-                    .successors
-                    .iter()
-                    .map(|w| by_id[w])
-                    .find(|w| {
-                        let c = local_centerline(w);
-                        dist(c[0], end) < 0.5 || dist(*c.last().unwrap(), end) < 0.5
-                    })
-                    .with_context(|| format!("no walkway at an end of crosswalk {}", crosswalk.id))?;
-                let mut walk = local_centerline(walkway);
+            let walkway_from = |end: P| -> Option<(i64, Vec<P>)> {
+                let walkway = crosswalk.successors.iter().map(|w| by_id[w]).find(|w| {
+                    let c = line(w);
+                    dist(c[0], end) < 0.5 || dist(*c.last().unwrap(), end) < 0.5
+                })?;
+                let mut walk = line(walkway);
                 if dist(walk[0], end) > dist(*walk.last().unwrap(), end) {
                     walk.reverse();
                 }
-                Ok((walkway.id, walk))
+                Some((walkway.id, walk))
             };
-            let (away_id, away) = walkway_from(*line.last().unwrap())?;
-            if !library {
-                let parts = [(crosswalk.id, line), (away_id, away)];
-                routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
-                continue;
+            let away = walkway_from(*cross.last().unwrap());
+            // Library pedestrians also come along the street to the kerb, as people do (a
+            // pedestrian who appears at the kerb gives no camera time to see her coming).
+            let up = if library { walkway_from(cross[0]) } else { None };
+            let mut parts = Vec::new();
+            if let Some((up_id, up)) = up {
+                let mut up = near_half(up);
+                up.reverse();
+                parts.push((up_id, up));
             }
-            let away = near_half(away);
-            // Pedestrians also come along the street to the kerb, as people do (a pedestrian who
-            // appears at the kerb gives no camera time to see her coming).
-            let (up_id, up) = walkway_from(line[0])?;
-            let mut up = near_half(up);
-            up.reverse();
-            let parts = [(up_id, up), (crosswalk.id, line), (away_id, away)];
-            routes.push(build_route(Kind::Pedestrian, arm_of(crosswalk.id), "", &parts, None));
+            let at = parts.len();
+            parts.push((crosswalk.id, cross));
+            if let Some((away_id, away)) = away {
+                parts.push((away_id, if library { near_half(away) } else { away }));
+            }
+            let through = Through { arm, arm_name: junction.arm_name(arm), exit_arm: arm, turn: "", core: (at, at) };
+            routes.push(build_route(Kind::Pedestrian, &through, &parts, None));
         }
     }
     if routes.is_empty() {

@@ -3,7 +3,7 @@
 use cits::geo::Wgs84;
 
 use super::rng::Rng;
-use super::routes::{dist, opposite, Crossing, Kind};
+use super::routes::{dist, Crossing, Kind};
 use super::traffic::{Mover, World};
 use super::*;
 
@@ -121,21 +121,23 @@ pub struct PlantedConflict {
 /// The two routes of a conflict of `kind`, the car's first: random arm and (for pedestrians)
 /// turn and walking direction.
 pub(super) fn conflict_routes(world: &World, rng: &mut Rng, kind: ConflictKind) -> Option<(usize, usize)> {
-    let arm = rng.index(4) as u8 + 1;
+    let junction = &world.site.junction;
+    let arm = rng.index(junction.arms.len()) as u8 + 1;
     match kind {
         ConflictKind::RightTurnVsStraightCyclist => {
             Some((world.find_route(Kind::Car, arm, "right")?, world.find_route(Kind::Bicycle, arm, "straight")?))
         }
         ConflictKind::LeftTurnVsOncomingCyclist => Some((
             world.find_route(Kind::Car, arm, "left")?,
-            world.find_route(Kind::Bicycle, opposite(arm), "straight")?,
+            world.find_route(Kind::Bicycle, junction.opposite(arm)?, "straight")?,
         )),
         ConflictKind::RightTurnVsOccludedCyclist => {
             conflict_routes(world, rng, ConflictKind::RightTurnVsStraightCyclist)
         }
         ConflictKind::TurningCarVsPedestrian => {
-            let (turn, into) = if rng.chance(0.5) { ("left", arm % 4 + 1) } else { ("right", (arm + 2) % 4 + 1) };
+            let turn = if rng.chance(0.5) { "left" } else { "right" };
             let car = world.find_route(Kind::Car, arm, turn)?;
+            let into = world.routes[car].exit_arm;
             let peds: Vec<usize> = (0..world.routes.len())
                 .filter(|&i| world.routes[i].kind == Kind::Pedestrian && world.routes[i].arm == into)
                 .collect();
@@ -256,7 +258,7 @@ pub(super) fn schedule(world: &World, params: &Params) -> Plan {
             match kind {
                 ConflictKind::RightTurnVsOccludedCyclist => hidden.push(Hidden {
                     mover: vru,
-                    sensor: Some(SENSORS[rng.index(SENSORS.len())].0),
+                    sensor: Some(world.site.sensors[rng.index(world.site.sensors.len())].0),
                     from_s: conflict_s - 4.0,
                     to_s: conflict_s - 0.5,
                 }),
@@ -283,7 +285,7 @@ pub(super) fn schedule(world: &World, params: &Params) -> Plan {
     }
     arrivals.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     for (t, kind) in arrivals {
-        let route = world.random_route(&mut rng, kind);
+        let Some(route) = world.random_route(&mut rng, kind) else { continue };
         let mut candidate = world.mover(&mut rng, route, t);
         for _ in 0..HOLD_BACK_TRIES {
             if candidate.entry_s >= duration {

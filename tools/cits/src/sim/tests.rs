@@ -6,6 +6,7 @@ use cits::geo::SensorPose;
 use super::routes::{dist, P};
 use super::truth::unix_us;
 use super::*;
+use crate::demo::{CENTER, SENSORS, STATION_ID};
 use cits::geo::wgs84_to_offset;
 
 fn repo(path: &str) -> std::path::PathBuf {
@@ -230,7 +231,8 @@ fn planted_conflicts_list_the_users_tracker_ids() {
 fn library_pedestrians_walk_up_to_the_kerb_classic_ones_start_there() {
     let role = |id: i64| graph().lanelets.iter().find(|l| l.id == id).map_or("?", |l| l.role.as_str());
     for library in [true, false] {
-        let routes = super::routes::routes_from_graph(graph(), library).unwrap();
+        let site = crate::map::site::Site::of(graph()).unwrap();
+        let routes = super::routes::routes_from_graph(graph(), &site.junction, site.centre, library).unwrap();
         let walks: Vec<_> = routes.iter().filter(|r| r.kind == Kind::Pedestrian).collect();
         assert_eq!(walks.len(), 8, "both directions of four crosswalks");
         for r in walks {

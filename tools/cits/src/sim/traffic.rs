@@ -5,6 +5,7 @@ use cits::proto::LaneGraph;
 use super::rng::Rng;
 use super::routes::{crossings, dist, routes_from_graph, Crossing, Kind, Route, P};
 use super::*;
+use crate::map::site::Site;
 
 /// A road user on its route: entry time and speed profile (time and speed per arc length).
 #[derive(Clone)]
@@ -163,11 +164,14 @@ pub(super) struct World {
     /// Road users keep a lane position of their own and move over before turns
     /// ([`LanePosition`]); off for the classic scenarios (the committed recordings).
     pub(super) lane_keeping: bool,
+    /// The junction, its RSU and cameras.
+    pub(super) site: Site,
 }
 
 impl World {
     pub(super) fn new(graph: &LaneGraph, library: bool) -> anyhow::Result<Self> {
-        let routes = routes_from_graph(graph, library)?;
+        let site = Site::of(graph)?;
+        let routes = routes_from_graph(graph, &site.junction, site.centre, library)?;
         let n = routes.len();
         let mut table = vec![vec![Vec::new(); n]; n];
         for a in 0..n {
@@ -181,7 +185,7 @@ impl World {
             }
         }
         let crossings = table;
-        Ok(World { routes, crossings, lane_keeping: library })
+        Ok(World { routes, crossings, lane_keeping: library, site })
     }
 
     /// Adds a route (e.g. one of a test shape's own) with its crossings; its index.
@@ -232,7 +236,10 @@ impl World {
         while t <= to {
             let mut step = 0.1;
             if let (Some((pa, _, la)), Some((pb, _, lb))) = (a.state(&self.routes, t), b.state(&self.routes, t)) {
-                let gap = if la != lb {
+                // A shared road's bicycle twin is the road's own lane: cars keep a car's gap to
+                // cyclists on it instead of passing through them.
+                let same_lane = la == lb || (la - lb).abs() == crate::map::SHARED_ROAD_ID_OFFSET;
+                let gap = if !same_lane {
                     2.3
                 } else if a.kind == Kind::Car || b.kind == Kind::Car {
                     8.0
@@ -282,28 +289,27 @@ impl World {
         m
     }
 
-    /// A random route for a background road user: cars favour the east–west axis through the
-    /// viaduct, cyclists the north–south commute; turning mix as in the module docs.
-    pub(super) fn random_route(&self, rng: &mut Rng, kind: Kind) -> usize {
-        let pick = |rng: &mut Rng, weights: &[f64; 4]| rng.weighted(weights) as u8 + 1;
+    /// A random route for a background road user, arms weighted as the site's traffic is
+    /// (ours: cars favour the east–west axis through the viaduct, cyclists the north–south
+    /// commute); turning mix as in the module docs. None where the map has no route of the kind.
+    pub(super) fn random_route(&self, rng: &mut Rng, kind: Kind) -> Option<usize> {
+        let pick = |rng: &mut Rng, weights: &[f64]| rng.weighted(weights) as u8 + 1;
         let found = match kind {
             Kind::Car => {
-                let arm = pick(rng, &[1.0, 1.5, 1.0, 1.5]);
+                let arm = pick(rng, &self.site.car_arm_weights);
                 let turn = ["left", "straight", "right"][rng.weighted(&[0.25, 0.55, 0.20])];
                 self.find_route(kind, arm, turn)
             }
             Kind::Bicycle => {
-                let arm = pick(rng, &[1.5, 1.0, 1.5, 1.0]);
+                let arm = pick(rng, &self.site.bicycle_arm_weights);
                 self.find_route(kind, arm, ["straight", "right"][rng.weighted(&[0.75, 0.25])])
             }
             Kind::Pedestrian => {
                 let peds: Vec<usize> = (0..self.routes.len()).filter(|&i| self.routes[i].kind == kind).collect();
-                Some(peds[rng.index(peds.len())])
+                (!peds.is_empty()).then(|| peds[rng.index(peds.len())])
             }
         };
-        found.unwrap_or_else(|| {
-            // A map without the preferred turn: any route of the kind.
-            (0..self.routes.len()).find(|&i| self.routes[i].kind == kind).expect("every kind has a route")
-        })
+        // A map without the preferred turn: any route of the kind.
+        found.or_else(|| (0..self.routes.len()).find(|&i| self.routes[i].kind == kind))
     }
 }

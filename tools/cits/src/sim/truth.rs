@@ -184,7 +184,7 @@ fn encounters(sim: &Simulation) -> Vec<TruthEncounter> {
             if !(0.0..=duration_s + TAIL_S).contains(&e.at_s) {
                 continue;
             }
-            let place = offset_to_wgs84(CENTER, e.place.0, e.place.1);
+            let place = offset_to_wgs84(sim.site.centre, e.place.0, e.place.1);
             out.push(TruthEncounter {
                 users: [ua.id, ub.id],
                 pet_s: round3(e.pet_s),
@@ -202,7 +202,9 @@ fn encounters(sim: &Simulation) -> Vec<TruthEncounter> {
 
 /// The ground truth of a simulation.
 pub fn truth(sim: &Simulation) -> Truth {
-    let sensors = SENSORS
+    let sensors = sim
+        .site
+        .sensors
         .iter()
         .enumerate()
         .map(|(i, (id, pose))| TruthSensor {
@@ -282,7 +284,7 @@ pub fn truth(sim: &Simulation) -> Truth {
             density: sim.params.density,
             map: sim.map_name.clone(),
             start_unix_ms: START_UNIX_MS,
-            station_id: STATION_ID,
+            station_id: sim.site.station_id,
             sensors,
             measurement_delta_ms: MEASUREMENT_DELTA_MS,
             noise: Noise {

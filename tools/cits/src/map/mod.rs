@@ -2,13 +2,19 @@
 //! predictor read from the blobstore — WKB centerlines per travel mode (the research's format)
 //! and a compact protobuf lane graph with successors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, Lanelet, TravelMode};
 use prost::Message as _;
+
+mod infer;
+pub mod intersection;
+pub mod junction;
+mod shared_roads;
+pub mod site;
 
 /// Blobstore container of the map and its objects.
 pub const CONTAINER: &str = "cits-map";
@@ -31,6 +37,20 @@ fn dist(a: Point, b: Point) -> f64 {
 
 fn polyline_length(line: &[Point]) -> f64 {
     line.windows(2).map(|w| dist(w[0], w[1])).sum()
+}
+
+/// A lane graph centerline (lon, lat pairs) from metres east/north of `origin`, and back.
+fn lon_lat(origin: Wgs84, line: &[Point]) -> Vec<f64> {
+    line.iter()
+        .flat_map(|p| {
+            let w = offset_to_wgs84(origin, p.0, p.1);
+            [w.lon, w.lat]
+        })
+        .collect()
+}
+
+pub(crate) fn local_line(origin: Wgs84, l: &Lanelet) -> Vec<Point> {
+    l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect()
 }
 
 /// The point at fraction `t` (0..1) of a polyline's length.
@@ -74,20 +94,27 @@ fn centerline(left: &[Point], right: &[Point]) -> Vec<Point> {
     center
 }
 
-fn mode_of(subtype: &str) -> Option<(TravelMode, bool)> {
+/// Travel mode and whether the lanelet is walkable both ways, by Lanelet2 subtype (`road` when
+/// the map gives none, Lanelet2's default).
+fn mode_of(subtype: Option<&str>) -> Option<(TravelMode, bool)> {
     match subtype {
-        "road" => Some((TravelMode::Car, false)),
-        "bicycle_lane" => Some((TravelMode::Bicycle, false)),
-        "crosswalk" | "walkway" => Some((TravelMode::Pedestrian, true)),
+        None | Some("road" | "highway") => Some((TravelMode::Car, false)),
+        Some("bicycle_lane") => Some((TravelMode::Bicycle, false)),
+        Some("crosswalk" | "walkway") => Some((TravelMode::Pedestrian, true)),
         _ => None,
     }
 }
+
+/// A vehicle lanelet drivable both ways (`one_way=no`) becomes two lanelets, the reversed one
+/// with this added to its id (Lanelet2 ids stay far below it).
+pub const REVERSED_ID_OFFSET: i64 = 1_000_000_000_000;
 
 /// Reads a Lanelet2 OSM file into the lane graph (centerlines in WGS84).
 pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     let doc = roxmltree::Document::parse(xml).context("not XML")?;
     let root = doc.root_element();
-    let mut nodes: HashMap<i64, Wgs84> = HashMap::new();
+    // Ordered: the origin is a sum over the nodes, the same every run only in one order.
+    let mut nodes: BTreeMap<i64, Wgs84> = BTreeMap::new();
     let mut ways: HashMap<i64, Vec<i64>> = HashMap::new();
     let id =
         |n: roxmltree::Node| -> anyhow::Result<i64> { Ok(n.attribute("id").context("element without id")?.parse()?) };
@@ -128,6 +155,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     struct Raw {
         lanelet: Lanelet,
         center: Vec<Point>,
+        walkable_role: Option<&'static str>,
     }
     let mut raw = Vec::new();
     for r in root.children().filter(|n| n.has_tag_name("relation")) {
@@ -137,7 +165,8 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         if tag("type") != Some("lanelet") {
             continue;
         }
-        let Some((mode, bidirectional)) = tag("subtype").and_then(mode_of) else { continue };
+        let subtype = tag("subtype");
+        let Some((mode, bidirectional)) = mode_of(subtype) else { continue };
         let member = |role: &str| -> anyhow::Result<i64> {
             let m = r
                 .children()
@@ -146,33 +175,37 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             Ok(m.attribute("ref").context("member without ref")?.parse()?)
         };
         let center = centerline(&way_points(member("left")?)?, &way_points(member("right")?)?);
-        raw.push(Raw {
-            lanelet: Lanelet {
-                id: id(r)?,
-                mode: mode as i32,
-                centerline: center
-                    .iter()
-                    .flat_map(|p| {
-                        let w = offset_to_wgs84(origin, p.0, p.1);
-                        [w.lon, w.lat]
-                    })
-                    .collect(),
-                successors: Vec::new(),
-                length_m: polyline_length(&center),
-                role: tag("cits:role").unwrap_or_default().to_string(),
-                turn: tag("cits:turn").unwrap_or_default().to_string(),
-                bidirectional,
-                station_offset_m: 0.0,
-            },
-            center,
-        });
+        let lanelet = |id: i64, center: &[Point]| Lanelet {
+            id,
+            mode: mode as i32,
+            centerline: lon_lat(origin, center),
+            successors: Vec::new(),
+            length_m: polyline_length(center),
+            role: tag("cits:role").unwrap_or_default().to_string(),
+            turn: tag("cits:turn").unwrap_or_default().to_string(),
+            bidirectional,
+            station_offset_m: 0.0,
+        };
+        let walkable_role = match subtype {
+            Some("crosswalk") => Some("crosswalk"),
+            Some("walkway") => Some("walkway"),
+            _ => None,
+        };
+        if !bidirectional && matches!(tag("one_way"), Some("no" | "false")) {
+            let reversed: Vec<Point> = center.iter().rev().copied().collect();
+            let id = id(r)? + REVERSED_ID_OFFSET;
+            raw.push(Raw { lanelet: lanelet(id, &reversed), center: reversed, walkable_role });
+        }
+        raw.push(Raw { lanelet: lanelet(id(r)?, &center), center, walkable_role });
     }
     // Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
     for i in 0..raw.len() {
         let (a, a_end, a_start) = (&raw[i].lanelet, *raw[i].center.last().unwrap(), raw[i].center[0]);
         let successors = raw
             .iter()
-            .filter(|b| b.lanelet.id != a.id && b.lanelet.mode == a.mode)
+            // A lanelet drivable both ways does not turn round into its own reversed copy.
+            .filter(|b| b.lanelet.id != a.id && (b.lanelet.id - a.id).abs() != REVERSED_ID_OFFSET)
+            .filter(|b| b.lanelet.mode == a.mode)
             .filter(|b| {
                 let (b_start, b_end) = (b.center[0], *b.center.last().unwrap());
                 if a.bidirectional {
@@ -187,10 +220,34 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             .collect();
         raw[i].lanelet.successors = successors;
     }
+    let centers: Vec<Vec<Point>> = raw.iter().map(|r| r.center.clone()).collect();
+    let walkable: Vec<Option<&str>> = raw.iter().map(|r| r.walkable_role).collect();
     let mut lanelets: Vec<Lanelet> = raw.into_iter().map(|r| r.lanelet).collect();
+    infer::infer_roles(&mut lanelets, &centers, &walkable);
     lanelets.sort_by_key(|l| l.id);
     Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
 }
+
+/// Reads a Lanelet2 OSM file; with `junction`, cropped round that junction of the map. Where
+/// the result has no bicycle lanes, cyclists share the roads ([`bicycles_share_roads`]).
+pub fn load(osm: &Path, junction: Option<junction::Choice>) -> anyhow::Result<LaneGraph> {
+    let xml = std::fs::read_to_string(osm).with_context(|| format!("cannot read {}", osm.display()))?;
+    let name = osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
+    let graph = lane_graph_from_osm(&xml, name).with_context(|| format!("in {}", osm.display()))?;
+    let mut graph = match junction {
+        Some(choice) => {
+            let chosen = junction::choose(&graph, choice).with_context(|| format!("in {}", osm.display()))?;
+            junction::crop(&graph, &chosen)?
+        }
+        None => graph,
+    };
+    if !graph.lanelets.iter().any(|l| l.mode == TravelMode::Bicycle as i32) {
+        bicycles_share_roads(&mut graph);
+    }
+    Ok(graph)
+}
+
+pub use shared_roads::{bicycles_share_roads, SHARED_ROAD_ID_OFFSET};
 
 /// WKB MultiLineString of all centerlines of one mode, in lanelet id order.
 pub fn centerlines_wkb(graph: &LaneGraph, mode: TravelMode) -> Vec<u8> {
@@ -265,6 +322,32 @@ mod tests {
     fn committed_map() -> LaneGraph {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
         lane_graph_from_osm(&std::fs::read_to_string(path).unwrap(), "weiser-gabelsberger").unwrap()
+    }
+
+    #[test]
+    fn inference_on_the_untagged_map_gives_the_tags_roles_turns_and_arms() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
+        let xml = std::fs::read_to_string(path).unwrap();
+        let stripped: String = xml.lines().filter(|l| !l.contains("k=\"cits:")).collect::<Vec<_>>().join("\n");
+        assert!(!stripped.contains("cits:") && stripped.len() < xml.len());
+        let (tagged, inferred) = (committed_map(), lane_graph_from_osm(&stripped, "weiser-gabelsberger").unwrap());
+        assert_eq!(tagged.lanelets.len(), inferred.lanelets.len());
+        for (t, i) in tagged.lanelets.iter().zip(&inferred.lanelets) {
+            assert_eq!((t.id, &t.role, &t.turn), (i.id, &i.role, &i.turn));
+        }
+        // One junction, four arms numbered like the ids' leading digit (1 north … 4 west).
+        let junctions = junction::Junction::all(&inferred);
+        assert_eq!(junctions.len(), 1);
+        let j = &junctions[0];
+        let names: Vec<&str> = j.arms.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["north", "east", "south", "west"]);
+        let arm_lanes =
+            inferred.lanelets.iter().filter(|l| matches!(l.role.as_str(), "approach" | "exit" | "crosswalk"));
+        for l in arm_lanes {
+            assert_eq!(j.arm_of.get(&l.id), Some(&((l.id / 1000) as u8)), "lanelet {}", l.id);
+        }
+        assert_eq!(j.arm_of.len(), 10 + 8 + 4);
+        assert_eq!((j.opposite(1), j.left_of(1), j.right_of(1)), (Some(3), 2, 4));
     }
 
     #[test]

@@ -1,0 +1,168 @@
+//! The warning figures per map: simulated traffic at one junction of each map, and Euro NCAP's
+//! contact cases wherever their shapes fit the junction — the check that the pipeline works on
+//! intersections it was not built on (public maps are test maps, never tuned on).
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use cits::proto::LaneGraph;
+
+use super::{evaluate_seeds, Score};
+use crate::map::junction::Choice;
+use crate::map::site::Site;
+use crate::sim::ncap::{Outcome, Shape};
+use crate::sim::{Conditions, Params};
+
+/// One map of `--maps`: a file and, optionally, which of its junctions (`FILE@K`, `FILE@LAT,LON`).
+#[derive(Debug, Clone)]
+pub struct MapJunction {
+    pub osm: PathBuf,
+    pub junction: Option<Choice>,
+}
+
+impl std::str::FromStr for MapJunction {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        Ok(match s.split_once('@') {
+            Some((osm, junction)) => MapJunction { osm: osm.into(), junction: Some(junction.parse()?) },
+            None => MapJunction { osm: s.into(), junction: None },
+        })
+    }
+}
+
+/// What one map's junction scored.
+pub struct MapRow {
+    pub name: String,
+    /// Arm names, clockwise.
+    pub arms: Vec<String>,
+    pub routes: (usize, usize, usize),
+    pub traffic: Score,
+    /// NCAP contact cases warned before contact, of those the junction offers (first seed).
+    pub ncap_contacts: (usize, usize),
+}
+
+fn name_of(m: &MapJunction) -> String {
+    let stem = m.osm.file_stem().and_then(|s| s.to_str()).unwrap_or("map");
+    m.junction.map_or_else(|| stem.to_string(), |choice| format!("{stem}@{choice}"))
+}
+
+/// Simulates `seeds` at each map's junction and films NCAP's contact cases there (first seed).
+pub fn evaluate_maps(
+    maps: &[MapJunction],
+    seeds: &[u64],
+    params: &Params,
+    config: &[(String, String)],
+) -> anyhow::Result<Vec<MapRow>> {
+    let mut rows = Vec::new();
+    for m in maps {
+        let name = name_of(m);
+        let graph = crate::map::load(&m.osm, m.junction)?;
+        let row = evaluate_map(&graph, name.clone(), seeds, params, config).with_context(|| format!("map {name}"))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn evaluate_map(
+    graph: &LaneGraph,
+    name: String,
+    seeds: &[u64],
+    params: &Params,
+    config: &[(String, String)],
+) -> anyhow::Result<MapRow> {
+    let site = Site::of(graph)?;
+    let routes = crate::sim::route_counts(graph)?;
+    let mut traffic = Score::default();
+    for (_, s) in evaluate_seeds(graph, seeds, params, config)? {
+        traffic.add(&s);
+    }
+    let first = seeds.first().copied().unwrap_or(1);
+    let runs = super::ncap::evaluate(graph, &Shape::ALL, &[Outcome::Contact], &[first], config, Conditions::NOMINAL)?;
+    let warned = runs.iter().filter(|r| r.lead_s.is_some()).count();
+    Ok(MapRow {
+        name,
+        arms: site.junction.arms.iter().map(|a| a.name.clone()).collect(),
+        routes,
+        traffic,
+        ncap_contacts: (warned, runs.len()),
+    })
+}
+
+/// The per-map table (Markdown).
+pub fn table(rows: &[MapRow]) -> String {
+    let mut out = String::from(
+        "| map (junction) | arms | routes car/bicycle/pedestrian | min | conflicts (PET < 1.5 s) | recall | lead median s | lead min s | clearly false /10 min | NCAP contacts warned |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let s = &r.traffic;
+        let (median, min) = s.lead();
+        let lead = |x: f64| if x.is_nan() { "-".to_string() } else { format!("{x:.2}") };
+        let (median, min) = (lead(median), lead(min));
+        let recall = if s.planted == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0} %", 100.0 * s.warned as f64 / s.planted as f64)
+        };
+        let ncap = if r.ncap_contacts.1 == 0 {
+            "no shape fits".to_string()
+        } else {
+            format!("{}/{}", r.ncap_contacts.0, r.ncap_contacts.1)
+        };
+        out.push_str(&format!(
+            "| {} | {} ({}) | {}/{}/{} | {:.1} | {} | {recall} | {median} | {min} | {:.1} ({}) | {ncap} |\n",
+            r.name,
+            r.arms.len(),
+            r.arms.join(", "),
+            r.routes.0,
+            r.routes.1,
+            r.routes.2,
+            s.minutes,
+            s.planted,
+            s.per_10_min(s.clearly_false),
+            s.clearly_false,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_public_junction_evaluated_has_routes_and_cameras_facing_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/public");
+        let used = [
+            ("lanelet2-mapping-example.osm", 0),
+            ("lanelet2-mapping-example.osm", 2),
+            ("lanelet2-mapping-example.osm", 3),
+            ("sind-tianjin.osm", 0),
+            ("sind-chongqing.osm", 0),
+            ("sind-xian.osm", 0),
+        ];
+        for (file, k) in used {
+            let graph = crate::map::load(&root.join(file), Some(Choice::Index(k))).unwrap();
+            let site = Site::of(&graph).unwrap();
+            assert!(site.junction.arms.len() >= 3, "{file}@{k}");
+            let (cars, bicycles, _) = crate::sim::route_counts(&graph).unwrap();
+            assert!(cars >= 4 && bicycles >= 2, "{file}@{k}: {cars} car and {bicycles} bicycle routes");
+            for (_, pose) in &site.sensors {
+                let (e, n) = cits::geo::wgs84_to_offset(pose.origin, site.centre);
+                let towards = e.atan2(n).to_degrees().rem_euclid(360.0);
+                let off = (towards - pose.x_axis_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+                assert!(off.abs() < 0.5, "{file}@{k}: camera looks {off:.1}° away from the centre");
+                assert!(e.hypot(n) >= 20.0, "{file}@{k}: camera inside the box");
+            }
+        }
+    }
+
+    #[test]
+    fn map_arguments_name_a_junction_by_index_or_position() {
+        let m: MapJunction = "data/map/public/sind-xian.osm@0".parse().unwrap();
+        assert_eq!((name_of(&m), m.junction), ("sind-xian@0".to_string(), Some(Choice::Index(0))));
+        let m: MapJunction = "a.osm@49.0052,8.4156".parse().unwrap();
+        assert!(matches!(m.junction, Some(Choice::Near(w)) if (w.lat - 49.0052).abs() < 1e-9));
+        assert_eq!(name_of(&"x/ours.osm".parse::<MapJunction>().unwrap()), "ours");
+    }
+}
