@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::pipeline::buckets;
-use cits::proto::{ActiveWarnings, LaneGraph, ObjectClass, RsuPaths, Trajectory, TravelMode};
+use cits::proto::{ActiveWarnings, LaneGraph, ObjectClass, RsuPaths, Trajectory, TravelMode, TurnPriors};
 use etsi_its::denm::SimpleDenm;
 
 use crate::hub::Hub;
@@ -105,6 +105,27 @@ pub struct RsuView {
     pub newest_us: u64,
     pub objects: Vec<RoadUser>,
     pub warnings: Vec<WarningView>,
+    /// The turn priors the predictor learned from this RSU's tracks, per approach and mode.
+    pub priors: Vec<PriorView>,
+}
+
+/// How the road users of one type on one approach went on, as the predictor counted them
+/// (decayed counts; shares of left, straight, right).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PriorView {
+    pub approach: i64,
+    pub mode: String,
+    pub tracks: f64,
+    pub shares: [f64; 3],
+}
+
+/// What the pipeline stored for one RSU, as the page shows it.
+#[derive(Default)]
+pub struct Stored<'a> {
+    pub tracks: &'a [(String, Trajectory)],
+    pub paths: Option<&'a RsuPaths>,
+    pub warnings: Option<&'a ActiveWarnings>,
+    pub priors: Option<&'a TurnPriors>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -151,15 +172,8 @@ pub struct DenmEvent {
 }
 
 /// Builds the view of one RSU from its stored state.
-pub fn rsu_view(
-    rsu: &str,
-    intersection: &str,
-    tracks: &[(String, Trajectory)],
-    paths: Option<&RsuPaths>,
-    warnings: Option<&ActiveWarnings>,
-    denm_station: Option<u32>,
-    p: &Projection,
-) -> RsuView {
+pub fn rsu_view(rsu: &str, intersection: &str, stored: Stored, denm_station: Option<u32>, p: &Projection) -> RsuView {
+    let Stored { tracks, paths, warnings, priors } = stored;
     let newest = tracks.iter().filter_map(|(_, t)| t.points.last().map(|q| q.measured_at_us)).max().unwrap_or(0);
     let mut objects = Vec::new();
     for (key, t) in tracks {
@@ -224,7 +238,25 @@ pub fn rsu_view(
                 .collect()
         })
         .unwrap_or_default();
-    RsuView { rsu: rsu.into(), intersection: intersection.into(), newest_us: newest, objects, warnings }
+    let mut priors: Vec<PriorView> = priors
+        .map(|l| {
+            l.approaches
+                .iter()
+                .map(|a| {
+                    let tracks = a.left + a.straight + a.right;
+                    let share = |n: f64| if tracks > 0.0 { n / tracks } else { 0.0 };
+                    PriorView {
+                        approach: a.approach_lanelet_id,
+                        mode: mode_name(a.mode),
+                        tracks,
+                        shares: [share(a.left), share(a.straight), share(a.right)],
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    priors.sort_by(|a, b| (a.approach, &a.mode).cmp(&(b.approach, &b.mode)));
+    RsuView { rsu: rsu.into(), intersection: intersection.into(), newest_us: newest, objects, warnings, priors }
 }
 
 /// `<rsu>/<station>/<sensor>/<object>` → (rsu, station/sensor/object)
@@ -330,19 +362,15 @@ impl IntersectionWatch {
             let warning_key = format!("{}:{}", buckets::WARNINGS, cits::denm_sender::state_key(rsu));
             let warnings: Option<Vec<u8>> = conn.get(&warning_key).await?;
             let warnings = warnings.and_then(|w| ActiveWarnings::decode(w.as_slice()).ok());
+            let priors: Option<Vec<u8>> = conn.get(format!("{}:{rsu}", buckets::TURN_PRIORS)).await?;
+            let priors = priors.and_then(|p| TurnPriors::decode(p.as_slice()).ok());
             let (intersection, rsu_paths) = match paths.get(rsu) {
                 Some((i, p)) => (i.as_str(), Some(p)),
                 None => ("", None),
             };
-            out.push(rsu_view(
-                rsu,
-                intersection,
-                rsu_tracks,
-                rsu_paths,
-                warnings.as_ref(),
-                stations.get(rsu).copied(),
-                &self.projection,
-            ));
+            let stored =
+                Stored { tracks: rsu_tracks, paths: rsu_paths, warnings: warnings.as_ref(), priors: priors.as_ref() };
+            out.push(rsu_view(rsu, intersection, stored, stations.get(rsu).copied(), &self.projection));
         }
         // RSUs that sent nothing lately (only the probe, a stale test) stay off the page.
         out.retain(|r| !r.objects.is_empty() || !r.warnings.is_empty());
@@ -406,7 +434,9 @@ pub fn denm_event(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cits::proto::{CollisionRisk, ObjectPaths, ObjectRef, PredictedPath, PredictedPosition, TrajectoryPoint};
+    use cits::proto::{
+        ApproachTurns, CollisionRisk, ObjectPaths, ObjectRef, PredictedPath, PredictedPosition, TrajectoryPoint,
+    };
 
     fn origin() -> Projection {
         Projection(Wgs84 { lat: 47.81, lon: 13.052 })
@@ -476,7 +506,22 @@ mod tests {
             }],
             next_sequence: 4,
         };
-        let v = rsu_view("rsu1", "x", &tracks, Some(&paths), Some(&warnings), Some(1001), &p);
+        let priors = TurnPriors {
+            approaches: vec![ApproachTurns {
+                approach_lanelet_id: 1100,
+                mode: TravelMode::Car as i32,
+                left: 1.0,
+                straight: 6.0,
+                right: 3.0,
+            }],
+            updated_at_us: 0,
+        };
+        let stored = Stored { tracks: &tracks, paths: Some(&paths), warnings: Some(&warnings), priors: Some(&priors) };
+        let v = rsu_view("rsu1", "x", stored, Some(1001), &p);
+        assert_eq!(
+            v.priors,
+            vec![PriorView { approach: 1100, mode: "car".into(), tracks: 10.0, shares: [0.1, 0.6, 0.3] }]
+        );
         assert_eq!(v.objects.len(), 1, "the pedestrian last seen 3 s before is gone");
         let car = &v.objects[0];
         assert_eq!(car.class, "car");

@@ -42,7 +42,7 @@ pub fn chain<V: Services>() -> Vec<Step<V>> {
     chain.0
 }
 
-/// Reads the state the assembler, detector and DENM sender will need for this frame of located
+/// Reads the state the assembler, predictor, detector and DENM sender will need for this frame of located
 /// objects, and the copies of the map tiles planned for them, in one call (a miss here only costs the
 /// stage its own read).
 fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
@@ -51,6 +51,7 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
     let mut keys = trajectory_keys(&frame);
     let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
     keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
+    keys.push((buckets::TURN_PRIORS, frame.rsu_id.clone()));
     keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
     keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
     let points = frame.locations.iter().map(|l| crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude });

@@ -10,10 +10,10 @@ use crate::collision::{current_paths, detect, intersection_of, update_paths, Det
 use crate::denm_sender::{encode, step, SenderConfig};
 use crate::limits::Limits;
 use crate::map_matcher::{LaneIndex, MATCH_REACH_M, ROUTE_REACH_M};
-use crate::predictor::{predict, LaneMap, PredictorConfig};
+use crate::predictor::{learn_and_predict, LaneMap, PredictorConfig};
 use crate::proto::{
     cits_message_wrapper, ActiveWarnings, CitsMessageWrapper, CollisionRiskFrame, FrameDone, LocationsFrame,
-    MatchedTrajectoryFrame, PredictedPathFrame, RsuPaths, TrajectoryFrame,
+    MatchedTrajectoryFrame, PredictedPathFrame, RsuPaths, TrajectoryFrame, TurnPriors,
 };
 use crate::registry::RsuRegistry;
 use crate::stage::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
@@ -30,6 +30,8 @@ pub mod buckets {
     pub const APPLIED: &str = "applied";
     /// Copies of the map tiles in the blobstore, by object name (see [`super::MapTiles`]).
     pub const MAP_TILES: &str = "map-tiles";
+    /// The turn priors the predictor learned per RSU (see `predictor::priors`).
+    pub const TURN_PRIORS: &str = "turn-priors";
 }
 
 pub struct Decoder;
@@ -157,12 +159,23 @@ impl Handler for Predictor {
         Limits::from_config(Self::NAME, entries(&config))?.check_matched(&frame, msg.subject)?;
         let cfg = PredictorConfig::from_config(entries(&config))?;
         let mut maps = MapTiles::restore(svc, Self::NAME, LaneMap::new, ROUTE_REACH_M)?;
-        let mut paths = Vec::new();
+        let key = frame.rsu_id.clone();
+        let stored = svc.get_many(buckets::TURN_PRIORS, std::slice::from_ref(&key))?;
+        let mut priors: TurnPriors = decode_state_or_empty(stored[0].as_deref());
+        let (mut paths, mut learned) = (Vec::new(), false);
         for t in &frame.trajectories {
             let Some(last) = t.points.last() else { continue };
-            paths.extend(predict(maps.at(svc, last.latitude, last.longitude)?, t, &cfg));
+            let (predicted, counted) =
+                learn_and_predict(maps.at(svc, last.latitude, last.longitude)?, t, &cfg, &mut priors);
+            paths.extend(predicted);
+            learned |= counted;
         }
         maps.keep(svc);
+        // A redelivered frame may count a track twice: a prior of hundreds of tracks does not
+        // notice, and the stage stays free of the applied-input bookkeeping.
+        if learned {
+            svc.set_many(buckets::TURN_PRIORS, vec![(key, priors.encode_to_vec())])?;
+        }
         // Sent even without paths: the detector's state and the DENM sender's terminations
         // advance with every frame.
         let out = PredictedPathFrame {

@@ -16,6 +16,7 @@ mod intent;
 mod kinematics;
 mod lane_map;
 mod pedestrians;
+pub mod priors;
 #[cfg(test)]
 mod tests;
 
@@ -27,7 +28,7 @@ pub use lane_map::LaneMap;
 
 use crate::fit::line_fit;
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode};
+use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, TurnPriors};
 use intent::{
     connector_speed_likelihood, lane_seconds, profile_turn_likelihood, speed_level_likelihood, speed_profile,
     steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
@@ -37,6 +38,7 @@ use kinematics::{
     BRAKING_MPS2, SPEEDING_UP_MPS2,
 };
 use lane_map::Local;
+use priors::{observe, turn_taken, weights};
 
 pub const STAGE: &str = "predictor";
 
@@ -56,6 +58,7 @@ struct Prediction<'a> {
     map: &'a LaneMap,
     t: &'a MatchedTrajectory,
     cfg: &'a PredictorConfig,
+    priors: &'a TurnPriors,
     mode: TravelMode,
     last: &'a MatchedPoint,
     /// Local metres around the map origin on the lanes; around the object itself off them,
@@ -145,8 +148,25 @@ impl Prediction<'_> {
     }
 }
 
-/// Ranked predicted paths of one object (empty when its track is too short to tell a speed).
-pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
+/// Counts the turn `t` has just taken, if it has (see [`priors::turn_taken`]), into `priors`;
+/// then its paths. Whether it counted one: the priors are then to be stored.
+pub fn learn_and_predict(
+    map: &LaneMap,
+    t: &MatchedTrajectory,
+    cfg: &PredictorConfig,
+    priors: &mut TurnPriors,
+) -> (Vec<PredictedPath>, bool) {
+    let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
+    let taken = turn_taken(map, t).filter(|_| mode != TravelMode::Pedestrian);
+    if let (Some((approach, turn)), Some(last)) = (taken, t.points.last()) {
+        observe(priors, approach, mode, turn, last.measured_at_us, cfg);
+    }
+    (predict(map, t, cfg, priors), taken.is_some())
+}
+
+/// Ranked predicted paths of one object (empty when its track is too short to tell a speed),
+/// with the turn priors learned at its RSU.
+pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig, priors: &TurnPriors) -> Vec<PredictedPath> {
     let Some(last) = t.points.last() else { return Vec::new() };
     let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
     let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
@@ -193,6 +213,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> V
         map,
         t,
         cfg,
+        priors,
         mode,
         last,
         origin,
@@ -253,6 +274,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing.
         lateral: approach.and_then(|a| lane_seconds(map, t, a)),
+        prior: approach.map_or([1.0; 3], |a| weights(p.priors, map, (a, mode), last.measured_at_us, p.cfg)),
     };
     let horizon_m = p.ahead(p.steps, 0.0).max(k.speed * p.secs(p.steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each

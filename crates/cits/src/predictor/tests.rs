@@ -7,6 +7,11 @@ use crate::proto::{LaneGraph, LaneSecond, Lanelet};
 
 const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
 
+/// [`super::predict`] with nothing learned yet (neutral priors).
+fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<PredictedPath> {
+    super::predict(map, t, cfg, &TurnPriors::default())
+}
+
 fn lanelet(id: i64, from: (f64, f64), to: (f64, f64), successors: Vec<i64>, turn: &str) -> Lanelet {
     let (a, b) = (offset_to_wgs84(ORIGIN, from.0, from.1), offset_to_wgs84(ORIGIN, to.0, to.1));
     Lanelet {
@@ -704,4 +709,54 @@ fn a_car_braking_gently_may_keep_its_speed_or_brake_on() {
     let clear = ends(&approaching_measured(45.0, 8.0, 2.0));
     assert_eq!(clear.len(), 1, "{clear:?}");
     assert!(clear[0].0 < -45.0 + 17.0, "{clear:?}");
+}
+
+#[test]
+fn a_track_counts_the_turn_it_came_out_of_not_the_connector_first_matched() {
+    let map = map();
+    // Matched to the left turn's connector near the line, then out on the straight exit (5).
+    let mut t = car(-3.0);
+    t.points[1].lanelet_id = 2;
+    t.points[2].lanelet_id = 5;
+    assert_eq!(priors::turn_taken(&map, &t), Some((1, "straight")));
+    // Still on a connector, or still on the approach: nothing taken yet.
+    t.points[2].lanelet_id = 3;
+    assert_eq!(priors::turn_taken(&map, &t), None);
+    assert_eq!(priors::turn_taken(&map, &car(10.0)), None);
+}
+
+#[test]
+fn learned_turns_weigh_an_approach_and_fade_with_time() {
+    let (map, cfg) = (map(), PredictorConfig::default());
+    let mut learned = TurnPriors::default();
+    assert_eq!(priors::weights(&learned, &map, (1, TravelMode::Car), 0, &cfg), [1.0; 3]);
+    for k in 0..100 {
+        let turn = if k % 5 == 0 { "straight" } else { "right" };
+        priors::observe(&mut learned, 1, TravelMode::Car, turn, 1_000_000 + k, &cfg);
+    }
+    // 80 right, 20 straight and 20 tracks' worth of neutral: right 2.17, straight 0.67, left 0.17.
+    let w = priors::weights(&learned, &map, (1, TravelMode::Car), 1_000_100, &cfg);
+    assert!((w[2] - 2.17).abs() < 0.01 && (w[1] - 0.67).abs() < 0.01 && (w[0] - 0.17).abs() < 0.01, "{w:?}");
+    // Cyclists on the same approach learned nothing.
+    assert_eq!(priors::weights(&learned, &map, (1, TravelMode::Bicycle), 1_000_100, &cfg), [1.0; 3]);
+    // Ten half-lives on, the counts are down to a tenth of a track: neutral again, nearly.
+    let later = 1_000_100 + 10 * cfg.prior_half_life_us;
+    let faded = priors::weights(&learned, &map, (1, TravelMode::Car), later, &cfg);
+    assert!(faded.iter().all(|w| (w - 1.0).abs() < 0.02), "{faded:?}");
+}
+
+#[test]
+fn an_approach_where_most_turn_right_says_so_before_anyone_steers() {
+    let (map, cfg) = (map(), PredictorConfig::default());
+    let t = approaching(8.0, 4.0, 0.0);
+    let right = |learned: &TurnPriors| {
+        super::predict(&map, &t, &cfg, learned).iter().filter(|p| p.turn == "right").map(|p| p.probability).sum::<f64>()
+    };
+    let mut learned = TurnPriors::default();
+    let neutral = right(&learned);
+    for k in 0..60 {
+        priors::observe(&mut learned, 1, TravelMode::Car, "right", k, &cfg);
+    }
+    let most_right = right(&learned);
+    assert!(most_right > neutral + 0.2, "neutral {neutral}, learned {most_right}");
 }

@@ -14,7 +14,7 @@ use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
 use cits::denm_sender::{step_covering, SenderConfig};
 use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::map_matcher::{tile_graph, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M, TILE_MARGIN_M};
-use cits::predictor::{predict, LaneMap, PredictorConfig};
+use cits::predictor::{learn_and_predict, LaneMap, PredictorConfig};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, RsuPaths};
 use etsi_its::denm::SimpleDenm;
 
@@ -32,6 +32,8 @@ pub struct NativePipeline {
     /// The map as the actors read it: tiles cut from the whole map.
     index: TileCache<LaneIndex>,
     lanes: TileCache<LaneMap>,
+    /// The turn priors learned from this recording's tracks so far (the predictor's state).
+    priors: cits::proto::TurnPriors,
     predictor: PredictorConfig,
     /// Current predicted paths of the intersection (one RSU here).
     paths: RsuPaths,
@@ -114,6 +116,7 @@ impl NativePipeline {
             graph: graph.clone(),
             index: TileCache::new(LaneIndex::new, MATCH_REACH_M),
             lanes: TileCache::new(LaneMap::new, ROUTE_REACH_M),
+            priors: Default::default(),
             predictor: PredictorConfig::default(),
             paths: RsuPaths::default(),
             detector: DetectorConfig::default(),
@@ -170,7 +173,7 @@ impl NativePipeline {
             let index = self.index.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
             let matched = index.match_trajectory(t);
             let lanes = self.lanes.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
-            predicted.extend(predict(lanes, &matched, &self.predictor));
+            predicted.extend(learn_and_predict(lanes, &matched, &self.predictor, &mut self.priors).0);
         }
         if let Some(log) = &mut self.log {
             log.paths.extend(predicted.iter().cloned());

@@ -29,19 +29,24 @@ pub struct Evidence {
     /// Where in its lane the track kept, second by second, on the approach; None off an
     /// approach or with too few points in its newest second there.
     pub lateral: Option<LanePosition>,
+    /// The approach's learned prior weight of turning left, going straight, turning right
+    /// (1 each: neutral; see `predictor::priors`).
+    pub prior: [f64; 3],
 }
 
 /// Prior weight of taking a successor with this turn times what the track shows. The prior is
-/// neutral (every turn alike): how traffic splits differs from junction to junction and from
-/// arm to arm, and a split copied from one place is wrong at the next.
+/// the one learned on this approach, neutral until it has seen tracks: how traffic splits
+/// differs from junction to junction and from arm to arm, and a split copied from one place is
+/// wrong at the next.
 pub(super) fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
-    let (speed, steering) = match turn {
-        "left" => (evidence.turning * evidence.level, evidence.steering[0]),
-        "right" => (evidence.turning * evidence.level, evidence.steering[1]),
-        _ => (1.0, 1.0),
+    let (speed, steering, prior) = match turn {
+        "left" => (evidence.turning * evidence.level, evidence.steering[0], evidence.prior[0]),
+        "right" => (evidence.turning * evidence.level, evidence.steering[1], evidence.prior[2]),
+        "straight" => (1.0, 1.0, evidence.prior[1]),
+        _ => (1.0, 1.0, 1.0),
     };
     let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
-    speed * steering * lateral
+    prior * speed * steering * lateral
 }
 
 /// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,

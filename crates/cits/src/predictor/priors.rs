@@ -1,0 +1,118 @@
+//! Turn priors learned per approach from the tracks an RSU sees: how the road users of each type
+//! on each approach went on, counted when a track leaves its connector and decayed, so that a
+//! lane where most turn right says so before anyone steers. Seeded neutral: until an approach has
+//! been seen, every turn weighs alike (a split copied from elsewhere is wrong here).
+
+use crate::proto::{ApproachTurns, MatchedTrajectory, TravelMode, TurnPriors};
+
+use super::lane_map::LaneMap;
+use super::PredictorConfig;
+
+/// The turn a track has just taken at its junction: (approach, turn), when its newest point is
+/// the first past a connector. Judged by where it came out (the sibling connector of the
+/// approach that leads there), not by the connector the matcher picked: connectors overlap where
+/// they start, and a car turning right was matched to the left turn's for its first metres.
+pub fn turn_taken<'m>(map: &'m LaneMap, t: &MatchedTrajectory) -> Option<(i64, &'m str)> {
+    let [.., before, newest] = t.points.as_slice() else { return None };
+    if before.lanelet_id == newest.lanelet_id || map.lanes.get(&before.lanelet_id)?.turn.is_empty() {
+        return None;
+    }
+    let approach = *map.predecessors.get(&before.lanelet_id)?.first()?;
+    let taken = map
+        .lanes
+        .get(&approach)?
+        .successors
+        .iter()
+        .filter_map(|c| map.lanes.get(c))
+        .find(|c| !c.turn.is_empty() && c.successors.contains(&newest.lanelet_id))?;
+    Some((approach, taken.turn.as_str()))
+}
+
+fn count_mut<'a>(a: &'a mut ApproachTurns, turn: &str) -> Option<&'a mut f64> {
+    match turn {
+        "left" => Some(&mut a.left),
+        "straight" => Some(&mut a.straight),
+        "right" => Some(&mut a.right),
+        _ => None,
+    }
+}
+
+fn count(a: &ApproachTurns, turn: &str) -> f64 {
+    match turn {
+        "left" => a.left,
+        "straight" => a.straight,
+        "right" => a.right,
+        _ => 0.0,
+    }
+}
+
+/// How much of a count is left after `elapsed_us` with the config's half-life.
+fn decay(elapsed_us: u64, cfg: &PredictorConfig) -> f64 {
+    0.5f64.powf(elapsed_us as f64 / cfg.prior_half_life_us.max(1) as f64)
+}
+
+/// Counts one track's turn at `now_us` (all counts decayed to then first).
+pub fn observe(
+    priors: &mut TurnPriors,
+    approach: i64,
+    mode: TravelMode,
+    turn: &str,
+    now_us: u64,
+    cfg: &PredictorConfig,
+) {
+    let f = decay(now_us.saturating_sub(priors.updated_at_us), cfg);
+    for a in &mut priors.approaches {
+        a.left *= f;
+        a.straight *= f;
+        a.right *= f;
+    }
+    priors.updated_at_us = priors.updated_at_us.max(now_us);
+    let at = match priors.approaches.iter().position(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) {
+        Some(i) => i,
+        None => {
+            priors.approaches.push(ApproachTurns {
+                approach_lanelet_id: approach,
+                mode: mode as i32,
+                ..Default::default()
+            });
+            priors.approaches.len() - 1
+        }
+    };
+    if let Some(c) = count_mut(&mut priors.approaches[at], turn) {
+        *c += 1.0;
+    }
+}
+
+/// Prior weight of each turn from `approach` for `mode` at `now_us` (left, straight, right; 1
+/// each when nothing was learned): the decayed counts with `prior_pseudo_count` tracks spread
+/// evenly over the turns the approach offers, scaled so that an even split weighs 1.
+pub fn weights(
+    priors: &TurnPriors,
+    map: &LaneMap,
+    (approach, mode): (i64, TravelMode),
+    now_us: u64,
+    cfg: &PredictorConfig,
+) -> [f64; 3] {
+    const TURNS: [&str; 3] = ["left", "straight", "right"];
+    let Some(a) = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) else {
+        return [1.0; 3];
+    };
+    let offered: Vec<&str> = map.lanes.get(&approach).map_or(Vec::new(), |l| {
+        TURNS
+            .into_iter()
+            .filter(|t| l.successors.iter().any(|s| map.lanes.get(s).is_some_and(|c| c.turn == *t)))
+            .collect()
+    });
+    if offered.is_empty() {
+        return [1.0; 3];
+    }
+    let (m, f) = (offered.len() as f64, decay(now_us.saturating_sub(priors.updated_at_us), cfg));
+    let seen: f64 = offered.iter().map(|t| f * count(a, t)).sum();
+    TURNS.map(|t| {
+        if offered.contains(&t) {
+            (f * count(a, t) + cfg.prior_pseudo_count / m) * m / (seen + cfg.prior_pseudo_count)
+        } else {
+            1.0
+        }
+    })
+}
