@@ -154,7 +154,7 @@ auth_init() {
     # reading the state the dashboard shows, as the dashboard's).
     (umask 077 && {
         printf 'user default off\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" "$(redis_password)"
-        printf 'user %s on >%s ~trajectories:* ~paths:* ~warnings:* resetchannels -@all +get +mget +scan +ping\n' \
+        printf 'user %s on >%s ~trajectories:* ~paths:* ~warnings:* ~turn-priors:* resetchannels -@all +get +mget +scan +ping\n' \
             "$REDIS_DASHBOARD_USER" "$(cat "$AUTH/redis-dashboard.password")"
     } >"$AUTH/redis.acl")
 }

@@ -8,7 +8,7 @@
 
 use cits::proto::LaneGraph;
 
-use super::{on_all_cores, run_scored, MIN_LEAD_S};
+use super::{median, on_all_cores, run_scored, MIN_LEAD_S};
 use crate::sim::ncap::{cases, film_case, Case, Outcome, Shape, CONTACT_S};
 use crate::sim::{Conditions, Kind};
 
@@ -116,11 +116,6 @@ pub fn trace(
         out.extend(super::trace_recording(graph, &filmed.sim, config, [car, vru])?);
     }
     Ok(out)
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied()
 }
 
 fn range_text(v: &[f64]) -> String {
