@@ -136,6 +136,7 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     let seen = browser(&lattice, &url, &["intersection", "--timeout", "60"]);
     assert!(seen["moved"].as_u64().unwrap() >= 1, "{seen}");
     assert!(seen["warning"].as_str().unwrap().starts_with("1001/"), "ActionID of the RSU's station: {seen}");
+    assert!(seen["priors"].as_u64().unwrap() >= 1, "turn priors learned from the replay's tracks: {seen}");
     let mut replay = replay;
     assert!(replay.wait().unwrap().success());
 

@@ -140,11 +140,14 @@ const steps = {
     if (!moved.length) throw new Error('no road user moved in 10 s');
     await page.waitForSelector('.warning-row', { state: 'attached', timeout });
     const action = await page.getAttribute('.warning-row', 'data-action');
+    // The predictor has counted turns of the road users that went through.
+    await page.waitForSelector('.prior-row', { state: 'attached', timeout });
     await shot('intersection');
     // Its end: the DENM sender terminates the ActionID; the warning leaves the table.
     await page.waitForSelector(`#denm-log li[data-kind="terminated"][data-action="${action}"]`, { state: 'attached', timeout });
     await page.waitForFunction((a) => !document.querySelector(`.warning-row[data-action="${a}"]`), action, { timeout });
-    return { moved: moved.length, classes: [...new Set(Object.values(first).map((v) => v[2]))], warning: action };
+    const priors = await page.evaluate(() => document.querySelectorAll('.prior-row').length);
+    return { moved: moved.length, classes: [...new Set(Object.values(first).map((v) => v[2]))], warning: action, priors };
   },
   // A dead letter of `stage` is listed and its payload can be inspected.
   async 'dead-letter'() {

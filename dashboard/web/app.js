@@ -435,8 +435,8 @@ function renderIntersection() {
   if (I.error) $('#warnings').prepend(h('div', { class: 'error' }, I.error));
   // What the predictor learned: how road users on each approach went on (decayed counts).
   const priors = rsus.flatMap((r) => r.priors.map((p) => ({ ...p, rsu: r.rsu })));
-  const pct = (x) => `${Math.round(100 * x)} %`;
-  $('#priors').replaceChildren(priors.length ? table(['RSU', 'approach', 'mode', 'tracks', 'left', 'straight', 'right'], priors.map((p) => h('tr', { class: 'prior-row', 'data-approach': p.approach, 'data-mode': p.mode },
+  const pct = (x) => `${Math.round(100 * x)}%`;
+  $('#priors').replaceChildren(priors.length ? table(['RSU', 'approach', 'mode', 'tracks', '← left', '↑', 'right →'], priors.map((p) => h('tr', { class: 'prior-row', 'data-approach': p.approach, 'data-mode': p.mode },
     h('td', {}, p.rsu), h('td', { class: 'mono' }, `${p.approach}`), h('td', {}, p.mode), h('td', { class: 'num' }, p.tracks.toFixed(1)),
     ...p.shares.map((x) => h('td', { class: 'num' }, pct(x)))))) : h('div', { class: 'muted' }, 'none yet: every turn weighs alike'));
 }
