@@ -67,7 +67,9 @@ struct Prediction<'a> {
     k: Kinematics,
     /// The acceleration the horizon keeps up ([`Prediction::ahead`]).
     accel: f64,
-    /// Whether `k` comes from speeds the sensor measured (steady enough to tell gentle braking).
+    /// Speed and acceleration from the speeds the sensor measured, when it measured enough.
+    measured: Option<(f64, f64)>,
+    /// Whether `k` comes from `measured` (steady enough to tell gentle braking).
     speeds_measured: bool,
     steps: usize,
     past: Vec<PredictedPosition>,
@@ -172,6 +174,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig, prio
     let on_lane = last.lanelet_id != 0 && map.lanes.contains_key(&last.lanelet_id);
     let origin = if on_lane { map.origin } else { Wgs84 { lat: last.latitude, lon: last.longitude } };
     let Some(mut k) = kinematics(origin, t) else { return Vec::new() };
+    let measured = measured_speed(t);
     let mut speeds_measured = false;
     if let Some((speed, heading)) = fresh_track_motion(t) {
         k.speed = speed;
@@ -180,7 +183,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig, prio
         // A vehicle's speed and acceleration from the speeds the sensor measured where it did:
         // differentiated twice from positions, a car keeping 10 km/h was fitted speeding up or
         // braking by ±1 m/s² frame by frame, and a yielding one predicted into the crosswalk.
-        if let Some((speed, accel)) = measured_speed(t) {
+        if let Some((speed, accel)) = measured {
             k.speed = speed.max(0.0);
             k.accel = accel;
             k.accel_fitted = true;
@@ -219,6 +222,7 @@ pub fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig, prio
         origin,
         k,
         accel,
+        measured,
         speeds_measured,
         steps: (cfg.horizon_us / cfg.step_us.max(1)) as usize,
         past: past(t, cfg.step_us),
@@ -262,7 +266,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // fitted speed and deceleration.
         turning: match profile_turn_likelihood(mode, &profile) {
             Some(ratio) => ratio,
-            None => match measured_speed(t) {
+            None => match p.measured {
                 Some((speed, accel)) => turn_likelihood(mode, speed.max(0.0), Some(-accel), to_go),
                 None => turn_likelihood(mode, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
             },
