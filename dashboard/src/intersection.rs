@@ -79,7 +79,13 @@ pub fn map_view(graph: &LaneGraph) -> (MapView, Projection) {
             for p in &points {
                 bounds = [bounds[0].min(p[0]), bounds[1].min(p[1]), bounds[2].max(p[0]), bounds[3].max(p[1])];
             }
-            LaneletView { id: l.id, mode: mode_name(l.mode), role: l.role.clone(), turn: l.turn.clone(), points }
+            LaneletView {
+                id: l.id,
+                mode: mode_name(l.mode),
+                role: l.role.clone(),
+                turn: l.turn().name().to_string(),
+                points,
+            }
         })
         .collect();
     (MapView { name: graph.name.clone(), lanelets, bounds }, projection)

@@ -40,6 +40,30 @@ pub mod proto {
         }
     }
 
+    impl Turn {
+        /// "left", "straight", "right", "uturn" ("" for none): a map's `cits:turn` tag, and what
+        /// tables and traces print.
+        pub fn name(self) -> &'static str {
+            match self {
+                Turn::None => "",
+                Turn::Left => "left",
+                Turn::Straight => "straight",
+                Turn::Right => "right",
+                Turn::Uturn => "uturn",
+            }
+        }
+
+        /// The turn a [`name`](Self::name) names; None for a name that is no turn.
+        pub fn from_name(name: &str) -> Option<Self> {
+            [Turn::None, Turn::Left, Turn::Straight, Turn::Right, Turn::Uturn].into_iter().find(|t| t.name() == name)
+        }
+
+        /// Off the straight line through the junction: across other road users' paths.
+        pub fn turns(self) -> bool {
+            matches!(self, Turn::Left | Turn::Right | Turn::Uturn)
+        }
+    }
+
     impl TravelMode {
         /// "car", "bicycle", "pedestrian", "unknown".
         pub fn short_name(self) -> String {

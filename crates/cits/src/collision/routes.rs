@@ -5,7 +5,7 @@ use super::geometry::Timed;
 use super::{key, ObjectKey};
 use crate::geo::distance;
 use crate::predictor::{lateral_likelihood, LANE_SECONDS};
-use crate::proto::{LanePosition, LaneSecond, PredictedPath, TravelMode};
+use crate::proto::{LanePosition, LaneSecond, PredictedPath, TravelMode, Turn};
 
 /// How far apart (m) two sensors' tracks may be at one instant and still be one road user.
 fn same_road_user_m(mode: TravelMode) -> f64 {
@@ -125,9 +125,9 @@ pub(super) fn with_shared_lane_position(track: &[&PredictedPath], other: &[&Pred
     let fresh: Vec<f64> = track
         .iter()
         .map(|p| {
-            let before = lateral_likelihood(mode, &p.turn, mine);
-            let now = lateral_likelihood(mode, &p.turn, &both);
-            if p.turn.is_empty() || before <= f64::MIN_POSITIVE {
+            let before = lateral_likelihood(mode, p.turn(), mine);
+            let now = lateral_likelihood(mode, p.turn(), &both);
+            if p.turn() == Turn::None || before <= f64::MIN_POSITIVE {
                 p.probability
             } else {
                 p.probability * now / before

@@ -7,7 +7,7 @@ use super::routes::with_shared_lane_position;
 use super::*;
 use crate::geo::offset_to_wgs84;
 use crate::predictor::lateral_likelihood;
-use crate::proto::{LanePosition, LaneSecond, PredictedPosition, RsuPaths, TravelMode};
+use crate::proto::{LanePosition, LaneSecond, PredictedPosition, RsuPaths, TravelMode, Turn};
 
 const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
 
@@ -214,9 +214,9 @@ fn two_cameras_judge_a_turn_by_the_lane_position_both_measured() {
     let second = |offset_m: f64| LaneSecond { offset_m, points: 8, to_go_m: 2.5 };
     let kept = |offset_m: f64| LanePosition { approach_lanelet_id: 13, seconds: vec![second(offset_m)] };
     let rider = |sensor_id: u32, offset_m: f64, straight: f64| {
-        [("straight", straight), ("right", 1.0 - straight)].map(|(turn, probability)| PredictedPath {
+        [(Turn::Straight, straight), (Turn::Right, 1.0 - straight)].map(|(turn, probability)| PredictedPath {
             sensor_id,
-            turn: turn.into(),
+            turn: turn as i32,
             lane_position: Some(kept(offset_m)),
             ..path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), probability)
         })
@@ -225,8 +225,8 @@ fn two_cameras_judge_a_turn_by_the_lane_position_both_measured() {
     let (one, two): (Vec<&PredictedPath>, Vec<&PredictedPath>) = (one.iter().collect(), two.iter().collect());
     let odds = |p: &[f64]| p[0] / p[1];
     let ratio = |seconds: &[LaneSecond]| {
-        let l = |turn: &str| lateral_likelihood(TravelMode::Bicycle, turn, seconds);
-        l("straight") / l("right")
+        let l = |turn: Turn| lateral_likelihood(TravelMode::Bicycle, turn, seconds);
+        l(Turn::Straight) / l(Turn::Right)
     };
     let both = ratio(&[second(-0.20), second(0.0)]);
     let (shared_one, shared_two) = (with_shared_lane_position(&one, &two), with_shared_lane_position(&two, &one));

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::geo::{distance, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
-use crate::proto::{LaneGraph, TravelMode};
+use crate::proto::{LaneGraph, TravelMode, Turn};
 
 use super::intent::{turn_prior, Evidence};
 
@@ -14,7 +14,7 @@ pub(super) struct Lane {
     /// Distance along the centerline at each point.
     pub(super) stations: Vec<f64>,
     pub(super) successors: Vec<i64>,
-    pub(super) turn: String,
+    pub(super) turn: Turn,
     /// A crosswalk (pedestrians cross the road on it).
     pub(super) crosswalk: bool,
 }
@@ -70,7 +70,7 @@ impl LaneMap {
                 let points = local_centerline(origin, l);
                 // Clipped tile lanelets count distances from the full lanelet's start, as matching does.
                 let stations = stations(&points, l.station_offset_m);
-                let (successors, turn, crosswalk) = (l.successors.clone(), l.turn.clone(), l.role == "crosswalk");
+                let (successors, turn, crosswalk) = (l.successors.clone(), l.turn(), l.role == "crosswalk");
                 (l.id, Lane { points, stations, successors, turn, crosswalk })
             })
             .collect();
@@ -154,10 +154,10 @@ impl LaneMap {
         if left <= 0.0 || next.is_empty() {
             return vec![(vec![lanelet], 1.0)];
         }
-        let total: f64 = next.iter().map(|s| turn_prior(mode, &self.lanes[s].turn, evidence)).sum();
+        let total: f64 = next.iter().map(|s| turn_prior(mode, self.lanes[s].turn, evidence)).sum();
         let mut out = Vec::new();
         for s in next {
-            let p = turn_prior(mode, &self.lanes[s].turn, evidence) / total;
+            let p = turn_prior(mode, self.lanes[s].turn, evidence) / total;
             for (mut route, q) in self.routes(mode, evidence, *s, left, &behind) {
                 route.insert(0, lanelet);
                 out.push((route, p * q));

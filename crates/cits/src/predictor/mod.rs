@@ -28,7 +28,7 @@ pub use lane_map::LaneMap;
 
 use crate::fit::line_fit;
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, TurnPriors};
+use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors};
 use intent::{
     connector_speed_likelihood, lane_seconds, profile_turn_likelihood, speed_level_likelihood, speed_profile,
     steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
@@ -145,7 +145,7 @@ impl Prediction<'_> {
             past: self.past.clone(),
             tracked_since_us: self.tracked_since_us,
             lane_position: None,
-            turn: String::new(),
+            turn: Turn::None as i32,
         }
     }
 }
@@ -255,7 +255,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
     let lane = &map.lanes[&last.lanelet_id];
     let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
     // Lane position tells a turn on the approach (on a connector: as it was on the approach).
-    let approach = if lane.turn.is_empty() {
+    let approach = if lane.turn == Turn::None {
         Some(last.lanelet_id)
     } else {
         map.predecessors.get(&last.lanelet_id).and_then(|p| p.first().copied())
@@ -273,7 +273,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         },
         // The speed itself, on the approach (on a connector, how fast it goes tells which one,
         // see `connector_speed_likelihood`).
-        level: if lane.turn.is_empty() { speed_level_likelihood(mode, k.speed, to_go) } else { 1.0 },
+        level: if lane.turn == Turn::None { speed_level_likelihood(mode, k.speed, to_go) } else { 1.0 },
         steering: approach.map_or([1.0, 1.0], |a| steering_likelihoods(map, t, a)),
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing.
@@ -283,7 +283,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
     let horizon_m = p.ahead(p.steps, 0.0).max(k.speed * p.secs(p.steps));
     // Where the vehicle may be: its matched lanelet, or on a connector any of its siblings, each
     // weighted by its turn's prior and how well the track follows it.
-    let candidates = if lane.turn.is_empty() {
+    let candidates = if lane.turn == Turn::None {
         vec![(last.lanelet_id, last.station_m, 1.0)]
     } else {
         let track: Vec<Local> = t
@@ -294,9 +294,9 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             .collect();
         let fits = map.connector_candidates(last.lanelet_id, k.at, &track);
         let weight = |id: i64, fit: f64| {
-            turn_prior(mode, &map.lanes[&id].turn, &evidence)
+            turn_prior(mode, map.lanes[&id].turn, &evidence)
                 * fit
-                * connector_speed_likelihood(mode, &map.lanes[&id].turn, k.speed)
+                * connector_speed_likelihood(mode, map.lanes[&id].turn, k.speed)
         };
         let total: f64 = fits.iter().map(|&(id, _, fit)| weight(id, fit)).sum();
         fits.into_iter().map(|(id, station, fit)| (id, station, weight(id, fit) / total)).collect()
@@ -317,12 +317,12 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         .map(|(rank, (route, station, probability, accel))| {
             // A vehicle braking towards a turn slows to the turn's speed; on a straight route
             // (or already in the turn) braking means stopping: yielding.
-            let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn.as_str(), "left" | "right"));
+            let turns = route.iter().skip(1).any(|id| matches!(map.lanes[id].turn, Turn::Left | Turn::Right));
             // In the turn by the connector this route takes from here, not the one the matcher
             // picked: connectors overlap where they start, and a car matched to the straight one
             // while turning right was predicted to brake to a stop on the turn's route (4 m in 4 s
             // instead of 17), and its risk with a straight cyclist went unseen for 0.8 s.
-            let in_turn = matches!(map.lanes[&route[0]].turn.as_str(), "left" | "right");
+            let in_turn = matches!(map.lanes[&route[0]].turn, Turn::Left | Turn::Right);
             // One braking below any turn's speed already is stopping (yielding), not slowing
             // for the turn: a car approaching at NCAP's 10 km/h and braking short of a
             // pedestrian was predicted to keep 10 km/h into her.
@@ -340,10 +340,10 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
                 })
                 .collect();
             // The turn this route takes at its junction (on a connector: that connector's).
-            let turn = route.iter().map(|id| map.lanes[id].turn.as_str()).find(|t| !t.is_empty()).unwrap_or("");
+            let turn = route.iter().map(|id| map.lanes[id].turn).find(|&t| t != Turn::None).unwrap_or(Turn::None);
             PredictedPath {
                 lane_position: evidence.lateral.clone(),
-                turn: turn.to_owned(),
+                turn: turn as i32,
                 ..p.path(route, probability, rank, positions)
             }
         })

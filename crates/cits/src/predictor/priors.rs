@@ -3,7 +3,7 @@
 //! lane where most turn right says so before anyone steers. Seeded neutral: until an approach has
 //! been seen, every turn weighs alike (a split copied from elsewhere is wrong here).
 
-use crate::proto::{ApproachTurns, MatchedTrajectory, TravelMode, TurnPriors};
+use crate::proto::{ApproachTurns, MatchedTrajectory, TravelMode, Turn, TurnPriors};
 
 use super::lane_map::LaneMap;
 use super::PredictorConfig;
@@ -12,9 +12,9 @@ use super::PredictorConfig;
 /// the first past a connector. Judged by where it came out (the sibling connector of the
 /// approach that leads there), not by the connector the matcher picked: connectors overlap where
 /// they start, and a car turning right was matched to the left turn's for its first metres.
-pub fn turn_taken<'m>(map: &'m LaneMap, t: &MatchedTrajectory) -> Option<(i64, &'m str)> {
+pub fn turn_taken(map: &LaneMap, t: &MatchedTrajectory) -> Option<(i64, Turn)> {
     let [.., before, newest] = t.points.as_slice() else { return None };
-    if before.lanelet_id == newest.lanelet_id || map.lanes.get(&before.lanelet_id)?.turn.is_empty() {
+    if before.lanelet_id == newest.lanelet_id || map.lanes.get(&before.lanelet_id)?.turn == Turn::None {
         return None;
     }
     let approach = *map.predecessors.get(&before.lanelet_id)?.first()?;
@@ -24,25 +24,24 @@ pub fn turn_taken<'m>(map: &'m LaneMap, t: &MatchedTrajectory) -> Option<(i64, &
         .successors
         .iter()
         .filter_map(|c| map.lanes.get(c))
-        .find(|c| !c.turn.is_empty() && c.successors.contains(&newest.lanelet_id))?;
-    Some((approach, taken.turn.as_str()))
+        .find(|c| c.turn != Turn::None && c.successors.contains(&newest.lanelet_id))?;
+    Some((approach, taken.turn))
 }
 
-fn count_mut<'a>(a: &'a mut ApproachTurns, turn: &str) -> Option<&'a mut f64> {
+/// The turns an approach's counts are kept for, in [`weights`]' order.
+const TURNS: [Turn; 3] = [Turn::Left, Turn::Straight, Turn::Right];
+
+/// An approach's decayed counts, in [`TURNS`]' order.
+fn counts(a: &ApproachTurns) -> [f64; 3] {
+    [a.left, a.straight, a.right]
+}
+
+fn count_mut(a: &mut ApproachTurns, turn: Turn) -> Option<&mut f64> {
     match turn {
-        "left" => Some(&mut a.left),
-        "straight" => Some(&mut a.straight),
-        "right" => Some(&mut a.right),
+        Turn::Left => Some(&mut a.left),
+        Turn::Straight => Some(&mut a.straight),
+        Turn::Right => Some(&mut a.right),
         _ => None,
-    }
-}
-
-fn count(a: &ApproachTurns, turn: &str) -> f64 {
-    match turn {
-        "left" => a.left,
-        "straight" => a.straight,
-        "right" => a.right,
-        _ => 0.0,
     }
 }
 
@@ -56,7 +55,7 @@ pub fn observe(
     priors: &mut TurnPriors,
     approach: i64,
     mode: TravelMode,
-    turn: &str,
+    turn: Turn,
     now_us: u64,
     cfg: &PredictorConfig,
 ) {
@@ -93,24 +92,26 @@ pub fn weights(
     now_us: u64,
     cfg: &PredictorConfig,
 ) -> [f64; 3] {
-    const TURNS: [&str; 3] = ["left", "straight", "right"];
     let Some(a) = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) else {
         return [1.0; 3];
     };
-    let offered: Vec<&str> = map.lanes.get(&approach).map_or(Vec::new(), |l| {
-        TURNS
-            .into_iter()
-            .filter(|t| l.successors.iter().any(|s| map.lanes.get(s).is_some_and(|c| c.turn == *t)))
-            .collect()
-    });
-    if offered.is_empty() {
+    let offered: Vec<bool> = TURNS
+        .iter()
+        .map(|&t| {
+            map.lanes
+                .get(&approach)
+                .is_some_and(|l| l.successors.iter().any(|s| map.lanes.get(s).is_some_and(|c| c.turn == t)))
+        })
+        .collect();
+    let m = offered.iter().filter(|&&o| o).count() as f64;
+    if m == 0.0 {
         return [1.0; 3];
     }
-    let (m, f) = (offered.len() as f64, decay(now_us.saturating_sub(priors.updated_at_us), cfg));
-    let seen: f64 = offered.iter().map(|t| f * count(a, t)).sum();
-    TURNS.map(|t| {
-        if offered.contains(&t) {
-            (f * count(a, t) + cfg.prior_pseudo_count / m) * m / (seen + cfg.prior_pseudo_count)
+    let (f, c) = (decay(now_us.saturating_sub(priors.updated_at_us), cfg), counts(a));
+    let seen: f64 = (0..3).filter(|&i| offered[i]).map(|i| f * c[i]).sum();
+    std::array::from_fn(|i| {
+        if offered[i] {
+            (f * c[i] + cfg.prior_pseudo_count / m) * m / (seen + cfg.prior_pseudo_count)
         } else {
             1.0
         }

@@ -3,7 +3,7 @@
 
 use super::intent::normal_density;
 use super::*;
-use crate::proto::{LaneGraph, LaneSecond, Lanelet};
+use crate::proto::{LaneGraph, LaneSecond, Lanelet, Turn};
 
 const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
 
@@ -12,14 +12,14 @@ fn predict(map: &LaneMap, t: &MatchedTrajectory, cfg: &PredictorConfig) -> Vec<P
     super::predict(map, t, cfg, &TurnPriors::default())
 }
 
-fn lanelet(id: i64, from: (f64, f64), to: (f64, f64), successors: Vec<i64>, turn: &str) -> Lanelet {
+fn lanelet(id: i64, from: (f64, f64), to: (f64, f64), successors: Vec<i64>, turn: Turn) -> Lanelet {
     let (a, b) = (offset_to_wgs84(ORIGIN, from.0, from.1), offset_to_wgs84(ORIGIN, to.0, to.1));
     Lanelet {
         id,
         mode: TravelMode::Car as i32,
         centerline: vec![a.lon, a.lat, b.lon, b.lat],
         successors,
-        turn: turn.into(),
+        turn: turn as i32,
         ..Default::default()
     }
 }
@@ -30,11 +30,11 @@ fn map() -> LaneMap {
         origin_latitude: ORIGIN.lat,
         origin_longitude: ORIGIN.lon,
         lanelets: vec![
-            lanelet(1, (0.0, -60.0), (0.0, 0.0), vec![2, 3, 4], ""),
-            lanelet(2, (0.0, 0.0), (-10.0, 10.0), vec![], "left"),
-            lanelet(3, (0.0, 0.0), (0.0, 20.0), vec![5], "straight"),
-            lanelet(4, (0.0, 0.0), (10.0, 10.0), vec![], "right"),
-            lanelet(5, (0.0, 20.0), (0.0, 60.0), vec![], ""),
+            lanelet(1, (0.0, -60.0), (0.0, 0.0), vec![2, 3, 4], Turn::None),
+            lanelet(2, (0.0, 0.0), (-10.0, 10.0), vec![], Turn::Left),
+            lanelet(3, (0.0, 0.0), (0.0, 20.0), vec![5], Turn::Straight),
+            lanelet(4, (0.0, 0.0), (10.0, 10.0), vec![], Turn::Right),
+            lanelet(5, (0.0, 20.0), (0.0, 60.0), vec![], Turn::None),
         ],
         ..Default::default()
     })
@@ -315,8 +315,8 @@ fn a_rider_who_kept_by_the_kerb_since_before_any_move_goes_straight() {
     let kept = [second(-0.15, 17.0), second(-0.15, 12.0), second(-0.15, 7.0), second(-0.15, 2.0)];
     let moved = [second(0.05, 17.0), second(0.0, 12.0), second(-0.08, 7.0), second(-0.15, 2.0)];
     let straight_to_right = |seconds: &[LaneSecond]| {
-        lateral_likelihood(TravelMode::Bicycle, "straight", seconds)
-            / lateral_likelihood(TravelMode::Bicycle, "right", seconds)
+        lateral_likelihood(TravelMode::Bicycle, Turn::Straight, seconds)
+            / lateral_likelihood(TravelMode::Bicycle, Turn::Right, seconds)
     };
     let newest_only = straight_to_right(&kept[3..]);
     // The newest second alone leans to the turn (0.28); the seconds before tell the two
@@ -430,7 +430,7 @@ fn corner() -> LaneMap {
     let walkable = |id, from, to, successors, role: &str| Lanelet {
         mode: TravelMode::Pedestrian as i32,
         role: role.into(),
-        ..lanelet(id, from, to, successors, "")
+        ..lanelet(id, from, to, successors, Turn::None)
     };
     LaneMap::new(&LaneGraph {
         origin_latitude: ORIGIN.lat,
@@ -601,10 +601,10 @@ fn routes_never_go_round_a_cycle() {
         origin_latitude: ORIGIN.lat,
         origin_longitude: ORIGIN.lon,
         lanelets: vec![
-            lanelet(1500, (0.0, 0.0), (0.0, 13.0), vec![1600, 2600], ""),
-            lanelet(1600, (0.0, 13.0), (13.0, 13.0), vec![1500, 2500], ""),
-            lanelet(2500, (13.0, 13.0), (13.0, 0.0), vec![1600, 2600], ""),
-            lanelet(2600, (13.0, 0.0), (0.0, 0.0), vec![2500, 1500], ""),
+            lanelet(1500, (0.0, 0.0), (0.0, 13.0), vec![1600, 2600], Turn::None),
+            lanelet(1600, (0.0, 13.0), (13.0, 13.0), vec![1500, 2500], Turn::None),
+            lanelet(2500, (13.0, 13.0), (13.0, 0.0), vec![1600, 2600], Turn::None),
+            lanelet(2600, (13.0, 0.0), (0.0, 0.0), vec![2500, 1500], Turn::None),
         ],
         ..Default::default()
     });
@@ -718,7 +718,7 @@ fn a_track_counts_the_turn_it_came_out_of_not_the_connector_first_matched() {
     let mut t = car(-3.0);
     t.points[1].lanelet_id = 2;
     t.points[2].lanelet_id = 5;
-    assert_eq!(priors::turn_taken(&map, &t), Some((1, "straight")));
+    assert_eq!(priors::turn_taken(&map, &t), Some((1, Turn::Straight)));
     // Still on a connector, or still on the approach: nothing taken yet.
     t.points[2].lanelet_id = 3;
     assert_eq!(priors::turn_taken(&map, &t), None);
@@ -731,7 +731,7 @@ fn learned_turns_weigh_an_approach_and_fade_with_time() {
     let mut learned = TurnPriors::default();
     assert_eq!(priors::weights(&learned, &map, (1, TravelMode::Car), 0, &cfg), [1.0; 3]);
     for k in 0..100 {
-        let turn = if k % 5 == 0 { "straight" } else { "right" };
+        let turn = if k % 5 == 0 { Turn::Straight } else { Turn::Right };
         priors::observe(&mut learned, 1, TravelMode::Car, turn, 1_000_000 + k, &cfg);
     }
     // 80 right, 20 straight and 20 tracks' worth of neutral: right 2.17, straight 0.67, left 0.17.
@@ -750,12 +750,16 @@ fn an_approach_where_most_turn_right_says_so_before_anyone_steers() {
     let (map, cfg) = (map(), PredictorConfig::default());
     let t = approaching(8.0, 4.0, 0.0);
     let right = |learned: &TurnPriors| {
-        super::predict(&map, &t, &cfg, learned).iter().filter(|p| p.turn == "right").map(|p| p.probability).sum::<f64>()
+        super::predict(&map, &t, &cfg, learned)
+            .iter()
+            .filter(|p| p.turn() == Turn::Right)
+            .map(|p| p.probability)
+            .sum::<f64>()
     };
     let mut learned = TurnPriors::default();
     let neutral = right(&learned);
     for k in 0..60 {
-        priors::observe(&mut learned, 1, TravelMode::Car, "right", k, &cfg);
+        priors::observe(&mut learned, 1, TravelMode::Car, Turn::Right, k, &cfg);
     }
     let most_right = right(&learned);
     assert!(most_right > neutral + 0.2, "neutral {neutral}, learned {most_right}");

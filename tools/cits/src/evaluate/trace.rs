@@ -33,7 +33,7 @@ pub fn trace_recording(
     let truth = crate::sim::truth(sim);
     let policy = NativePipeline::configured(graph, config)?.detector().clone();
     let mut pipeline = NativePipeline::logging_all_risks(graph, config)?;
-    let turn: HashMap<i64, &str> = graph.lanelets.iter().map(|l| (l.id, l.turn.as_str())).collect();
+    let turn: HashMap<i64, &str> = graph.lanelets.iter().map(|l| (l.id, l.turn().name())).collect();
     let mut out = Vec::new();
     for r in &sim.records {
         let seen = pipeline.log.as_ref().map_or(0, |l| l.paths.len());
@@ -57,8 +57,19 @@ pub fn trace_recording(
                 let (x, y) = wgs84_to_offset(origin, Wgs84 { lat: q.latitude, lon: q.longitude });
                 x.hypot(y)
             });
+            // Speed at the start of the prediction: its first step.
+            let speed = match (p.positions.first(), p.positions.get(1)) {
+                (Some(a), Some(b)) if b.at_us > a.at_us => {
+                    let (x, y) = wgs84_to_offset(
+                        Wgs84 { lat: a.latitude, lon: a.longitude },
+                        Wgs84 { lat: b.latitude, lon: b.longitude },
+                    );
+                    x.hypot(y) / ((b.at_us - a.at_us) as f64 / 1e6)
+                }
+                _ => 0.0,
+            };
             lines.push(format!(
-                "  #{} sensor {} obj {}/{} rank {} p {:.2} route [{}] {:.1} m in the horizon",
+                "  #{} sensor {} obj {}/{} rank {} p {:.2} route [{}] {:.1} m/s, {:.1} m in the horizon",
                 user_of(p).unwrap_or(0),
                 p.sensor_id,
                 p.object_id,
@@ -66,6 +77,7 @@ pub fn trace_recording(
                 p.rank,
                 p.probability,
                 turns.join(" "),
+                speed,
                 ahead
             ));
         }

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use cits::proto::{Lanelet, TravelMode};
+use cits::proto::{Lanelet, TravelMode, Turn};
 
 use super::{dist, polyline_length, Point};
 
@@ -69,12 +69,12 @@ pub(crate) fn end_heading(line: &[Point]) -> f64 {
 }
 
 /// The turn a heading change makes (right-hand compass: positive is to the right).
-pub(crate) fn turn_of(change_deg: f64) -> &'static str {
+pub(crate) fn turn_of(change_deg: f64) -> Turn {
     match change_deg {
-        d if d.abs() <= STRAIGHT_DEG => "straight",
-        d if d.abs() > UTURN_DEG => "uturn",
-        d if d > 0.0 => "right",
-        _ => "left",
+        d if d.abs() <= STRAIGHT_DEG => Turn::Straight,
+        d if d.abs() > UTURN_DEG => Turn::Uturn,
+        d if d > 0.0 => Turn::Right,
+        _ => Turn::Left,
     }
 }
 
@@ -177,14 +177,14 @@ pub(crate) fn infer_roles(lanelets: &mut [Lanelet], centers: &[Vec<Point>], walk
         };
     }
     for i in 0..n {
-        if !connector[i] || !lanelets[i].turn.is_empty() {
+        if !connector[i] || lanelets[i].turn() != Turn::None {
             continue;
         }
         // The heading on entering (the lane before, else the connector's own start) and on
         // leaving (the lane after).
         let before = pred[i].first().map_or_else(|| start_heading(&centers[i]), |&p| end_heading(&centers[p]));
         let after = succ[i].first().map_or_else(|| end_heading(&centers[i]), |&s| start_heading(&centers[s]));
-        lanelets[i].turn = turn_of(angle_diff(before, after)).to_string();
+        lanelets[i].turn = turn_of(angle_diff(before, after)) as i32;
     }
 }
 
@@ -194,11 +194,11 @@ mod tests {
 
     #[test]
     fn heading_changes_name_their_turns() {
-        assert_eq!(turn_of(angle_diff(180.0, 270.0)), "right"); // southbound, then westbound
-        assert_eq!(turn_of(angle_diff(180.0, 90.0)), "left");
-        assert_eq!(turn_of(angle_diff(350.0, 10.0)), "straight");
-        assert_eq!(turn_of(angle_diff(0.0, 175.0)), "uturn");
-        assert_eq!(turn_of(angle_diff(0.0, 40.0)), "right");
+        assert_eq!(turn_of(angle_diff(180.0, 270.0)), Turn::Right); // southbound, then westbound
+        assert_eq!(turn_of(angle_diff(180.0, 90.0)), Turn::Left);
+        assert_eq!(turn_of(angle_diff(350.0, 10.0)), Turn::Straight);
+        assert_eq!(turn_of(angle_diff(0.0, 175.0)), Turn::Uturn);
+        assert_eq!(turn_of(angle_diff(0.0, 40.0)), Turn::Right);
     }
 
     #[test]

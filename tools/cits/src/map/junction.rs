@@ -313,6 +313,7 @@ pub fn crop(graph: &LaneGraph, junction: &Junction) -> anyhow::Result<LaneGraph>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cits::proto::Turn;
 
     /// A junction with one approach and one exit lane per arm (right-hand traffic, 3.5 m
     /// lanes, the box 12 m round the centre) and a connector from every approach to every other
@@ -383,21 +384,21 @@ mod tests {
             }
             for l in &g.lanelets {
                 let expected = match l.id {
-                    100..200 => ("approach", String::new()),
-                    200..300 => ("exit", String::new()),
+                    100..200 => ("approach", Turn::None),
+                    200..300 => ("exit", Turn::None),
                     _ => {
                         let (k, j) = (((l.id - 1000) / 10) as usize, ((l.id - 1000) % 10) as usize);
                         let change = angle_diff(bearings[k] + 180.0, bearings[j]);
-                        ("connector", super::super::infer::turn_of(change).to_string())
+                        ("connector", super::super::infer::turn_of(change))
                     }
                 };
-                assert_eq!((l.role.as_str(), l.turn.clone()), expected, "{bearings:?}: lanelet {}", l.id);
+                assert_eq!((l.role.as_str(), l.turn()), expected, "{bearings:?}: lanelet {}", l.id);
             }
         }
         // The T: from the north, east is a left turn and west a right turn.
         let tee = synthetic(&[0.0, 90.0, 270.0]);
-        let turn = |id: i64| tee.lanelets.iter().find(|l| l.id == id).unwrap().turn.clone();
-        assert_eq!((turn(1001), turn(1002), turn(1012)), ("left".into(), "right".into(), "straight".into()));
+        let turn = |id: i64| tee.lanelets.iter().find(|l| l.id == id).unwrap().turn();
+        assert_eq!((turn(1001), turn(1002), turn(1012)), (Turn::Left, Turn::Right, Turn::Straight));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use cits::proto::{LaneGraph, Lanelet, TravelMode};
+use cits::proto::{LaneGraph, Lanelet, TravelMode, Turn};
 use prost::Message as _;
 
 mod infer;
@@ -175,6 +175,15 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             Ok(m.attribute("ref").context("member without ref")?.parse()?)
         };
         let center = centerline(&way_points(member("left")?)?, &way_points(member("right")?)?);
+        let turn = match tag("cits:turn") {
+            None => Turn::None,
+            Some(name) => Turn::from_name(name).with_context(|| {
+                format!(
+                    "lanelet {}: cits:turn {name:?} is none of left, straight, right, uturn",
+                    id(r).unwrap_or_default()
+                )
+            })?,
+        };
         let lanelet = |id: i64, center: &[Point]| Lanelet {
             id,
             mode: mode as i32,
@@ -182,7 +191,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             successors: Vec::new(),
             length_m: polyline_length(center),
             role: tag("cits:role").unwrap_or_default().to_string(),
-            turn: tag("cits:turn").unwrap_or_default().to_string(),
+            turn: turn as i32,
             bidirectional,
             station_offset_m: 0.0,
         };
@@ -382,7 +391,7 @@ mod tests {
             assert!(l.successors.is_empty(), "exit {} leads on", l.id);
         }
         // Every car approach offers its turns, e.g. the north approach left, straight and right.
-        let turns: Vec<&str> = by_id[&1100].successors.iter().map(|s| by_id[s].turn.as_str()).collect();
+        let turns: Vec<Turn> = by_id[&1100].successors.iter().map(|s| by_id[s].turn()).collect();
         assert_eq!(turns.len(), 3, "{turns:?}");
     }
 

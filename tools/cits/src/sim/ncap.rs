@@ -13,7 +13,7 @@
 //! behind the VRU, or the VRU arrives 3–4 s after the car has passed (true PET ≥ 3 s either way,
 //! checked in the table).
 
-use cits::proto::LaneGraph;
+use cits::proto::{LaneGraph, Turn};
 
 use super::routes::{build_route, crossings, dist, Kind, Route, Through, P};
 use super::safety::point_segment;
@@ -72,16 +72,16 @@ impl Shape {
     }
 
     /// The car's turn.
-    fn turn(self) -> &'static str {
+    fn turn(self) -> Turn {
         match self {
-            Shape::RightHook | Shape::TurnAcrossPedestrian { right: true, .. } => "right",
-            Shape::LeftAcrossCyclist | Shape::TurnAcrossPedestrian { right: false, .. } => "left",
-            Shape::CrossingCyclist { .. } | Shape::CrossingPedestrian { .. } => "straight",
+            Shape::RightHook | Shape::TurnAcrossPedestrian { right: true, .. } => Turn::Right,
+            Shape::LeftAcrossCyclist | Shape::TurnAcrossPedestrian { right: false, .. } => Turn::Left,
+            Shape::CrossingCyclist { .. } | Shape::CrossingPedestrian { .. } => Turn::Straight,
         }
     }
 
     pub fn turns(self) -> bool {
-        self.turn() != "straight"
+        self.turn() != Turn::Straight
     }
 
     /// The car's constant speeds, km/h: NCAP's turning speeds; straight crossings at urban
@@ -177,16 +177,16 @@ fn vru_route(world: &World, car: &Route, shape: Shape) -> Option<usize> {
         Some(h.0 * (p.1 - c.at.1) - h.1 * (p.0 - c.at.0) < 0.0)
     };
     let candidates: Vec<usize> = match shape {
-        Shape::RightHook => world.find_route(Kind::Bicycle, arm, "straight").into_iter().collect(),
+        Shape::RightHook => world.find_route(Kind::Bicycle, arm, Turn::Straight).into_iter().collect(),
         Shape::LeftAcrossCyclist => junction
             .opposite(arm)
-            .and_then(|from| world.find_route(Kind::Bicycle, from, "straight"))
+            .and_then(|from| world.find_route(Kind::Bicycle, from, Turn::Straight))
             .into_iter()
             .collect(),
         Shape::CrossingCyclist { near } => {
             // Near side: the arm on the car's right (the one before it clockwise), far: on its left.
             let from = if near { junction.right_of(arm) } else { junction.left_of(arm) };
-            world.find_route(Kind::Bicycle, from, "straight").into_iter().collect()
+            world.find_route(Kind::Bicycle, from, Turn::Straight).into_iter().collect()
         }
         Shape::TurnAcrossPedestrian { near, .. } | Shape::CrossingPedestrian { near } => {
             let exit_arm = car.exit_arm;
@@ -312,13 +312,8 @@ fn ncap_turn_route(route: &Route) -> Option<Route> {
         (route.lanelets[a + 1], points[turn_from..=turn_to].to_vec()),
         (route.lanelets[x], points[turn_to..].to_vec()),
     ];
-    let through = Through {
-        arm: route.arm,
-        arm_name: &route.arm_name,
-        exit_arm: route.exit_arm,
-        turn: &route.turn,
-        core: (0, 2),
-    };
+    let through =
+        Through { arm: route.arm, arm_name: &route.arm_name, exit_arm: route.exit_arm, turn: route.turn, core: (0, 2) };
     Some(build_route(Kind::Car, &through, &parts, Some(route.lanelets[a + 1])))
 }
 
@@ -336,7 +331,7 @@ pub fn film_case(graph: &LaneGraph, case: &Case, seed: u64, conditions: Conditio
         .routes
         .iter()
         .position(|r| r.kind == Kind::Car && r.lanelets[r.core.0] == case.approach && r.turn == case.shape.turn())
-        .with_context(|| format!("no {} route from lanelet {}", case.shape.turn(), case.approach))?;
+        .with_context(|| format!("no {} route from lanelet {}", case.shape.turn().name(), case.approach))?;
     let vru = vru_route(&world, &world.routes[map_route], case.shape)
         .with_context(|| format!("no VRU route for {} from lanelet {}", case.shape.name(), case.approach))?;
     let car_route = if case.shape.turns() {

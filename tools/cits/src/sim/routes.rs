@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Context as _};
 use cits::geo::Wgs84;
-use cits::proto::{LaneGraph, Lanelet};
+use cits::proto::{LaneGraph, Lanelet, Turn};
 use etsi_its::cpm::ObjectKind;
 
 use crate::map::junction::Junction;
@@ -57,7 +57,7 @@ pub(super) struct Route {
     /// lanes before the approach and after the exit lead up to and away from the junction.
     pub(super) core: (usize, usize),
     /// "left" / "straight" / "right"; empty for pedestrians.
-    pub(super) turn: String,
+    pub(super) turn: Turn,
     pub(super) points: Vec<P>,
     /// Arc length at each point.
     pub(super) cum: Vec<f64>,
@@ -90,7 +90,7 @@ impl Route {
     pub(super) fn describe(&self) -> String {
         match self.kind {
             Kind::Pedestrian => format!("pedestrian across {} crosswalk", self.arm_name),
-            k => format!("{} from {} {}", k.name(), self.arm_name, self.turn),
+            k => format!("{} from {} {}", k.name(), self.arm_name, self.turn.name()),
         }
     }
 
@@ -113,7 +113,7 @@ pub(super) struct Through<'a> {
     pub(super) arm: u8,
     pub(super) arm_name: &'a str,
     pub(super) exit_arm: u8,
-    pub(super) turn: &'a str,
+    pub(super) turn: Turn,
     pub(super) core: (usize, usize),
 }
 
@@ -148,7 +148,7 @@ pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)]
         arm_name: through.arm_name.to_string(),
         exit_arm: through.exit_arm,
         core: through.core,
-        turn: through.turn.to_string(),
+        turn: through.turn,
         points,
         cum,
         legs,
@@ -196,7 +196,7 @@ pub(super) fn routes_from_graph(
         }
         for c in approach.successors.iter().filter(|c| is_connector(c)) {
             let connector = by_id[c];
-            if !matches!(connector.turn.as_str(), "left" | "straight" | "right") {
+            if !matches!(connector.turn(), Turn::Left | Turn::Straight | Turn::Right) {
                 continue;
             }
             // Through the box: connectors on until the first lane out of it.
@@ -232,9 +232,9 @@ pub(super) fn routes_from_graph(
                 .collect();
             let parts: Vec<(i64, Vec<P>)> = lanes.iter().map(|l| (l.id, line(l))).collect();
             let core = (lead_up.len(), lead_up.len() + chain.len() + 1);
-            let turning = (connector.turn != "straight").then_some(connector.id);
+            let turning = (connector.turn() != Turn::Straight).then_some(connector.id);
             let arm_name = junction.arm_name(arm);
-            let through = Through { arm, arm_name, exit_arm, turn: &connector.turn, core };
+            let through = Through { arm, arm_name, exit_arm, turn: connector.turn(), core };
             routes.push(build_route(kind, &through, &parts, turning));
         }
     }
@@ -272,7 +272,8 @@ pub(super) fn routes_from_graph(
             if let Some((away_id, away)) = away {
                 parts.push((away_id, if library { near_half(away) } else { away }));
             }
-            let through = Through { arm, arm_name: junction.arm_name(arm), exit_arm: arm, turn: "", core: (at, at) };
+            let through =
+                Through { arm, arm_name: junction.arm_name(arm), exit_arm: arm, turn: Turn::None, core: (at, at) };
             routes.push(build_route(Kind::Pedestrian, &through, &parts, None));
         }
     }

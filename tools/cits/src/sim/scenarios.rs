@@ -1,6 +1,7 @@
 //! Planted conflicts and the background traffic around them.
 
 use cits::geo::Wgs84;
+use cits::proto::Turn;
 
 use super::rng::Rng;
 use super::routes::{dist, Crossing, Kind};
@@ -124,18 +125,19 @@ pub(super) fn conflict_routes(world: &World, rng: &mut Rng, kind: ConflictKind) 
     let junction = &world.site.junction;
     let arm = rng.index(junction.arms.len()) as u8 + 1;
     match kind {
-        ConflictKind::RightTurnVsStraightCyclist => {
-            Some((world.find_route(Kind::Car, arm, "right")?, world.find_route(Kind::Bicycle, arm, "straight")?))
-        }
+        ConflictKind::RightTurnVsStraightCyclist => Some((
+            world.find_route(Kind::Car, arm, Turn::Right)?,
+            world.find_route(Kind::Bicycle, arm, Turn::Straight)?,
+        )),
         ConflictKind::LeftTurnVsOncomingCyclist => Some((
-            world.find_route(Kind::Car, arm, "left")?,
-            world.find_route(Kind::Bicycle, junction.opposite(arm)?, "straight")?,
+            world.find_route(Kind::Car, arm, Turn::Left)?,
+            world.find_route(Kind::Bicycle, junction.opposite(arm)?, Turn::Straight)?,
         )),
         ConflictKind::RightTurnVsOccludedCyclist => {
             conflict_routes(world, rng, ConflictKind::RightTurnVsStraightCyclist)
         }
         ConflictKind::TurningCarVsPedestrian => {
-            let turn = if rng.chance(0.5) { "left" } else { "right" };
+            let turn = if rng.chance(0.5) { Turn::Left } else { Turn::Right };
             let car = world.find_route(Kind::Car, arm, turn)?;
             let into = world.routes[car].exit_arm;
             let peds: Vec<usize> = (0..world.routes.len())

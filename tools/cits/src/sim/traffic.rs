@@ -1,6 +1,6 @@
 //! Road users on their routes: speed profiles, and the world's rules for keeping them apart.
 
-use cits::proto::LaneGraph;
+use cits::proto::{LaneGraph, Turn};
 
 use super::rng::Rng;
 use super::routes::{crossings, dist, routes_from_graph, Crossing, Kind, Route, P};
@@ -209,7 +209,7 @@ impl World {
         new
     }
 
-    pub(super) fn find_route(&self, kind: Kind, arm: u8, turn: &str) -> Option<usize> {
+    pub(super) fn find_route(&self, kind: Kind, arm: u8, turn: Turn) -> Option<usize> {
         self.routes.iter().position(|r| r.kind == kind && r.arm == arm && r.turn == turn)
     }
 
@@ -277,9 +277,9 @@ impl World {
         let mut m = Mover::new(&self.routes, route, entry_s, cruise, turn);
         if self.lane_keeping {
             if let Some(&(_, shift, over)) = TURN_SHIFT_M.iter().find(|(k, _, _)| *k == r.kind) {
-                let side = match r.turn.as_str() {
-                    "left" => 1.0,
-                    "right" => -1.0,
+                let side = match r.turn {
+                    Turn::Left => 1.0,
+                    Turn::Right => -1.0,
                     _ => 0.0,
                 };
                 let bias_m = rng.range(-LANE_BIAS_M, LANE_BIAS_M);
@@ -297,12 +297,12 @@ impl World {
         let found = match kind {
             Kind::Car => {
                 let arm = pick(rng, &self.site.car_arm_weights);
-                let turn = ["left", "straight", "right"][rng.weighted(&[0.25, 0.55, 0.20])];
+                let turn = [Turn::Left, Turn::Straight, Turn::Right][rng.weighted(&[0.25, 0.55, 0.20])];
                 self.find_route(kind, arm, turn)
             }
             Kind::Bicycle => {
                 let arm = pick(rng, &self.site.bicycle_arm_weights);
-                self.find_route(kind, arm, ["straight", "right"][rng.weighted(&[0.75, 0.25])])
+                self.find_route(kind, arm, [Turn::Straight, Turn::Right][rng.weighted(&[0.75, 0.25])])
             }
             Kind::Pedestrian => {
                 let peds: Vec<usize> = (0..self.routes.len()).filter(|&i| self.routes[i].kind == kind).collect();

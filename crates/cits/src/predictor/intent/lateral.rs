@@ -1,7 +1,7 @@
 //! Lane position: where in its lane a road user keeps on the approach, second by second, and
 //! how likely that is for each turn (drivers and riders move over before turns).
 
-use crate::proto::{LanePosition, LaneSecond, MatchedPoint, MatchedTrajectory, TravelMode};
+use crate::proto::{LanePosition, LaneSecond, MatchedPoint, MatchedTrajectory, TravelMode, Turn};
 
 use super::super::lane_map::LaneMap;
 
@@ -42,7 +42,7 @@ const SHIFT_SPREAD: f64 = 0.2;
 /// there since before any move, is going straight. The seconds may come from two cameras (their
 /// noise apart, they saw one road user). An unnormalised density: only its ratio between turns
 /// counts.
-pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, seconds: &[LaneSecond]) -> f64 {
+pub(crate) fn lateral_likelihood(mode: TravelMode, turn: Turn, seconds: &[LaneSecond]) -> f64 {
     let Some((shift, over, sigma)) = lane_shift_m(mode) else { return 1.0 };
     let seconds: Vec<&LaneSecond> =
         seconds.iter().filter(|s| s.points > 0 && s.offset_m.is_finite() && s.to_go_m.is_finite()).collect();
@@ -50,8 +50,8 @@ pub(crate) fn lateral_likelihood(mode: TravelMode, turn: &str, seconds: &[LaneSe
         return 1.0;
     }
     let side = match turn {
-        "left" => 1.0,
-        "right" => -1.0,
+        Turn::Left => 1.0,
+        Turn::Right => -1.0,
         _ => 0.0,
     };
     // The offset is (1 − share)·own + share·target, own ~ N(0, sigma²), target ~ N(side·shift,

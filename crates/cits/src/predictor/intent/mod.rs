@@ -2,7 +2,7 @@
 //! evidence its track shows — its speed profile against the distance to the line, where in its
 //! lane it keeps, and on a connector how fast it goes.
 
-use crate::proto::{LanePosition, TravelMode};
+use crate::proto::{LanePosition, TravelMode, Turn};
 
 mod lateral;
 mod speed;
@@ -38,11 +38,11 @@ pub struct Evidence {
 /// the one learned on this approach, neutral until it has seen tracks: how traffic splits
 /// differs from junction to junction and from arm to arm, and a split copied from one place is
 /// wrong at the next.
-pub(super) fn turn_prior(mode: TravelMode, turn: &str, evidence: &Evidence) -> f64 {
+pub(super) fn turn_prior(mode: TravelMode, turn: Turn, evidence: &Evidence) -> f64 {
     let (speed, steering, prior) = match turn {
-        "left" => (evidence.turning * evidence.level, evidence.steering[0], evidence.prior[0]),
-        "right" => (evidence.turning * evidence.level, evidence.steering[1], evidence.prior[2]),
-        "straight" => (1.0, 1.0, evidence.prior[1]),
+        Turn::Left => (evidence.turning * evidence.level, evidence.steering[0], evidence.prior[0]),
+        Turn::Right => (evidence.turning * evidence.level, evidence.steering[1], evidence.prior[2]),
+        Turn::Straight => (1.0, 1.0, evidence.prior[1]),
         _ => (1.0, 1.0, 1.0),
     };
     let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
@@ -121,9 +121,9 @@ const TURN_SPEED_SLACK_MPS: f64 = 1.5;
 /// Likelihood that a road user at `speed` is on a connector with this turn: one far faster than
 /// a turn is taken at is going straight, however its first points fit the connectors (they
 /// overlap where they start).
-pub(super) fn connector_speed_likelihood(mode: TravelMode, turn: &str, speed: f64) -> f64 {
+pub(super) fn connector_speed_likelihood(mode: TravelMode, turn: Turn, speed: f64) -> f64 {
     match turn_speed_mps(mode) {
-        Some(v_turn) if matches!(turn, "left" | "right") => {
+        Some(v_turn) if matches!(turn, Turn::Left | Turn::Right) => {
             let excess = (speed - v_turn - TURN_SPEED_SLACK_MPS).max(0.0);
             (-excess * excess / 2.0).exp().max(1e-6)
         }
