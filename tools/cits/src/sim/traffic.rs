@@ -43,6 +43,16 @@ pub(super) struct LanePosition {
 const TURN_SHIFT_M: [(Kind, f64, f64); 2] = [(Kind::Car, 0.6, 30.0), (Kind::Bicycle, 0.25, 15.0)];
 /// A road user's own offset from the centerline is drawn from ±this, m.
 const LANE_BIAS_M: f64 = 0.15;
+/// The behaviour library's drivers and riders (the evaluation's traffic, not the committed
+/// recordings'): no turning road user is one driver. No published share was found for either,
+/// so each is a large one, not a rare case — and not the predictor's own constants.
+/// Of turning drivers, the share that approach at their turn speed and turn without braking.
+const STEADY_TURN_SHARE: f64 = 0.3;
+/// Of turning drivers and riders, the share that do not move over in their lane first.
+const NO_MOVE_OVER_SHARE: f64 = 0.4;
+/// Where riders keep in their lane, m left of its centerline: from the kerb side to mid-lane.
+const RIDER_BIAS_M: (f64, f64) = (-0.3, 0.1);
+
 /// The connector distance over which a turning road user is back on the centerline, m.
 const BACK_ON_CENTERLINE_M: f64 = 5.0;
 
@@ -266,7 +276,7 @@ impl World {
     /// A road user of `kind` on `route` with random speeds from the kind's range.
     pub(super) fn mover(&self, rng: &mut Rng, route: usize, entry_s: f64) -> Mover {
         let r = &self.routes[route];
-        let (cruise, turn) = match r.kind {
+        let (mut cruise, turn) = match r.kind {
             Kind::Car => (kmh(rng.range(35.0, 50.0)), r.turn_span.map(|_| kmh(rng.range(15.0, 25.0)))),
             Kind::Bicycle => {
                 let v = kmh(rng.range(15.0, 22.0));
@@ -274,6 +284,9 @@ impl World {
             }
             Kind::Pedestrian => (rng.range(1.1, 1.6), None),
         };
+        if self.lane_keeping && r.kind == Kind::Car && turn.is_some() && rng.chance(STEADY_TURN_SHARE) {
+            cruise = turn.unwrap_or(cruise);
+        }
         let mut m = Mover::new(&self.routes, route, entry_s, cruise, turn);
         if self.lane_keeping {
             if let Some(&(_, shift, over)) = TURN_SHIFT_M.iter().find(|(k, _, _)| *k == r.kind) {
@@ -282,8 +295,12 @@ impl World {
                     Turn::Right => -1.0,
                     _ => 0.0,
                 };
-                let bias_m = rng.range(-LANE_BIAS_M, LANE_BIAS_M);
-                m.lane_position = LanePosition { bias_m, turn_m: side * shift * rng.range(0.6, 1.0), over_m: over };
+                let bias_m = match r.kind {
+                    Kind::Bicycle => rng.range(RIDER_BIAS_M.0, RIDER_BIAS_M.1),
+                    _ => rng.range(-LANE_BIAS_M, LANE_BIAS_M),
+                };
+                let moves = if rng.chance(NO_MOVE_OVER_SHARE) { 0.0 } else { rng.range(0.6, 1.0) };
+                m.lane_position = LanePosition { bias_m, turn_m: side * shift * moves, over_m: over };
             }
         }
         m
