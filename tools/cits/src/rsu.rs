@@ -29,6 +29,9 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
             "policy",
             Permissions { publish: vec!["_INBOX.>".into()], subscribe: vec![format!("wasmcloud.policy.{lattice}")] },
         ),
+        // The secrets backend (secrets-nats-kv): answers the hosts' secret requests and keeps
+        // secrets (sealed with its encryption key) and who may read them in two KV buckets.
+        ("secrets", secrets_backend_permissions()),
         // The dashboard reads: control queries (hosts, inventories, links, config), wadm's models
         // and status, stream and consumer info, stored dead letters, and what the pipeline says.
         (
@@ -65,11 +68,39 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
     ]
 }
 
-/// Creates the authority in `dir` (kept if present) and the lattice parts' users.
+/// The secrets backend's subject prefix (hosts: `WASMCLOUD_SECRETS_TOPIC`) and name (the wadm
+/// secret policy's `backend`).
+pub const SECRETS_TOPIC: &str = "wasmcloud.secrets";
+pub const SECRETS_BACKEND: &str = "nats-kv";
+
+/// What secrets-nats-kv 0.2.0 touches: requests on its subject, its two KV buckets
+/// (`WASMCLOUD_SECRETS`, `SECRETS_nats-kv_state`) and its lock stream — no other stream.
+fn secrets_backend_permissions() -> Permissions {
+    let mut publish = vec!["_INBOX.>".to_string(), "$JS.API.INFO".into()];
+    for stream in ["KV_WASMCLOUD_SECRETS", "KV_SECRETS_nats-kv_state", "SECRETS_nats-kv_state_lock"] {
+        publish.extend([
+            format!("$JS.API.STREAM.*.{stream}"),
+            format!("$JS.API.STREAM.MSG.*.{stream}"),
+            format!("$JS.API.DIRECT.GET.{stream}"),
+            format!("$JS.API.DIRECT.GET.{stream}.>"),
+            format!("$JS.API.CONSUMER.*.{stream}"),
+            format!("$JS.API.CONSUMER.*.{stream}.>"),
+        ]);
+    }
+    publish.extend(["$KV.WASMCLOUD_SECRETS.>".into(), "$KV.SECRETS_nats-kv_state.>".into()]);
+    publish.push("SECRETS_nats-kv_state_lock.>".into());
+    Permissions { publish, subscribe: vec!["_INBOX.>".into(), format!("{SECRETS_TOPIC}.>")] }
+}
+
+/// Creates the authority in `dir` (kept if present), the lattice parts' users and the secrets
+/// backend's keys.
 pub fn init(dir: &Path, lattice: &str) -> anyhow::Result<Authority> {
     let authority = Authority::init(dir)?;
     for (name, permissions) in lattice_users(lattice) {
         authority.user_creds(name, &permissions)?;
+    }
+    for key in ["transit", "encryption"] {
+        authority.secrets_xkey(key)?;
     }
     Ok(authority)
 }
@@ -152,4 +183,33 @@ pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<
             (r.rsu, stations, r.public_key)
         })
         .collect())
+}
+
+/// Waits until the secrets backend answers its xkey request (it subscribes, then makes its KV
+/// buckets, then answers: an answer means secrets can be put). NATS has no event for "someone
+/// subscribed": a request without responders fails at once and is tried again, backing off.
+pub async fn secrets_ready(nats: &str, auth: &Path, timeout: std::time::Duration) -> anyhow::Result<()> {
+    let creds = auth.join("users").join("operator.creds");
+    let client = async_nats::ConnectOptions::with_credentials_file(&creds)
+        .await
+        .with_context(|| format!("cannot read {}", creds.display()))?
+        .connect(nats)
+        .await
+        .with_context(|| format!("cannot connect to NATS at {nats}"))?;
+    let subject = format!("{SECRETS_TOPIC}.v1alpha1.{SECRETS_BACKEND}.server_xkey");
+    let give_up = tokio::time::Instant::now() + timeout;
+    let mut pause = std::time::Duration::from_millis(10);
+    loop {
+        match client.request(subject.clone(), "".into()).await {
+            Ok(reply) if reply.payload.starts_with(b"X") => return Ok(()),
+            Ok(reply) => bail!("{subject}: unexpected answer {:?}", String::from_utf8_lossy(&reply.payload)),
+            Err(e) if tokio::time::Instant::now() + pause > give_up => {
+                bail!("no secrets backend answered on {subject} within {timeout:?}: {e}")
+            }
+            Err(_) => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_millis(200));
+            }
+        }
+    }
 }
