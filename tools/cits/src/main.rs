@@ -356,6 +356,7 @@ impl RsuLattice {
     fn lattice(&self) -> cits_tools::rsu::Lattice<'_> {
         cits_tools::rsu::Lattice {
             nats: &self.nats,
+            auth: &self.auth,
             lattice: &self.lattice,
             nats_pid_file: self.nats_pid_file.as_deref(),
         }

@@ -107,6 +107,8 @@ pub fn init(dir: &Path, lattice: &str) -> anyhow::Result<Authority> {
 
 pub struct Lattice<'a> {
     pub nats: &'a str,
+    /// The lattice's auth directory: its operator user, unless `CITS_NATS_CREDS` names another.
+    pub auth: &'a Path,
     pub lattice: &'a str,
     /// nats-server's PID file: a config reload after a revocation (SIGHUP).
     pub nats_pid_file: Option<&'a Path>,
@@ -153,7 +155,7 @@ fn reload_nats(pid_file: Option<&Path>) -> anyhow::Result<()> {
 async fn read_registry(
     lattice: &Lattice<'_>,
 ) -> anyhow::Result<(wasmcloud_control_interface::Client, HashMap<String, String>)> {
-    let nats = crate::auth::connect_nats(lattice.nats).await?;
+    let nats = crate::auth::connect_nats_in(lattice.nats, lattice.auth).await?;
     let ctl = wasmcloud_control_interface::ClientBuilder::new(nats).lattice(lattice.lattice).build();
     let current = ctl.get_config(REGISTRY).await.map_err(|e| anyhow!("config.get {REGISTRY}: {e}"))?;
     Ok((ctl, current.into_data().unwrap_or_default()))
