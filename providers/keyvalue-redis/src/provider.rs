@@ -74,15 +74,23 @@ impl KvRedisProvider {
     }
 }
 
-/// The Redis password of a secrets map (`password`, a string secret).
+/// The Redis password of a secrets map: the string secret `password`, or the one named
+/// `password-<anything>` (each version of an application names its own: wadm calls a secret's
+/// reference after the application and the secret's name, and deletes the old version's when
+/// another is deployed, so two versions sharing a name would lose it on a switch).
 fn password_of(secrets: &HashMap<String, SecretValue>) -> anyhow::Result<Option<String>> {
-    match secrets.get(PASSWORD_SECRET) {
-        None => Ok(None),
-        Some(value) => value
-            .as_string()
-            .map(|p| Some(p.to_string()))
-            .ok_or_else(|| anyhow::anyhow!("secret `{PASSWORD_SECRET}` must be a string")),
+    let mut named: Vec<(&String, &SecretValue)> = secrets
+        .iter()
+        .filter(|(name, _)| {
+            *name == PASSWORD_SECRET || name.strip_prefix(PASSWORD_SECRET).is_some_and(|rest| rest.starts_with('-'))
+        })
+        .collect();
+    named.sort_by_key(|(name, _)| *name != PASSWORD_SECRET);
+    let Some((name, value)) = named.first() else { return Ok(None) };
+    if *name != PASSWORD_SECRET && named.len() > 1 {
+        anyhow::bail!("more than one `{PASSWORD_SECRET}-…` secret: give one");
     }
+    value.as_string().map(|p| Some(p.to_string())).ok_or_else(|| anyhow::anyhow!("secret `{name}` must be a string"))
 }
 
 fn with_secret_password(cfg: RedisConfig, password: Option<&str>) -> Result<RedisConfig, String> {
@@ -164,6 +172,28 @@ impl batch::Handler<Option<Context>> for KvRedisProvider {
 
     async fn delete_many(&self, cx: Option<Context>, bucket: String, keys: Vec<String>) -> KvResult<()> {
         with_store!(self, cx, |s| s.delete_many(&bucket, &keys))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets(pairs: &[(&str, &str)]) -> HashMap<String, SecretValue> {
+        pairs.iter().map(|(k, v)| (k.to_string(), SecretValue::String(v.to_string()))).collect()
+    }
+
+    #[test]
+    fn the_password_is_the_secret_password_or_one_password_dash_name() {
+        assert_eq!(password_of(&secrets(&[])).unwrap(), None);
+        assert_eq!(password_of(&secrets(&[("other", "x")])).unwrap(), None);
+        assert_eq!(password_of(&secrets(&[("password", "a")])).unwrap().as_deref(), Some("a"));
+        assert_eq!(password_of(&secrets(&[("password-fused", "b")])).unwrap().as_deref(), Some("b"));
+        assert_eq!(password_of(&secrets(&[("password-x", "b"), ("password", "a")])).unwrap().as_deref(), Some("a"));
+        assert_eq!(password_of(&secrets(&[("passwords", "c")])).unwrap(), None);
+        assert!(password_of(&secrets(&[("password-a", "a"), ("password-b", "b")])).is_err());
+        let bytes = HashMap::from([("password".to_string(), SecretValue::Bytes(vec![1]))]);
+        assert!(password_of(&bytes).is_err());
     }
 }
 
