@@ -615,7 +615,7 @@ mod tests {
     fn config_names_cover_components_and_links() {
         let m: Manifest = serde_json::from_value(model()).unwrap();
         let names = config_names(&m);
-        for n in ["cits-rsus", "cits-decoder-input", "cits-nats", "cits-denm-config"] {
+        for n in ["cits-rsus", "cits-decoder-input", "cits-lattice-redis", "cits-denm-config"] {
             assert!(names.contains(&n.to_string()), "{n} in {names:?}");
         }
     }

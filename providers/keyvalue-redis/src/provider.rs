@@ -67,7 +67,8 @@ impl KvRedisProvider {
             return Ok(Arc::clone(store));
         }
         let cfg = self.default_config.read().await.clone();
-        let cfg = with_secret_password(cfg, self.default_password.read().await.as_deref()).map_err(store::Error::Other)?;
+        let cfg =
+            with_secret_password(cfg, self.default_password.read().await.as_deref()).map_err(store::Error::Other)?;
         let store = Arc::new(RedisStore::new(cfg).map_err(to_wit)?);
         *default = Some(Arc::clone(&store));
         Ok(store)
@@ -175,28 +176,6 @@ impl batch::Handler<Option<Context>> for KvRedisProvider {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn secrets(pairs: &[(&str, &str)]) -> HashMap<String, SecretValue> {
-        pairs.iter().map(|(k, v)| (k.to_string(), SecretValue::String(v.to_string()))).collect()
-    }
-
-    #[test]
-    fn the_password_is_the_secret_password_or_one_password_dash_name() {
-        assert_eq!(password_of(&secrets(&[])).unwrap(), None);
-        assert_eq!(password_of(&secrets(&[("other", "x")])).unwrap(), None);
-        assert_eq!(password_of(&secrets(&[("password", "a")])).unwrap().as_deref(), Some("a"));
-        assert_eq!(password_of(&secrets(&[("password-fused", "b")])).unwrap().as_deref(), Some("b"));
-        assert_eq!(password_of(&secrets(&[("password-x", "b"), ("password", "a")])).unwrap().as_deref(), Some("a"));
-        assert_eq!(password_of(&secrets(&[("passwords", "c")])).unwrap(), None);
-        assert!(password_of(&secrets(&[("password-a", "a"), ("password-b", "b")])).is_err());
-        let bytes = HashMap::from([("password".to_string(), SecretValue::Bytes(vec![1]))]);
-        assert!(password_of(&bytes).is_err());
-    }
-}
-
 impl Provider for KvRedisProvider {
     async fn init(&self, config: impl ProviderInitConfig) -> anyhow::Result<()> {
         let cfg = RedisConfig::from_map(config.get_config(), &RedisConfig::default())
@@ -242,5 +221,27 @@ impl Provider for KvRedisProvider {
         self.default_store.write().await.take();
         self.default_password.write().await.take();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets(pairs: &[(&str, &str)]) -> HashMap<String, SecretValue> {
+        pairs.iter().map(|(k, v)| (k.to_string(), SecretValue::String(v.to_string()))).collect()
+    }
+
+    #[test]
+    fn the_password_is_the_secret_password_or_one_password_dash_name() {
+        assert_eq!(password_of(&secrets(&[])).unwrap(), None);
+        assert_eq!(password_of(&secrets(&[("other", "x")])).unwrap(), None);
+        assert_eq!(password_of(&secrets(&[("password", "a")])).unwrap().as_deref(), Some("a"));
+        assert_eq!(password_of(&secrets(&[("password-fused", "b")])).unwrap().as_deref(), Some("b"));
+        assert_eq!(password_of(&secrets(&[("password-x", "b"), ("password", "a")])).unwrap().as_deref(), Some("a"));
+        assert_eq!(password_of(&secrets(&[("passwords", "c")])).unwrap(), None);
+        assert!(password_of(&secrets(&[("password-a", "a"), ("password-b", "b")])).is_err());
+        let bytes = HashMap::from([("password".to_string(), SecretValue::Bytes(vec![1]))]);
+        assert!(password_of(&bytes).is_err());
     }
 }

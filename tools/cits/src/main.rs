@@ -857,14 +857,7 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         Command::Manifest {
-            command:
-                ManifestCommand::Render {
-                    manifest,
-                    out,
-                    max_age_ms,
-                    camera_source,
-                    camera_stations,
-                },
+            command: ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations },
         } => {
             let render =
                 cits_tools::manifest::Render { max_age_ms, cameras: camera_source.map(|from| (from, camera_stations)) };
