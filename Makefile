@@ -15,6 +15,8 @@ WASH_VERSION     := 0.43.0
 NATS_VERSION     := 2.11.3
 HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
 WADM_VERSION     := 0.21.1
+# wasmCloud's NATS KV secrets backend (the Redis password reaches the provider as a secret).
+SECRETS_NATS_KV_VERSION := 0.2.0
 # Python tools for independent checks (map validation, ETSI cross-checks) and the bench plots.
 PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2
 # The dashboard's page libraries and browser-test driver: dashboard/package.json (exact versions,
@@ -32,6 +34,7 @@ export WASH_KEYS ?= $(CITS_CACHE)/keys
 
 NATS_SERVER_BIN := $(TOOLS)/nats-server-$(NATS_VERSION)/nats-server
 WASH_BIN        := $(TOOLS)/wash-$(WASH_VERSION)/bin/wash
+SECRETS_BIN     := $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION)/bin/secrets-nats-kv
 PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
 HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
@@ -61,7 +64,7 @@ CITS_STATE ?= $(REPO)/.state
 # The binaries tools/lattice.sh runs (the e2e tests start lattices of their own with them).
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
-	CITS_POLICY=$(POLICY_BIN) CITS_DASHBOARD=$(DASHBOARD_BIN)
+	CITS_POLICY=$(POLICY_BIN) CITS_DASHBOARD=$(DASHBOARD_BIN) SECRETS_NATS_KV=$(SECRETS_BIN)
 # A replay faster than real time sends CPMs older than live: the age limit widens with it.
 LATTICE_ENV = $(BIN_ENV) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
@@ -73,7 +76,7 @@ help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 # ---- setup -----------------------------------------------------------------------------------
-setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) platform pars wash-downloads $(PYTHON) dashboard-deps ## toolchains, redis, nats-server, wash, host, wadm, providers, Python venv, npm packages (cached)
+setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) $(SECRETS_BIN) platform pars wash-downloads $(PYTHON) dashboard-deps ## toolchains, redis, nats-server, wash, secrets backend, host, wadm, providers, Python venv, npm packages (cached)
 	@echo "setup complete: cache $(CITS_CACHE)"
 
 .PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches dashboard-deps
@@ -81,7 +84,8 @@ setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) pl
 WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
 WASMCLOUD_RUNTIME_PATCHED := build/patched/wasmcloud-runtime-0.12.0
 WASMCLOUD_HOST_PATCHED := build/patched/wasmcloud-host-0.27.1
-patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched $(WASMCLOUD_HOST_PATCHED)/.cits-patched ## fetch the crates patched at build time into build/patched/ (Cargo.toml [patch.crates-io])
+WADM_PATCHED := build/patched/wadm-0.21.1
+patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched $(WASMCLOUD_HOST_PATCHED)/.cits-patched $(WADM_PATCHED)/.cits-patched ## fetch the crates patched at build time into build/patched/ (Cargo.toml [patch.crates-io])
 $(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh tools/patches/crate.sh
 	rm -rf $(WRPC_NATS_PATCHED)
 	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
@@ -91,6 +95,9 @@ $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched: tools/patches/wasmcloud-runtime.sh t
 $(WASMCLOUD_HOST_PATCHED)/.cits-patched: tools/patches/wasmcloud-host.sh tools/patches/crate.sh
 	rm -rf $(WASMCLOUD_HOST_PATCHED)
 	tools/patches/wasmcloud-host.sh $(WASMCLOUD_HOST_PATCHED)
+$(WADM_PATCHED)/.cits-patched: tools/patches/wadm.sh tools/patches/crate.sh
+	rm -rf $(WADM_PATCHED)
+	tools/patches/wadm.sh $(WADM_PATCHED)
 
 .setup-toolchains: ## rustc 1.91.0 (+ wasm32-wasip2, rustfmt, clippy) and 1.95.0 for wash
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
@@ -126,6 +133,11 @@ $(NATS_SERVER_BIN):
 $(WASH_BIN):
 	cargo +$(WASH_TOOLCHAIN) install wash --version $(WASH_VERSION) --locked \
 	  --root $(TOOLS)/wash-$(WASH_VERSION) --target-dir $(CITS_CACHE)/target-wash
+
+# Its own lockfile (--locked), the workspace's toolchain, a target dir of its own.
+$(SECRETS_BIN):
+	cargo +$(RUST_TOOLCHAIN) install secrets-nats-kv --version $(SECRETS_NATS_KV_VERSION) --locked \
+	  --root $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION) --target-dir $(CITS_CACHE)/target-secrets
 
 # Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
 platform: patches ## host, wadm, policy service and provider binaries

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), Redis, wadm and the
-# wasmCloud host — each started here, tracked by PID file, stopped by PID.
+# Starts, deploys to and stops the local lattice: NATS (JetStream + MQTT), the secrets backend,
+# Redis, wadm and the wasmCloud host — each started here, tracked by PID file, stopped by PID.
 #
 #   tools/lattice.sh up | deploy | undeploy | probe | down | host-down | host-up N | native-up [seven|fused] [core|durable] | native-down | status
 #                    | rsu-add RSU [STATION] | rsu-remove RSU | redis-url | dashboard-up | dashboard-down
@@ -35,6 +35,7 @@ NATS_SYNC="${NATS_SYNC:-2m}"
 : "${WASH:?set WASH}"
 : "${CITS_TOOL:?set CITS_TOOL}"
 : "${CITS_POLICY:?set CITS_POLICY}"
+: "${SECRETS_NATS_KV:?set SECRETS_NATS_KV (the secrets backend make setup builds)}"
 # The project's signing keys (wash): its account key is the policy's allowed issuer.
 : "${WASH_KEYS:?set WASH_KEYS (the keys wash signed the actors and providers with)}"
 # RSUs registered at `up` (credentials + station registry); tests add their own with `rsu-add`.
@@ -69,6 +70,12 @@ export WASH_CONTEXT_DIR="$STATE/wash/contexts"
 # wash and our tools act as the lattice's operator user.
 export WASH_CTL_CREDS="$AUTH/users/operator.creds" CITS_AUTH="$AUTH" CITS_NATS_PID_FILE="$PIDS/nats.pid"
 POLICY_TOPIC="wasmcloud.policy.$LATTICE"
+# Where hosts ask the secrets backend (crates: cits_tools::rsu::SECRETS_TOPIC / SECRETS_BACKEND).
+SECRETS_TOPIC=wasmcloud.secrets
+# The lattice's own values the manifests name but do not hold (cits_tools::manifest).
+LATTICE_REDIS_CONFIG=cits-lattice-redis
+LATTICE_BLOBSTORE_CONFIG=cits-lattice-blobstore
+REDIS_PASSWORD_SECRET=redis-password
 
 log() { printf '[lattice] %s\n' "$*" >&2; }
 die() {
@@ -188,6 +195,7 @@ mqtt {
 include "auth/resolver.conf"
 EOF
     nats_up
+    secrets_up
 
     # The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters).
     # 256 MiB each by default: the server reserves that much disk per stream up front, and a
@@ -210,6 +218,11 @@ EOF
     done
     wait_ready host-1 60 hosts_joined "$HOSTS"
 
+    # Where this lattice's Redis and blobstore folder are: named configs the manifests refer to
+    # (no port or path in them), like the RSU registry below.
+    "$WASH" config put "$LATTICE_REDIS_CONFIG" "url=redis://$REDIS_USER@127.0.0.1:$REDIS_PORT/" >>"$LOGS/config.log"
+    "$WASH" config put "$LATTICE_BLOBSTORE_CONFIG" "ROOT=$STATE/blobstore" >>"$LOGS/config.log"
+
     # RSUs of the recordings (and the probe's), before deploy: the decoder's registry must exist.
     # `cits probe` sends as RSU probe from a station of its own (PROBE_STATION_ID in demo.rs).
     rsu_add probe 4000000000
@@ -228,6 +241,30 @@ policy_up() {
     start policy "$CITS_POLICY" serve --nats "127.0.0.1:$NATS_PORT" --creds "$AUTH/users/policy.creds" \
         --topic "$POLICY_TOPIC" --allow-issuer "$issuer"
     wait_ready policy 20 grep -q "policy service ready" "$LOGS/policy.log"
+}
+
+# The secrets backend (secrets-nats-kv, its own NATS user): hosts resolve a manifest's secret
+# references there (WASMCLOUD_SECRETS_TOPIC) and hand the values over sealed for the component or
+# provider. It keeps secrets sealed with its encryption key in a JetStream KV bucket. The Redis
+# password goes there, readable by the key-value provider's signing key alone.
+secrets_up() {
+    (
+        # Seeds and the password in the environment, never on a command line (ps shows those).
+        export TRANSIT_XKEY_SEED ENCRYPTION_XKEY_SEED RUST_LOG="${SECRETS_LOG:-warn}"
+        TRANSIT_XKEY_SEED="$(cat "$AUTH/secrets/transit.xk")"
+        ENCRYPTION_XKEY_SEED="$(cat "$AUTH/secrets/encryption.xk")"
+        start secrets "$SECRETS_NATS_KV" run --subject-base "$SECRETS_TOPIC" \
+            --nats-address "127.0.0.1:$NATS_PORT" --nats-creds-file "$AUTH/users/secrets.creds"
+        unset ENCRYPTION_XKEY_SEED
+        "$CITS_TOOL" manifest secrets-ready --nats "127.0.0.1:$NATS_PORT" --auth "$AUTH"
+        export SECRET_STRING_VALUE NATS_CREDSFILE="$AUTH/users/operator.creds"
+        SECRET_STRING_VALUE="$(redis_password)"
+        "$SECRETS_NATS_KV" put "$REDIS_PASSWORD_SECRET" --subject-base "$SECRETS_TOPIC" \
+            --nats-address "127.0.0.1:$NATS_PORT" >>"$LOGS/secrets-admin.log"
+        "$SECRETS_NATS_KV" add-mapping "$("$CITS_POLICY" public-key "$WASH_KEYS/keyvalue-redis-provider_service.nk")" \
+            --secret "$REDIS_PASSWORD_SECRET" --subject-base "$SECRETS_TOPIC" \
+            --nats-address "127.0.0.1:$NATS_PORT" >>"$LOGS/secrets-admin.log"
+    )
 }
 
 rsu_add() { # rsu station
@@ -272,6 +309,7 @@ host_up() {
         WASMCLOUD_NATS_HOST=127.0.0.1 WASMCLOUD_NATS_PORT="$NATS_PORT" \
         WASMCLOUD_LATTICE="$LATTICE" WASMCLOUD_ALLOW_FILE_LOAD=true \
         WASMCLOUD_NATS_CREDS="$AUTH/users/host.creds" WASMCLOUD_POLICY_TOPIC="$POLICY_TOPIC" \
+        WASMCLOUD_SECRETS_TOPIC="$SECRETS_TOPIC" \
         WASMCLOUD_LOG_LEVEL="${WASMCLOUD_LOG_LEVEL:-info}" \
         WASMCLOUD_MAX_EXECUTION_TIME_MS="$HOST_EXECUTION_LIMIT_MS" \
         WASMCLOUD_LABEL_site=cits-local WASMCLOUD_LABEL_host="host-$n" \
@@ -282,33 +320,19 @@ hosts_joined() { # count
     [[ $("$WASH" get hosts -o json 2>/dev/null | grep -o '"id": *"N[A-Z0-9]*"' | sort -u | wc -l) -ge $1 ]]
 }
 
-# The manifest with RSU_STATION's camera calibrations copied for each of CAMERA_STATIONS.
-with_cameras() { # manifest → stdout
-    awk -v station="$RSU_STATION" -v copies="$CAMERA_STATIONS" '
-        { print }
-        $1 ~ ("^sensor\\." station "\\.[0-9]+:$") {
-            n = split(copies, to, " ")
-            for (i = 1; i <= n; i++) {
-                line = $0
-                sub(/ +#.*/, "", line)
-                sub("sensor\\." station "\\.", "sensor." to[i] ".", line)
-                print line
-            }
-        }' "$1"
-}
-
-# Renders the manifest for this lattice's ports and deploys it with wash.
-# A manifest with this lattice's paths, ports and Redis credentials, in the state dir.
-render() { # manifest → prints the rendered file's path
-    local rendered="$STATE/$(basename "$1")" dir
-    dir="$(cd "$(dirname "$1")" && pwd)"
-    with_cameras "$1" | sed -e "s#file://\.\./#file://$dir/../#g" \
-        -e "s#nats://127.0.0.1:4222#nats://127.0.0.1:$NATS_PORT#g" \
-        -e "s#redis://127.0.0.1:6379/#$(redis_url)#g" \
-        -e "s#ROOT: \.state/blobstore#ROOT: $STATE/blobstore#g" \
-        -e "s#limits.max_age_ms: \"60000\"#limits.max_age_ms: \"${MAX_AGE_MS:-60000}\"#g" \
-        >"$rendered"
-    echo "$rendered"
+# The manifest as this lattice deploys it: the committed file (it names no port, path or
+# password), unless a replay faster than real time (MAX_AGE_MS) or one recording as many
+# intersections (CAMERA_STATIONS: RSU_STATION's cameras copied for each) changes it.
+deployable() { # manifest [out] → prints the file to put
+    local args=() out=${2:-$STATE/$(basename "$1")}
+    [[ -n "$MAX_AGE_MS" ]] && args+=(--max-age-ms "$MAX_AGE_MS")
+    [[ -n "$CAMERA_STATIONS" ]] && args+=(--camera-source "$RSU_STATION" --camera-stations "${CAMERA_STATIONS// /,}")
+    if ((${#args[@]} == 0)) && [[ -z "${2:-}" ]]; then
+        echo "$1"
+        return
+    fi
+    "$CITS_TOOL" manifest render "$1" --out "$out" "${args[@]}"
+    echo "$out"
 }
 
 deploy() {
@@ -317,14 +341,15 @@ deploy() {
     # Every deployment of the application (seven actors / fused) is stored as a version of it, so
     # an operator can switch with `wash app deploy APP VERSION` or from the dashboard; the chosen
     # one is then deployed by its version (a version stored before is deployed as it was stored).
-    manifests+=("$(render "$MANIFEST")")
+    manifests+=("$(deployable "$MANIFEST")")
     for m in "$REPO"/wadm/cits-pipeline*.yaml; do
-        [[ "$m" -ef "$MANIFEST" ]] || manifests+=("$(render "$m")")
+        [[ "$m" -ef "$MANIFEST" ]] || manifests+=("$(deployable "$m")")
     done
     for ((i = 0; i < 50; i++)); do # wadm may still be creating its streams
         : >"$LOGS/deploy.log"
         for m in "${manifests[@]}"; do
-            "$WASH" app put "$m" >>"$LOGS/deploy.log" 2>&1 || true # "already exists": stored before
+            # wadm takes a stored version again if it is identical (tools/patches/wadm.sh).
+            "$WASH" app put "$m" >>"$LOGS/deploy.log" 2>&1 || true
         done
         # When the deploy itself was asked for (µs), for `make bench`'s deploy → first DENM: the
         # versions stored above are an operator's earlier step, not part of deploying one.
@@ -410,7 +435,7 @@ native_up() { # [seven|fused] [core|durable]
     *) die "native-up: shape $shape is not seven or fused" ;;
     esac
     [[ "$input" == core || "$input" == durable ]] || die "native-up: input $input is not core or durable"
-    with_cameras "$source" >"$manifest"
+    deployable "$source" "$manifest" >/dev/null
     for s in "${stages[@]}"; do
         start "native-$s" "$CITS_TOOL" stage "$s" --nats "127.0.0.1:$NATS_PORT" \
             --redis "$(redis_url)" --blobstore-root "$STATE/blobstore" \
@@ -445,12 +470,13 @@ down() {
     native_down
     stop policy
     stop redis
+    stop secrets
     stop nats # last: JetStream (wadm state) must outlive its users
 }
 
 status() {
     local s
-    for s in nats redis wadm policy dashboard $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
+    for s in nats secrets redis wadm policy dashboard $(cd "$PIDS" 2>/dev/null && ls host-*.pid 2>/dev/null | sed 's/.pid$//'); do
         if running "$s"; then echo "$s: running (pid $(cat "$PIDS/$s.pid"))"; else echo "$s: stopped"; fi
     done
 }

@@ -87,21 +87,7 @@ fn collect_config_names(v: &Value, out: &mut Vec<String>) {
 
 /// The model as YAML with keys in a fixed order, so that two versions diff line by line.
 pub fn canonical_yaml(v: &Value) -> String {
-    fn sorted(v: &Value) -> serde_yaml::Value {
-        match v {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                let mut out = serde_yaml::Mapping::new();
-                for k in keys {
-                    out.insert(serde_yaml::Value::String(k.clone()), sorted(&map[k]));
-                }
-                serde_yaml::Value::Mapping(out)
-            }
-            other => serde_yaml::to_value(other).unwrap_or(serde_yaml::Value::Null),
-        }
-    }
-    serde_yaml::to_string(&sorted(v)).unwrap_or_default()
+    cits_tools::manifest::canonical_yaml_value(v)
 }
 
 pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
@@ -629,7 +615,7 @@ mod tests {
     fn config_names_cover_components_and_links() {
         let m: Manifest = serde_json::from_value(model()).unwrap();
         let names = config_names(&m);
-        for n in ["cits-rsus", "cits-decoder-input", "cits-nats", "cits-denm-config"] {
+        for n in ["cits-rsus", "cits-decoder-input", "cits-lattice-redis", "cits-denm-config"] {
             assert!(names.contains(&n.to_string()), "{n} in {names:?}");
         }
     }

@@ -26,7 +26,7 @@ pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
-fn env_path(name: &str) -> String {
+pub fn env_path(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set: run the end-to-end tests with `make test-e2e`"))
 }
 
@@ -96,10 +96,28 @@ impl Lattice {
         Self::start_full(name, manifest, steps, 1, None)
     }
 
+    /// As `make run` leaves it (up, deploy, probe), with its state in `<scratch>/.state` as
+    /// `make run`'s is in the clone's `.state`: commands written for the clone (README) run in
+    /// [`Lattice::scratch`] unchanged. Removed with the lattice.
+    pub fn start_like_make_run(name: &str) -> Self {
+        let scratch = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        Self::start_in(scratch.join(".state"), None, &["up", "deploy", "probe"], 1, None)
+    }
+
+    /// The folder holding this lattice's state dir.
+    pub fn scratch(&self) -> PathBuf {
+        self.state.parent().expect("state dir has a parent").to_path_buf()
+    }
+
     fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
-        let repo = PathBuf::from(env_path("CITS_REPO"));
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
+        Self::start_in(state, manifest, steps, hosts, max_age_ms)
+    }
+
+    fn start_in(state: PathBuf, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
+        let repo = PathBuf::from(env_path("CITS_REPO"));
         let lattice = Self {
             state,
             nats_port: free_port(),
@@ -379,6 +397,9 @@ impl Drop for Lattice {
         // CITS_KEEP_STATE=1 keeps logs and the rendered manifest for a post-mortem.
         if std::env::var_os("CITS_KEEP_STATE").is_none() {
             let _ = std::fs::remove_dir_all(&self.state);
+            if self.state.file_name().is_some_and(|n| n == ".state") {
+                let _ = std::fs::remove_dir_all(self.scratch());
+            }
         }
     }
 }

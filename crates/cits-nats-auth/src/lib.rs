@@ -21,6 +21,8 @@
 //!   users/<name>.creds               lattice parts: JWT + seed
 //!   rsus/<rsu>.jwt, rsus/<rsu>.json  an RSU's bearer token (MQTT password) and its public key
 //!   resolver.conf                    included by the server config
+//!   secrets/{transit,encryption}.xk  the secrets backend's curve keys (secrets-nats-kv: secrets
+//!                                    sealed in transit to it, and at rest in its KV bucket)
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -91,6 +93,21 @@ impl Authority {
             authority.write_resolver_config()?;
         }
         Ok(authority)
+    }
+
+    /// The secrets backend's curve key (xkey) seed `name` (`transit`, `encryption`), made once:
+    /// secrets stored before must stay readable, so the key is never replaced.
+    pub fn secrets_xkey(&self, name: &str) -> anyhow::Result<PathBuf> {
+        check_name(name)?;
+        let dir = self.dir.join("secrets");
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{name}.xk"));
+        if let Ok(seed) = fs::read_to_string(&path) {
+            nkeys::XKey::from_seed(seed.trim()).with_context(|| format!("{} is not an xkey seed", path.display()))?;
+            return Ok(path);
+        }
+        write_private(&path, nkeys::XKey::new().seed()?.as_bytes())?;
+        Ok(path)
     }
 
     /// Opens an existing authority (tools reading tokens must never create a new one).
@@ -391,6 +408,20 @@ mod tests {
         let account_jwt = conf.lines().find(|l| l.trim_start().starts_with(&auth.account.public_key())).unwrap();
         let jwt = account_jwt.split(": ").nth(1).unwrap().trim();
         assert!(claims_of(jwt).unwrap()["nats"]["revocations"].get(&key).is_some());
+    }
+
+    #[test]
+    fn secrets_keys_are_made_once_and_kept() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = temp_dir("xkeys");
+        let authority = Authority::init(&dir).unwrap();
+        let path = authority.secrets_xkey("transit").unwrap();
+        let seed = fs::read_to_string(&path).unwrap();
+        assert!(nkeys::XKey::from_seed(&seed).is_ok());
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::read_to_string(authority.secrets_xkey("transit").unwrap()).unwrap(), seed);
+        assert_ne!(fs::read_to_string(authority.secrets_xkey("encryption").unwrap()).unwrap(), seed);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -85,6 +85,11 @@ struct Args {
     policy_changes_topic: Option<String>,
     #[arg(long, env = "WASMCLOUD_POLICY_TIMEOUT_MS", default_value_t = 2000)]
     policy_timeout_ms: u64,
+    /// Subject prefix of the secrets backends (e.g. `wasmcloud.secrets`): secret references in a
+    /// manifest are resolved there when a component or provider starts or a link is put. Unset:
+    /// anything that references a secret fails to start.
+    #[arg(long = "secrets-topic", env = "WASMCLOUD_SECRETS_TOPIC")]
+    secrets_topic_prefix: Option<String>,
     /// Directory in which compiled components are kept, so that a restarted
     /// host, or one deploying a component it compiled before, loads machine code instead of
     /// compiling again. Must be a directory only this user can write to (created 0700 if
@@ -195,6 +200,7 @@ async fn main() -> anyhow::Result<()> {
             policy_changes_topic: args.policy_changes_topic.clone(),
             policy_timeout_ms: Some(Duration::from_millis(args.policy_timeout_ms)),
         },
+        secrets_topic_prefix: args.secrets_topic_prefix.clone(),
         ctl_nats_url: nats_url(args.ctl_host.clone(), args.ctl_port, &args)?,
         rpc_nats_url: nats_url(args.rpc_host.clone(), args.rpc_port, &args)?,
         rpc_timeout: Duration::from_millis(args.rpc_timeout_ms),

@@ -1,4 +1,5 @@
-//! Link configuration (see README.md for the table).
+//! Provider and link configuration (see README.md for the table), and the Redis password from
+//! the `password` secret.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -7,6 +8,8 @@ pub const DEFAULT_URL: &str = "redis://127.0.0.1:6379/";
 pub const DEFAULT_POOL_SIZE: usize = 4;
 pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_millis(1000);
 pub const DEFAULT_CONNECTION_TIMEOUT: Duration = Duration::from_millis(1000);
+/// The secret (wadm `secrets:` on the provider or on a link to it) that holds the Redis password.
+pub const PASSWORD_SECRET: &str = "password";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RedisConfig {
@@ -45,6 +48,15 @@ impl RedisConfig {
         }
     }
 
+    /// The URL with `password` (from the `password` secret) as its password; the user, if any,
+    /// stays the URL's.
+    pub fn with_password(mut self, password: &str) -> Result<Self, String> {
+        let mut url = redis::parse_redis_url(&self.url).ok_or("`url` is not a redis:// URL")?;
+        url.set_password(Some(password)).map_err(|()| "`url` cannot carry a password".to_string())?;
+        self.url = url.to_string();
+        Ok(self)
+    }
+
     /// Reads the keys of the table in README.md (case-insensitive), over `base` defaults.
     /// Unknown keys are ignored (links may carry config for other purposes); invalid values of
     /// known keys are errors, so a typo never silently falls back to a default.
@@ -62,7 +74,13 @@ impl RedisConfig {
             };
             match key.to_ascii_lowercase().as_str() {
                 "url" => {
-                    redis::parse_redis_url(value).ok_or_else(|| format!("`{key}` is not a redis:// URL"))?;
+                    let url = redis::parse_redis_url(value).ok_or_else(|| format!("`{key}` is not a redis:// URL"))?;
+                    // Config is readable by every operator (`wash config get`, `wash get links`).
+                    if url.password().is_some() {
+                        return Err(format!(
+                            "`{key}` carries a password: give it as the `{PASSWORD_SECRET}` secret instead"
+                        ));
+                    }
                     cfg.url = value.to_string();
                 }
                 "pool_size" => {
@@ -128,6 +146,20 @@ mod tests {
             let err = RedisConfig::from_map(&map(&[(k, v)]), &RedisConfig::default()).unwrap_err();
             assert!(err.contains(k), "{err}");
         }
+    }
+
+    #[test]
+    fn the_password_comes_from_the_secret_never_from_config() {
+        let err = RedisConfig::from_map(&map(&[("url", "redis://cits:s3cret@127.0.0.1:6379/")]), &Default::default())
+            .unwrap_err();
+        assert!(err.contains("secret"), "{err}");
+        let cfg = RedisConfig::from_map(&map(&[("url", "redis://cits@127.0.0.1:7000/")]), &Default::default()).unwrap();
+        let cfg = cfg.with_password("p/w@x").unwrap();
+        assert_eq!(cfg.url, "redis://cits:p%2Fw%40x@127.0.0.1:7000/");
+        let info = redis::IntoConnectionInfo::into_connection_info(cfg.url.as_str()).unwrap();
+        assert_eq!(info.redis.username.as_deref(), Some("cits"));
+        assert_eq!(info.redis.password.as_deref(), Some("p/w@x"));
+        assert_eq!(cfg.display_url(), "redis://cits:***@127.0.0.1:7000/");
     }
 
     #[test]

@@ -177,7 +177,14 @@ impl bindings::exports::wasmcloud::messaging::consumer::Handler<Option<Context>>
 
 impl Provider for NatsMessagingProvider {
     async fn init(&self, config: impl ProviderInitConfig) -> anyhow::Result<()> {
-        let cfg = ConnectionConfig::from_map(config.get_config(), &ConnectionConfig::default())
+        // Without `cluster_uris`, the lattice's own NATS server (the host's RPC URL): a manifest
+        // then names no port and deploys unchanged on any lattice.
+        let lattice = wasmcloud_provider_sdk::load_host_data()
+            .ok()
+            .map(|host| host.lattice_rpc_url.trim().to_string())
+            .filter(|url| !url.is_empty());
+        let base = lattice.map_or_else(ConnectionConfig::default, |url| ConnectionConfig { cluster_uris: vec![url] });
+        let cfg = ConnectionConfig::from_map(config.get_config(), &base)
             .map_err(|e| anyhow::anyhow!("invalid provider config: {e}"))?;
         info!(cluster_uris = ?cfg.cluster_uris, "NATS messaging provider configured");
         *self.default_config.write().await = cfg;

@@ -28,8 +28,18 @@ pub fn nats_creds() -> Option<PathBuf> {
 
 /// Connects to NATS at `addr` with the tools' credentials.
 pub async fn connect_nats(addr: &str) -> anyhow::Result<async_nats::Client> {
+    connect_nats_as(addr, nats_creds()).await
+}
+
+/// Connects to NATS at `addr` with the tools' credentials, else as the operator of the auth
+/// directory `auth` (a command given `--auth DIR` works without `CITS_AUTH` in the environment).
+pub async fn connect_nats_in(addr: &str, auth: &Path) -> anyhow::Result<async_nats::Client> {
+    connect_nats_as(addr, nats_creds().or_else(|| Some(auth.join("users").join("operator.creds")))).await
+}
+
+async fn connect_nats_as(addr: &str, creds: Option<PathBuf>) -> anyhow::Result<async_nats::Client> {
     let mut options = async_nats::ConnectOptions::new().name("cits");
-    if let Some(creds) = nats_creds() {
+    if let Some(creds) = creds {
         options = options
             .credentials_file(&creds)
             .await

@@ -29,6 +29,9 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
             "policy",
             Permissions { publish: vec!["_INBOX.>".into()], subscribe: vec![format!("wasmcloud.policy.{lattice}")] },
         ),
+        // The secrets backend (secrets-nats-kv): answers the hosts' secret requests and keeps
+        // secrets (sealed with its encryption key) and who may read them in two KV buckets.
+        ("secrets", secrets_backend_permissions()),
         // The dashboard reads: control queries (hosts, inventories, links, config), wadm's models
         // and status, stream and consumer info, stored dead letters, and what the pipeline says.
         (
@@ -65,17 +68,47 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
     ]
 }
 
-/// Creates the authority in `dir` (kept if present) and the lattice parts' users.
+/// The secrets backend's subject prefix (hosts: `WASMCLOUD_SECRETS_TOPIC`) and name (the wadm
+/// secret policy's `backend`).
+pub const SECRETS_TOPIC: &str = "wasmcloud.secrets";
+pub const SECRETS_BACKEND: &str = "nats-kv";
+
+/// What secrets-nats-kv 0.2.0 touches: requests on its subject, its two KV buckets
+/// (`WASMCLOUD_SECRETS`, `SECRETS_nats-kv_state`) and its lock stream — no other stream.
+fn secrets_backend_permissions() -> Permissions {
+    let mut publish = vec!["_INBOX.>".to_string(), "$JS.API.INFO".into()];
+    for stream in ["KV_WASMCLOUD_SECRETS", "KV_SECRETS_nats-kv_state", "SECRETS_nats-kv_state_lock"] {
+        publish.extend([
+            format!("$JS.API.STREAM.*.{stream}"),
+            format!("$JS.API.STREAM.MSG.*.{stream}"),
+            format!("$JS.API.DIRECT.GET.{stream}"),
+            format!("$JS.API.DIRECT.GET.{stream}.>"),
+            format!("$JS.API.CONSUMER.*.{stream}"),
+            format!("$JS.API.CONSUMER.*.{stream}.>"),
+        ]);
+    }
+    publish.extend(["$KV.WASMCLOUD_SECRETS.>".into(), "$KV.SECRETS_nats-kv_state.>".into()]);
+    publish.push("SECRETS_nats-kv_state_lock.>".into());
+    Permissions { publish, subscribe: vec!["_INBOX.>".into(), format!("{SECRETS_TOPIC}.>")] }
+}
+
+/// Creates the authority in `dir` (kept if present), the lattice parts' users and the secrets
+/// backend's keys.
 pub fn init(dir: &Path, lattice: &str) -> anyhow::Result<Authority> {
     let authority = Authority::init(dir)?;
     for (name, permissions) in lattice_users(lattice) {
         authority.user_creds(name, &permissions)?;
+    }
+    for key in ["transit", "encryption"] {
+        authority.secrets_xkey(key)?;
     }
     Ok(authority)
 }
 
 pub struct Lattice<'a> {
     pub nats: &'a str,
+    /// The lattice's auth directory: its operator user, unless `CITS_NATS_CREDS` names another.
+    pub auth: &'a Path,
     pub lattice: &'a str,
     /// nats-server's PID file: a config reload after a revocation (SIGHUP).
     pub nats_pid_file: Option<&'a Path>,
@@ -122,7 +155,7 @@ fn reload_nats(pid_file: Option<&Path>) -> anyhow::Result<()> {
 async fn read_registry(
     lattice: &Lattice<'_>,
 ) -> anyhow::Result<(wasmcloud_control_interface::Client, HashMap<String, String>)> {
-    let nats = crate::auth::connect_nats(lattice.nats).await?;
+    let nats = crate::auth::connect_nats_in(lattice.nats, lattice.auth).await?;
     let ctl = wasmcloud_control_interface::ClientBuilder::new(nats).lattice(lattice.lattice).build();
     let current = ctl.get_config(REGISTRY).await.map_err(|e| anyhow!("config.get {REGISTRY}: {e}"))?;
     Ok((ctl, current.into_data().unwrap_or_default()))
@@ -152,4 +185,33 @@ pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<
             (r.rsu, stations, r.public_key)
         })
         .collect())
+}
+
+/// Waits until the secrets backend answers its xkey request (it subscribes, then makes its KV
+/// buckets, then answers: an answer means secrets can be put). NATS has no event for "someone
+/// subscribed": a request without responders fails at once and is tried again, backing off.
+pub async fn secrets_ready(nats: &str, auth: &Path, timeout: std::time::Duration) -> anyhow::Result<()> {
+    let creds = auth.join("users").join("operator.creds");
+    let client = async_nats::ConnectOptions::with_credentials_file(&creds)
+        .await
+        .with_context(|| format!("cannot read {}", creds.display()))?
+        .connect(nats)
+        .await
+        .with_context(|| format!("cannot connect to NATS at {nats}"))?;
+    let subject = format!("{SECRETS_TOPIC}.v1alpha1.{SECRETS_BACKEND}.server_xkey");
+    let give_up = tokio::time::Instant::now() + timeout;
+    let mut pause = std::time::Duration::from_millis(10);
+    loop {
+        match client.request(subject.clone(), "".into()).await {
+            Ok(reply) if reply.payload.starts_with(b"X") => return Ok(()),
+            Ok(reply) => bail!("{subject}: unexpected answer {:?}", String::from_utf8_lossy(&reply.payload)),
+            Err(e) if tokio::time::Instant::now() + pause > give_up => {
+                bail!("no secrets backend answered on {subject} within {timeout:?}: {e}")
+            }
+            Err(_) => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_millis(200));
+            }
+        }
+    }
 }
