@@ -12,6 +12,8 @@
 #   host that restarts, or deploys a component it compiled before, loads the machine code instead
 #   of compiling again. Cached code is native code the host runs unchecked, so the launcher only
 #   accepts a directory no one else can write to.
+# - WASMCLOUD_PERF_MAP=1 in the host's environment: wasmtime writes /tmp/perf-<pid>.map, so
+#   `perf` can name the JIT-compiled functions of the components it profiles.
 # - Tiered compilation: `set_tiered_compilation(true)` (WASMCLOUD_TIERED_COMPILATION) starts a
 #   component the cache does not hold on Winch's baseline code (~6x faster to compile) and swaps
 #   in Cranelift's code, compiled in the background at low priority, for the invocations after.
@@ -60,8 +62,16 @@ version = "0.10"
 patch("src/lib.rs", [
     ("pub mod io;\n", "pub mod io;\n\nmod tiered;\npub use tiered::{set_compilation_cache, set_tiered_compilation};\n", 1),
 ])
-# The runtime carries its baseline twin.
+# The runtime carries its baseline twin; WASMCLOUD_PERF_MAP=1 names the JIT code for `perf`.
 patch("src/runtime.rs", [
+    ("        engine_config.wasm_component_model(true);\n",
+     """        engine_config.wasm_component_model(true);
+        // cits patch: /tmp/perf-<pid>.map lists the compiled components' functions, so `perf
+        // record -p <host>` shows where a component spends its time (off unless asked for).
+        if std::env::var_os("WASMCLOUD_PERF_MAP").is_some() {
+            engine_config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+""", 1),
     ("    pub(crate) max_linear_memory: usize,\n}\n",
      "    pub(crate) max_linear_memory: usize,\n    pub(crate) baseline: Option<std::sync::Arc<Runtime>>,\n}\n", 1),
     ("                max_linear_memory: max_memory_limits,\n            },\n",
