@@ -1,7 +1,9 @@
 // Compiles proto/ with protox (pure Rust), so no protoc install is needed on any machine.
 fn main() {
-    // Relative to this package: clones at other paths sharing one target dir each watch their own
-    // copy (an absolute path would leave another clone's stale generated code in place).
+    // Relative to this package, so each clone watches its own copy. Clones sharing one target dir
+    // share this script's output too, and cargo compares mtimes: a worktree built after main's
+    // proto last changed leaves its own generated code for main (seen 2026-11-27: `Turn` missing).
+    // Touch the proto after building another clone into the same target dir.
     const PROTO: &str = "../../proto/cits/v1/pipeline.proto";
     println!("cargo:rerun-if-changed={PROTO}");
     let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
