@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use cits_tools::sim::{self, Conditions};
 use cits_tools::{evaluate, map, native, recording, watch};
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 
 #[derive(clap::Args)]
 pub struct EvaluateArgs {
@@ -62,8 +63,16 @@ pub struct EvaluateArgs {
     maps: Vec<evaluate::maps::MapJunction>,
     /// With --seeds: what the sensors and the network make of the traffic — nominal,
     /// noise-x2, dropouts-10, latency-300ms or one-camera (robustness rows).
-    #[arg(long, default_value = "nominal")]
-    condition: String,
+    // Names and values are the simulator's (sim::Conditions::NAMED); the doc line above lists
+    // them, as the help always has, so the list clap would add is hidden.
+    #[arg(
+        long,
+        default_value = "nominal",
+        value_parser = PossibleValuesParser::new(Conditions::NAMED.map(|(name, _)| name))
+            .try_map(|name| Conditions::named(&name)),
+        hide_possible_values = true
+    )]
+    condition: Conditions,
 }
 
 /// Which evaluation runs follows from the options given, first match first (`--seeds` with
@@ -78,8 +87,16 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             print!("{}", evaluate::maps::table(&rows));
             println!("({} maps evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
         }
-        EvaluateArgs { seeds: Some(seeds), osm, junction, set, ncap: true, condition, trace: Some(filter), .. } => {
-            let conditions = Conditions::named(&condition)?;
+        EvaluateArgs {
+            seeds: Some(seeds),
+            osm,
+            junction,
+            set,
+            ncap: true,
+            condition: conditions,
+            trace: Some(filter),
+            ..
+        } => {
             let graph = map::load(&osm, junction)?;
             let config = native::entries_set(&set)?;
             let seed: u64 = seeds.trim().parse().context("--trace takes one seed")?;
@@ -87,9 +104,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        EvaluateArgs { seeds: Some(seeds), osm, junction, set, ncap: true, condition, .. } => {
+        EvaluateArgs { seeds: Some(seeds), osm, junction, set, ncap: true, condition: conditions, .. } => {
             use sim::ncap::{Outcome, Shape};
-            let conditions = Conditions::named(&condition)?;
             let graph = map::load(&osm, junction)?;
             let config = native::entries_set(&set)?;
             let started = std::time::Instant::now();
@@ -119,9 +135,18 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        EvaluateArgs { seeds: Some(seeds), osm, junction, duration_s, density, explain, set, condition, .. } => {
+        EvaluateArgs {
+            seeds: Some(seeds),
+            osm,
+            junction,
+            duration_s,
+            density,
+            explain,
+            set,
+            condition: conditions,
+            ..
+        } => {
             let graph = map::load(&osm, junction)?;
-            let conditions = Conditions::named(&condition)?;
             let params = sim::Params { density, conditions, ..sim::Params::new(0, duration_s) };
             let started = std::time::Instant::now();
             let config = native::entries_set(&set)?;
