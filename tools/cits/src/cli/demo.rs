@@ -1,0 +1,69 @@
+//! `cits demo`: replay a recording while watching the pipeline, and `cits demo-data`: regenerate
+//! the demo recording.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _};
+use cits_tools::{demo, recording};
+
+use super::replay::ReplayArgs;
+use super::watch::{observe, print_summary, subscribe_denms, OutputArgs};
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    replay: ReplayArgs,
+    #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+    nats: String,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let DemoArgs { replay: a, nats, output } = args;
+    let print = output.print();
+    let denms = subscribe_denms(&a.mqtt, &a.rsus).await?;
+    let records = recording::read_file(&a.file)?;
+    let client = cits_tools::auth::connect_nats(&nats).await?;
+    let expected = (records.len() * a.rsus.len()) as u64;
+    let observer = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            observe(&client, denms, Duration::from_secs(5), print, |s| {
+                s.frames >= expected && s.downstream.iter().all(|d| d.frames >= expected)
+            })
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await; // subscriptions in place first
+                                                          // The replay's progress would interleave with the pipeline's output: only when quiet.
+    let options = a.options(output.quiet)?;
+    let s = tokio::select! {
+        s = a.send(&records, &options) => s?,
+        _ = tokio::signal::ctrl_c() => bail!("interrupted"),
+    };
+    eprintln!("replayed {} CPMs in {:.2} s ({:.1} msg/s)", s.messages, s.elapsed.as_secs_f64(), s.rate());
+    let seen = observer.await??;
+    print_summary(&seen);
+    let through = seen.downstream.last().map_or(0, |d| d.frames);
+    if through < expected {
+        bail!("{} of {expected} CPMs did not make it through the pipeline", expected - through);
+    }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct DemoDataArgs {
+    #[arg(long, default_value = "data/demo.rec.b64")]
+    out: PathBuf,
+}
+
+pub fn run_data(args: DemoDataArgs) -> anyhow::Result<()> {
+    let out = args.out;
+    let records = demo::recording();
+    let file = std::fs::File::create(&out).with_context(|| format!("cannot write {}", out.display()))?;
+    recording::write(std::io::BufWriter::new(file), &records)?;
+    println!("wrote {} records to {}", records.len(), out.display());
+    Ok(())
+}

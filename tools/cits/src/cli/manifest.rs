@@ -1,0 +1,61 @@
+//! `cits manifest`: render a wadm manifest for a replay, or wait for the lattice's secrets.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Subcommand;
+
+#[derive(clap::Args)]
+pub struct ManifestArgs {
+    #[command(subcommand)]
+    command: ManifestCommand,
+}
+
+#[derive(Subcommand)]
+enum ManifestCommand {
+    /// Render MANIFEST for a replay: relative artefacts made absolute, then the options given.
+    Render {
+        manifest: PathBuf,
+        /// Where to write it (canonical YAML: keys sorted).
+        #[arg(long)]
+        out: PathBuf,
+        /// Every `limits.max_age_ms` (a replay faster than real time sends older CPMs).
+        #[arg(long)]
+        max_age_ms: Option<u64>,
+        /// Copy the camera calibrations (`sensor.<station>.<n>`) of this station …
+        #[arg(long, requires = "camera_stations")]
+        camera_source: Option<u32>,
+        /// … to each of these stations (comma separated).
+        #[arg(long, value_delimiter = ',')]
+        camera_stations: Vec<u32>,
+    },
+    /// Wait until the lattice's secrets backend answers (its xkey request), at most TIMEOUT_MS.
+    SecretsReady {
+        #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+        nats: String,
+        #[arg(long, env = "CITS_AUTH")]
+        auth: PathBuf,
+        #[arg(long, default_value_t = 20_000)]
+        timeout_ms: u64,
+    },
+}
+
+pub async fn run(args: ManifestArgs) -> anyhow::Result<()> {
+    match args.command {
+        ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations } => {
+            let render =
+                cits_tools::manifest::Render { max_age_ms, cameras: camera_source.map(|from| (from, camera_stations)) };
+            let mut model = cits_tools::manifest::load(&manifest)?;
+            let base = manifest.canonicalize()?.parent().map(PathBuf::from).unwrap_or_default();
+            cits_tools::manifest::render(&mut model, &base, &render)?;
+            cits_tools::manifest::validate(&model).with_context(|| format!("{} rendered", manifest.display()))?;
+            std::fs::write(&out, cits_tools::manifest::canonical_yaml(&model)?)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        ManifestCommand::SecretsReady { nats, auth, timeout_ms } => {
+            cits_tools::rsu::secrets_ready(&nats, &auth, Duration::from_millis(timeout_ms)).await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! `cits auth` and `cits rsu`: the lattice's NATS authority and the RSUs it admits.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+#[derive(clap::Args)]
+pub struct AuthArgs {
+    #[command(subcommand)]
+    command: AuthCommand,
+}
+
+#[derive(Subcommand)]
+enum AuthCommand {
+    /// Create the authority's keys, the server's resolver config and the lattice parts' users
+    /// (host, wadm, operator, policy) in DIR; existing keys are kept.
+    Init {
+        #[arg(long, env = "CITS_AUTH")]
+        dir: PathBuf,
+        #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
+        lattice: String,
+    },
+}
+
+pub fn run_auth(args: AuthArgs) -> anyhow::Result<()> {
+    let AuthCommand::Init { dir, lattice } = args.command;
+    let authority = cits_tools::rsu::init(&dir, &lattice)?;
+    eprintln!("NATS authority in {} (server config: {})", dir.display(), authority.resolver_config_path().display());
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct RsuArgs {
+    #[command(subcommand)]
+    command: RsuCommand,
+}
+
+#[derive(Subcommand)]
+enum RsuCommand {
+    /// Issue RSU credentials (printed: MQTT user and password) and register its station id(s).
+    Add {
+        rsu: String,
+        /// Station id(s) of the RSU's CPMs (repeatable).
+        #[arg(long = "station", required = true)]
+        stations: Vec<u32>,
+        #[command(flatten)]
+        on: RsuLattice,
+    },
+    /// Revoke an RSU's credentials (its connections are dropped) and unregister it.
+    Remove {
+        rsu: String,
+        #[command(flatten)]
+        on: RsuLattice,
+    },
+    /// List registered RSUs: stations and key.
+    List {
+        #[command(flatten)]
+        on: RsuLattice,
+    },
+}
+
+/// A running lattice's RSU administration: its authority, NATS (as operator) and server PID.
+#[derive(clap::Args)]
+struct RsuLattice {
+    /// The lattice's auth directory (`<state>/auth`).
+    #[arg(long, env = "CITS_AUTH")]
+    auth: PathBuf,
+    #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
+    nats: String,
+    #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
+    lattice: String,
+    /// nats-server's PID file (`<state>/pids/nats.pid`), to reload it after a revocation.
+    #[arg(long, env = "CITS_NATS_PID_FILE")]
+    nats_pid_file: Option<PathBuf>,
+}
+
+impl RsuLattice {
+    fn lattice(&self) -> cits_tools::rsu::Lattice<'_> {
+        cits_tools::rsu::Lattice {
+            nats: &self.nats,
+            auth: &self.auth,
+            lattice: &self.lattice,
+            nats_pid_file: self.nats_pid_file.as_deref(),
+        }
+    }
+}
+
+pub async fn run(args: RsuArgs) -> anyhow::Result<()> {
+    match args.command {
+        RsuCommand::Add { rsu, stations, on } => {
+            let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, &on.lattice()).await?;
+            println!(
+                "RSU {rsu} added (stations {stations:?}). MQTT: user {rsu}, password: the token in {}",
+                token.display()
+            );
+        }
+        RsuCommand::Remove { rsu, on } => {
+            cits_tools::rsu::remove(&on.auth, &rsu, &on.lattice()).await?;
+            println!("RSU {rsu} removed: credentials revoked, server reloaded, unregistered");
+        }
+        RsuCommand::List { on } => {
+            for (rsu, stations, key) in cits_tools::rsu::list(&on.auth, &on.lattice()).await? {
+                println!("{rsu}\tstations {stations}\t{key}");
+            }
+        }
+    }
+    Ok(())
+}
