@@ -57,11 +57,6 @@ pub mod proto {
         pub fn from_name(name: &str) -> Option<Self> {
             [Turn::None, Turn::Left, Turn::Straight, Turn::Right, Turn::Uturn].into_iter().find(|t| t.name() == name)
         }
-
-        /// Off the straight line through the junction: across other road users' paths.
-        pub fn turns(self) -> bool {
-            matches!(self, Turn::Left | Turn::Right | Turn::Uturn)
-        }
     }
 
     impl TravelMode {

@@ -191,13 +191,7 @@ pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<
 /// buckets, then answers: an answer means secrets can be put). NATS has no event for "someone
 /// subscribed": a request without responders fails at once and is tried again, backing off.
 pub async fn secrets_ready(nats: &str, auth: &Path, timeout: std::time::Duration) -> anyhow::Result<()> {
-    let creds = auth.join("users").join("operator.creds");
-    let client = async_nats::ConnectOptions::with_credentials_file(&creds)
-        .await
-        .with_context(|| format!("cannot read {}", creds.display()))?
-        .connect(nats)
-        .await
-        .with_context(|| format!("cannot connect to NATS at {nats}"))?;
+    let client = crate::auth::connect_nats_in(nats, auth).await?;
     let subject = format!("{SECRETS_TOPIC}.v1alpha1.{SECRETS_BACKEND}.server_xkey");
     let give_up = tokio::time::Instant::now() + timeout;
     let mut pause = std::time::Duration::from_millis(10);

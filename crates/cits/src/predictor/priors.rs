@@ -36,13 +36,8 @@ fn counts(a: &ApproachTurns) -> [f64; 3] {
     [a.left, a.straight, a.right]
 }
 
-fn count_mut(a: &mut ApproachTurns, turn: Turn) -> Option<&mut f64> {
-    match turn {
-        Turn::Left => Some(&mut a.left),
-        Turn::Straight => Some(&mut a.straight),
-        Turn::Right => Some(&mut a.right),
-        _ => None,
-    }
+fn counts_mut(a: &mut ApproachTurns) -> [&mut f64; 3] {
+    [&mut a.left, &mut a.straight, &mut a.right]
 }
 
 /// How much of a count is left after `elapsed_us` with the config's half-life.
@@ -60,10 +55,8 @@ pub fn observe(
     cfg: &PredictorConfig,
 ) {
     let f = decay(now_us.saturating_sub(priors.updated_at_us), cfg);
-    for a in &mut priors.approaches {
-        a.left *= f;
-        a.straight *= f;
-        a.right *= f;
+    for c in priors.approaches.iter_mut().flat_map(counts_mut) {
+        *c *= f;
     }
     priors.updated_at_us = priors.updated_at_us.max(now_us);
     let at = match priors.approaches.iter().position(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) {
@@ -77,8 +70,8 @@ pub fn observe(
             priors.approaches.len() - 1
         }
     };
-    if let Some(c) = count_mut(&mut priors.approaches[at], turn) {
-        *c += 1.0;
+    if let Some(i) = TURNS.iter().position(|&t| t == turn) {
+        *counts_mut(&mut priors.approaches[at])[i] += 1.0;
     }
 }
 
@@ -95,14 +88,8 @@ pub fn weights(
     let Some(a) = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) else {
         return [1.0; 3];
     };
-    let offered: Vec<bool> = TURNS
-        .iter()
-        .map(|&t| {
-            map.lanes
-                .get(&approach)
-                .is_some_and(|l| l.successors.iter().any(|s| map.lanes.get(s).is_some_and(|c| c.turn == t)))
-        })
-        .collect();
+    let Some(lane) = map.lanes.get(&approach) else { return [1.0; 3] };
+    let offered = TURNS.map(|t| lane.successors.iter().any(|s| map.lanes.get(s).is_some_and(|c| c.turn == t)));
     let m = offered.iter().filter(|&&o| o).count() as f64;
     if m == 0.0 {
         return [1.0; 3];

@@ -56,7 +56,7 @@ pub(super) struct Route {
     /// Indices into `lanelets` of the approach and the exit (pedestrians: the crosswalk, twice):
     /// lanes before the approach and after the exit lead up to and away from the junction.
     pub(super) core: (usize, usize),
-    /// "left" / "straight" / "right"; empty for pedestrians.
+    /// Left, straight or right; `Turn::None` for pedestrians.
     pub(super) turn: Turn,
     pub(super) points: Vec<P>,
     /// Arc length at each point.

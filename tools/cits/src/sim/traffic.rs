@@ -284,8 +284,10 @@ impl World {
             }
             Kind::Pedestrian => (rng.range(1.1, 1.6), None),
         };
-        if self.lane_keeping && r.kind == Kind::Car && turn.is_some() && rng.chance(STEADY_TURN_SHARE) {
-            cruise = turn.unwrap_or(cruise);
+        if let Some(v) = turn.filter(|_| self.lane_keeping && r.kind == Kind::Car) {
+            if rng.chance(STEADY_TURN_SHARE) {
+                cruise = v;
+            }
         }
         let mut m = Mover::new(&self.routes, route, entry_s, cruise, turn);
         if self.lane_keeping {
