@@ -106,7 +106,7 @@ pub fn assemble(
         updated.push((keys[i].clone(), merge(current, location, cfg)));
     }
     let trajectories: Vec<Trajectory> = updated.iter().map(|(_, t)| t.clone()).collect();
-    let writes = updated.into_iter().map(|(k, t)| (k, t.encode_to_vec())).collect();
+    let writes = updated.into_iter().map(|(k, t)| (k, crate::encode::encode(&t))).collect();
     Ok((
         writes,
         TrajectoryFrame {

@@ -9,6 +9,7 @@
 //! an intersection where lanes cross and run side by side.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{LaneGraph, MatchedPoint, MatchedTrajectory, ObjectClass, Trajectory, TravelMode};
@@ -71,8 +72,35 @@ struct Segment {
 pub struct LaneIndex {
     origin: Wgs84,
     /// Segments by travel mode and cell: a point is only ever matched to lanes of its mode.
-    cells: HashMap<(i32, i32, i32), Vec<Segment>>,
+    cells: HashMap<(i32, i32, i32), Vec<Segment>, BuildHasherDefault<CellHasher>>,
     successors: HashMap<i64, Vec<i64>>,
+}
+
+/// Hashes a cell's three integers with a multiply per integer (FxHash's step) instead of SipHash:
+/// the index is built anew per delivery from the map tile, a few thousand insertions, and SipHash
+/// was a fifth of building it in the actors (perf, 2026-11-27). Keys are our own cells, not input
+/// an attacker picks.
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b.into());
+        }
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write_u64(i as u32 as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
 }
 
 /// Map tiles: the lane graph cut along a fixed WGS84 grid (≈ 150 m × 220 m here), each tile with
@@ -236,7 +264,7 @@ fn cell_of(p: (f64, f64)) -> (i32, i32) {
 impl LaneIndex {
     pub fn new(graph: &LaneGraph) -> Self {
         let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
-        let mut cells: HashMap<(i32, i32, i32), Vec<Segment>> = HashMap::new();
+        let mut cells: HashMap<(i32, i32, i32), Vec<Segment>, BuildHasherDefault<CellHasher>> = HashMap::default();
         for l in &graph.lanelets {
             let mode = TravelMode::try_from(l.mode).unwrap_or(TravelMode::Unknown);
             let points = local_centerline(origin, l);

@@ -1,7 +1,5 @@
 //! What every stage shares: errors that become dead letters, outgoing messages, the trace.
 
-use prost::Message as _;
-
 use crate::proto::{DeadLetter, StageTrace};
 
 pub use crate::error::{StageError, UNAVAILABLE};
@@ -22,7 +20,7 @@ pub fn dead_letter(stage: &str, error: &StageError, source_subject: &str, payloa
         payload: payload.to_vec(),
         failed_at_us: now_us,
     };
-    Outbound { subject: crate::subjects::dead_letter(stage), body: letter.encode_to_vec() }
+    Outbound { subject: crate::subjects::dead_letter(stage), body: crate::encode::encode(&letter) }
 }
 
 /// The id of the frame a CPM starts: a hash of its subject (the RSU) and its bytes. A resent CPM
@@ -70,6 +68,7 @@ pub fn decode_input<M: prost::Message + Default>(payload: &[u8], what: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prost::Message as _;
 
     #[test]
     fn stored_state_decodes_and_missing_or_corrupt_state_is_empty() {
@@ -119,7 +118,7 @@ pub trait Traced: prost::Message + Sized {
     /// Stamps this stage's trace entry and encodes the message.
     fn stamp_and_encode(mut self, stage: &str, received_at_us: u64) -> Vec<u8> {
         push_trace(self.trace_mut(), stage, received_at_us, crate::time::now_us());
-        self.encode_to_vec()
+        crate::encode::encode(&self)
     }
 }
 

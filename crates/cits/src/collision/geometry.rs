@@ -2,6 +2,7 @@
 //! timed points, predicted post-encroachment time, the first overlap of two paths in space and
 //! time, and chords that rank pairs cheaply.
 
+use crate::finite::{max as hi, min as lo};
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{PredictedPath, TravelMode};
 
@@ -42,11 +43,9 @@ pub(super) struct Polyline<'a> {
     pub(super) boxes: &'a [[f64; 4]],
 }
 
-/// Bounding boxes (min x, min y, max x, max y) of a polyline's segments. Plain comparisons, not
-/// `f64::min`/`max` (libm calls in Wasm); the points are finite (validated on input).
+/// Bounding boxes (min x, min y, max x, max y) of a polyline's segments (finite points:
+/// validated on input).
 pub(super) fn segment_boxes(points: &[(f64, f64)]) -> Vec<[f64; 4]> {
-    let lo = |a: f64, b: f64| if a < b { a } else { b };
-    let hi = |a: f64, b: f64| if a > b { a } else { b };
     points
         .windows(2)
         .map(|w| [lo(w[0].0, w[1].0), lo(w[0].1, w[1].1), hi(w[0].0, w[1].0), hi(w[0].1, w[1].1)])
@@ -55,11 +54,20 @@ pub(super) fn segment_boxes(points: &[(f64, f64)]) -> Vec<[f64; 4]> {
 
 pub(super) fn crossing_points(a: Polyline, b: Polyline) -> Vec<Crossing> {
     let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0);
+    let apart = |p: &[f64; 4], q: &[f64; 4]| p[0] > q[2] || q[0] > p[2] || p[1] > q[3] || q[1] > p[3];
+    // All of `b` in one box: a segment of `a` away from it meets none of b's segments, and
+    // most of a path is away from the other (the detector's costliest loop, perf 2026-11-27).
+    let whole_b = b.boxes.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |w, s| {
+        [lo(w[0], s[0]), lo(w[1], s[1]), hi(w[2], s[2]), hi(w[3], s[3])]
+    });
     let mut out = Vec::new();
     for (i, (sa, ba)) in a.points.windows(2).zip(a.boxes).enumerate() {
+        if apart(ba, &whole_b) {
+            continue;
+        }
         for (j, (sb, bb)) in b.points.windows(2).zip(b.boxes).enumerate() {
             // Segments whose boxes do not meet cannot cross: most pairs end here.
-            if ba[0] > bb[2] || bb[0] > ba[2] || ba[1] > bb[3] || bb[1] > ba[3] {
+            if apart(ba, bb) {
                 continue;
             }
             let (d1, d2) = (cross(sb[0], sb[1], sa[0]), cross(sb[0], sb[1], sa[1]));

@@ -174,7 +174,7 @@ impl Handler for Predictor {
         // A redelivered frame may count a track twice: a prior of hundreds of tracks does not
         // notice, and the stage stays free of the applied-input bookkeeping.
         if learned {
-            svc.set_many(buckets::TURN_PRIORS, vec![(key, priors.encode_to_vec())])?;
+            svc.set_many(buckets::TURN_PRIORS, vec![(key, crate::encode::encode(&priors))])?;
         }
         // Sent even without paths: the detector's state and the DENM sender's terminations
         // advance with every frame.
@@ -219,7 +219,7 @@ impl Handler for CollisionDetector {
         let now = frame.reference_time_us;
         update_paths(&mut states[own], frame.paths, now, &cfg);
         let risks = detect(&current_paths(&states, now, &cfg), now, &cfg);
-        svc.set_many(buckets::PATHS, vec![(keys[own].clone(), states[own].encode_to_vec())])?;
+        svc.set_many(buckets::PATHS, vec![(keys[own].clone(), crate::encode::encode(&states[own]))])?;
         let out = CollisionRiskFrame {
             rsu_id: frame.rsu_id,
             reference_time_us: now,
@@ -257,7 +257,7 @@ impl Handler for DenmSender {
         state.next_sequence = crate::denm_sender::decode_sequence(sequence[0].as_deref())?;
         let now = frame.reference_time_us;
         let denms = step(&mut state, &frame, now, &cfg);
-        svc.set_many(buckets::WARNINGS, vec![(key.clone(), state.encode_to_vec())])?;
+        svc.set_many(buckets::WARNINGS, vec![(key.clone(), crate::encode::encode(&state))])?;
         svc.set_many(buckets::SEQUENCES, vec![(key, crate::denm_sender::encode_sequence(state.next_sequence))])?;
         let mut out = Vec::with_capacity(denms.len() + 1);
         for d in &denms {

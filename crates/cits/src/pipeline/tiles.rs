@@ -119,7 +119,7 @@ fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<
     }
     let tile = svc.read_blob(MapTiles::<()>::CONTAINER, object)?;
     let copy = MapTileCopy { read_at_us: now, tile: tile.clone() };
-    svc.set_many(buckets::MAP_TILES, vec![(object.to_string(), copy.encode_to_vec())])?;
+    svc.set_many(buckets::MAP_TILES, vec![(object.to_string(), crate::encode::encode(&copy))])?;
     Ok(tile)
 }
 

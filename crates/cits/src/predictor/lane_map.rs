@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::finite;
 use crate::geo::{distance, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{LaneGraph, TravelMode, Turn};
@@ -103,14 +104,14 @@ impl LaneMap {
                     .iter()
                     .map(|p| {
                         let d = lane.project(*p).1;
-                        let d = before.map_or(d, |b| d.min(b.project(*p).1));
+                        let d = before.map_or(d, |b| finite::min(d, b.project(*p).1));
                         d * d
                     })
                     .sum::<f64>();
                 (*id, lane.project(at).0, squared)
             })
             .collect();
-        let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, f64::min);
+        let best = fits.iter().map(|f| f.2).fold(f64::INFINITY, finite::min);
         fits.into_iter()
             .map(|(id, station, squared)| {
                 (id, station, (-(squared - best) / (2.0 * LANE_KEEPING_SIGMA_M.powi(2))).exp())

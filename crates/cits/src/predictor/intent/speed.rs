@@ -1,6 +1,7 @@
 //! The speed profile: a track's measured speeds against its distance to the stop line, and how
 //! likely they are for a turning road user and for one going straight.
 
+use crate::finite;
 use crate::proto::{MatchedTrajectory, TravelMode};
 
 use super::super::lane_map::LaneMap;
@@ -69,13 +70,15 @@ pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) 
     }
     let mean = profile.iter().map(|s| s.1).sum::<f64>() / profile.len() as f64;
     // Its cruise: the fastest it went (averaged over three samples against noise).
-    let cruise = profile.windows(3).map(|w| (w[0].1 + w[1].1 + w[2].1) / 3.0).fold(mean, f64::max);
-    let log_likelihood = |model: &dyn Fn(f64) -> f64| {
+    let cruise = profile.windows(3).map(|w| (w[0].1 + w[1].1 + w[2].1) / 3.0).fold(mean, finite::max);
+    // Generic, not `&dyn Fn`: each speed model is inlined into the sum over the samples (a few
+    // hundred models per track and frame).
+    fn log_likelihood(profile: &[(f64, f64)], model: impl Fn(f64) -> f64) -> f64 {
         -profile.iter().map(|&(d, v)| (v - model(d)).powi(2)).sum::<f64>() / (2.0 * PROFILE_SIGMA_MPS.powi(2))
-    };
+    }
     // Log of the mean of exp over hypotheses, without underflow.
     let log_mean = |logs: &[f64]| {
-        let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let top = logs.iter().copied().fold(f64::NEG_INFINITY, finite::max);
         top + (logs.iter().map(|l| (l - top).exp()).sum::<f64>() / logs.len() as f64).ln()
     };
     let mut braking = Vec::new();
@@ -87,15 +90,17 @@ pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) 
                 .iter()
                 .map(|shade| {
                     let cruise = cruise - shade;
-                    log_likelihood(&|d: f64| cruise.min((v_turn * v_turn + 2.0 * b * d.max(0.0)).sqrt()))
+                    log_likelihood(profile, |d| {
+                        finite::min(cruise, (v_turn * v_turn + 2.0 * b * finite::max(d, 0.0)).sqrt())
+                    })
                 })
-                .fold(f64::NEG_INFINITY, f64::max);
+                .fold(f64::NEG_INFINITY, finite::max);
             braking.push(best);
         }
     }
     // Log of a weighted mixture (weights summing to 1).
     let log_mix = |parts: &[(f64, f64)]| {
-        let top = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        let top = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, finite::max);
         top + parts.iter().map(|(w, l)| w * (l - top).exp()).sum::<f64>().ln()
     };
     // Braking to a stop at one of `stops` (every metre of the span) and pulling away from it;
@@ -106,9 +111,12 @@ pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) 
         while stop <= last {
             for b in TURN_BRAKING_MPS2 {
                 for a in PULL_AWAY_MPS2 {
-                    logs.push(log_likelihood(&|d: f64| {
+                    logs.push(log_likelihood(profile, |d| {
                         let v = if d > stop { 2.0 * b * (d - stop) } else { 2.0 * a * (stop - d) };
-                        cruise.min(v.sqrt()).min((by_line * by_line + 2.0 * b * d.max(0.0)).sqrt())
+                        finite::min(
+                            finite::min(cruise, v.sqrt()),
+                            (by_line * by_line + 2.0 * b * finite::max(d, 0.0)).sqrt(),
+                        )
                     }));
                 }
             }
@@ -130,7 +138,7 @@ pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) 
         (YIELDING_TURN_SHARE, stopping(YIELD_IN_TURN_M, (low + high) / 2.0)),
     ]);
     // Half the straight weight on keeping its speed, half on yielding at the line.
-    let straight = log_mix(&[(0.5, log_likelihood(&|_| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
+    let straight = log_mix(&[(0.5, log_likelihood(profile, |_| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
     Some((turning - straight).exp().clamp(1e-3, 1e3))
 }
 

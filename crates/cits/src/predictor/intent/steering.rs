@@ -4,6 +4,7 @@
 //! rider gives, braking, moving over or not. Turns ease in (a clothoid, as NCAP's test paths and
 //! drivers' steering do): the heading grows with the square of the distance since the onset.
 
+use crate::finite;
 use crate::proto::{MatchedTrajectory, TravelMode};
 
 use super::super::lane_map::LaneMap;
@@ -83,7 +84,7 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
     };
     // Each hypothesis differs from going straight only at the samples past its onset: sum the
     // log-ratio over those (the straight density of each sample is worked out once).
-    let newest_along = samples.iter().map(|s| s.0).fold(f64::NEG_INFINITY, f64::max);
+    let newest_along = samples.iter().map(|s| s.0).fold(f64::NEG_INFINITY, finite::max);
     let (first, last, step) = onsets_m(mode);
     if newest_along <= first {
         return [1.0, 1.0]; // before any onset: nothing to tell yet
@@ -104,7 +105,8 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
                         .filter(|((along, _, _), _)| *along > onset)
                         .map(|(&(along, off, noise), straight)| {
                             let past = along - onset;
-                            log_density(off - side * (0.5 * rate * past * past).min(TURN_MAX_RAD), noise) - straight
+                            log_density(off - side * finite::min(0.5 * rate * past * past, TURN_MAX_RAD), noise)
+                                - straight
                         })
                         .sum();
                     ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
