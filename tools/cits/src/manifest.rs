@@ -17,7 +17,7 @@ use wadm_types::validation::{ValidationFailureLevel, ValidationOutput as _};
 use wadm_types::{Manifest, Properties, TraitProperty};
 
 /// The lattice's named config with its Redis endpoint (`url`, no password), the key-value
-/// provider's first config; put by `tools/lattice.sh up`.
+/// provider's first config; put by `cits lattice up`.
 pub const LATTICE_REDIS: &str = "cits-lattice-redis";
 /// The lattice's named config with the blobstore folder (`ROOT`), the blobstore links' target config.
 pub const LATTICE_BLOBSTORE: &str = "cits-lattice-blobstore";
