@@ -119,18 +119,18 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
     }
 }
 
-/// Whether wadm reports `version` of `app` as deployed.
+/// Whether wadm reports `app` deployed, at `version`.
 async fn deployed(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<bool> {
-    let models = wadm.list_manifests().await.map_err(|e| anyhow!("wadm model.list: {e}"))?;
-    Ok(models.iter().any(|m| {
-        m.name == app
-            && m.deployed_version.as_deref() == Some(version)
-            && m.detailed_status.info.status_type == StatusType::Deployed
-    }))
+    let status = wadm.get_manifest_status(app).await.map_err(|e| anyhow!("wadm status of {app}: {e}"))?;
+    if status.info.status_type != StatusType::Deployed {
+        return Ok(false);
+    }
+    let versions = wadm.list_versions(app).await.map_err(|e| anyhow!("wadm versions of {app}: {e}"))?;
+    Ok(versions.iter().any(|v| v.version == version && v.deployed))
 }
 
 /// Undeploys the application and waits until its components and providers are gone.
-pub async fn undeploy(settings: &Settings) -> anyhow::Result<()> {
+pub async fn undeploy(settings: &Settings, processes: &super::Processes) -> anyhow::Result<()> {
     let client = super::nats::connect(settings).await?;
     let wadm = wadm_client::Client::from_nats_client(&settings.lattice, None, client.clone());
     let app = &settings.app;
@@ -147,8 +147,10 @@ pub async fn undeploy(settings: &Settings) -> anyhow::Result<()> {
     let give_up = tokio::time::sleep(DEPLOY_LIMIT);
     tokio::pin!(give_up);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    // Every host of ours must answer: one too slow for the query window would look empty.
+    let hosts = processes.named("host-").iter().filter(|h| processes.running(h).is_some()).count();
     loop {
-        let left = leftovers(&ctl).await?;
+        let left = leftovers(&ctl, hosts).await?;
         if left.is_empty() {
             log(format!("{app} undeployed"));
             return Ok(());
@@ -161,10 +163,15 @@ pub async fn undeploy(settings: &Settings) -> anyhow::Result<()> {
     }
 }
 
-/// The application's components and providers still on some host.
-async fn leftovers(ctl: &wasmcloud_control_interface::Client) -> anyhow::Result<Vec<String>> {
+/// The application's components and providers still on some host (or that fewer than `hosts`
+/// hosts answered).
+async fn leftovers(ctl: &wasmcloud_control_interface::Client, hosts: usize) -> anyhow::Result<Vec<String>> {
+    let answered = ctl.get_hosts().await.map_err(|e| anyhow!("hosts: {e}"))?;
+    if answered.len() < hosts {
+        return Ok(vec![format!("{} of {hosts} hosts answered", answered.len())]);
+    }
     let mut left = Vec::new();
-    for host in ctl.get_hosts().await.map_err(|e| anyhow!("hosts: {e}"))? {
+    for host in answered {
         let Some(host) = host.into_data() else { continue };
         let inventory = ctl.get_host_inventory(host.id()).await.map_err(|e| anyhow!("inventory: {e}"))?;
         let Some(inventory) = inventory.into_data() else { continue };

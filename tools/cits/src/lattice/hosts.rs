@@ -48,11 +48,15 @@ pub fn start_wadm(settings: &Settings, guard: &mut StartGuard) -> anyhow::Result
     guard.start("wadm", program)
 }
 
-/// Waits until wadm answers its API (it makes its streams first).
+/// Waits until wadm answers its API (a status, or that there is no such application yet): it
+/// has made its streams by then, so no host event is published before wadm records it.
 pub async fn wadm_ready(settings: &Settings, processes: &Processes, pid: i32) -> anyhow::Result<()> {
     let wadm = wadm_client::Client::from_nats_client(&settings.lattice, None, super::nats::connect(settings).await?);
     process::ready(processes, "wadm", pid, Duration::from_secs(60), || async {
-        wadm.list_manifests().await.map(drop).map_err(|e| anyhow::anyhow!("wadm model.list: {e}"))
+        match wadm.get_manifest_status(&settings.app).await {
+            Ok(_) | Err(wadm_client::error::ClientError::NotFound(_)) => Ok(()),
+            Err(e) => Err(anyhow::anyhow!("wadm model.status: {e}")),
+        }
     })
     .await
 }

@@ -119,7 +119,7 @@ impl Lattice {
                 Ok(())
             }
             Step::Deploy => deploy::deploy(&self.settings).await,
-            Step::Undeploy => deploy::undeploy(&self.settings).await,
+            Step::Undeploy => deploy::undeploy(&self.settings, &self.processes).await,
             Step::Probe => deploy::probe(&self.settings).await,
             Step::HostUp { n } => self.host_up(n).await,
             Step::HostDown => hosts::stop_all(&self.processes).await,
@@ -165,6 +165,8 @@ impl Lattice {
         crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
         redis::start(s, &mut guard, &self.processes).await?;
         let wadm = hosts::start_wadm(s, &mut guard)?;
+        // Before any host: wadm learns of hosts from their events in its own stream.
+        hosts::wadm_ready(s, &self.processes, wadm.pid).await?;
         hosts::start_policy(s, &mut guard, &self.processes).await?;
 
         let joins = hosts::Joins::subscribe(s).await?;
@@ -176,7 +178,6 @@ impl Lattice {
             }
         }
         joins.wait(&self.processes, &new_hosts, Duration::from_secs(60)).await?;
-        hosts::wadm_ready(s, &self.processes, wadm.pid).await?;
 
         // Where this lattice's Redis and blobstore folder are: named configs the manifests refer
         // to (no port or path in them), like the RSU registry below.
