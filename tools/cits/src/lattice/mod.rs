@@ -23,6 +23,9 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
 
+// The lattice's own values the manifests name but do not hold.
+use crate::manifest::{LATTICE_BLOBSTORE, LATTICE_REDIS};
+
 pub use baseline::{Input, Shape};
 pub use process::Processes;
 pub use settings::{Binaries, Settings};
@@ -33,9 +36,6 @@ const GRACE: Duration = Duration::from_secs(10);
 
 /// Every service `status` reports, in start order (hosts and native stages follow).
 const SERVICES: [&str; 6] = ["nats", "secrets", "redis", "wadm", "policy", "dashboard"];
-
-/// The lattice's own values the manifests name but do not hold (see [`crate::manifest`]).
-use crate::manifest::{LATTICE_BLOBSTORE, LATTICE_REDIS};
 
 fn log(line: impl AsRef<str>) {
     eprintln!("[lattice] {}", line.as_ref());
@@ -58,15 +58,11 @@ pub enum Step {
     /// Send a probe CPM through all stages until it comes out (six tries of 5 s).
     Probe,
     /// Start host N of the topology again (after a crash) and wait until it joins.
-    HostUp {
-        n: usize,
-    },
+    HostUp { n: usize },
     /// Stop the hosts and wadm, leaving NATS and Redis up.
     HostDown,
     /// Fault injection: kill -9 a server and start it again on the same state.
-    CrashRestart {
-        server: Server,
-    },
+    CrashRestart { server: Server },
     /// The native baseline instead of a deployment (`cits stage` processes).
     NativeUp {
         #[arg(default_value = "seven")]
@@ -74,18 +70,16 @@ pub enum Step {
         #[arg(default_value = "core")]
         input: Input,
     },
+    /// Stop the native stages.
     NativeDown,
+    /// Start the operator's web dashboard on DASHBOARD_PORT.
     DashboardUp,
+    /// Stop the dashboard.
     DashboardDown,
     /// Register an RSU: its MQTT credentials and its station (default RSU_STATION).
-    RsuAdd {
-        rsu: String,
-        station: Option<u32>,
-    },
+    RsuAdd { rsu: String, station: Option<u32> },
     /// Revoke an RSU's credentials and unregister it.
-    RsuRemove {
-        rsu: String,
-    },
+    RsuRemove { rsu: String },
     /// Print the pipeline's Redis URL (with its user and password).
     RedisUrl,
 }

@@ -266,8 +266,7 @@ where
         };
         if tokio::time::Instant::now() + pause > give_up {
             bail!(
-                "{name} not ready within {limit:?} ({}); log {}:\n{}",
-                format!("{last:#}"),
+                "{name} not ready within {limit:?} ({last:#}); log {}:\n{}",
                 processes.log_file(name).display(),
                 processes.log_tail(name, 30)
             );
