@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use cits_tests::RedisServer;
+use cits_tests::{Lattice, RedisServer};
 use keyvalue_redis::{RedisConfig, RedisStore};
 
 fn store(redis: &RedisServer) -> RedisStore {
@@ -122,6 +122,37 @@ async fn recovers_when_redis_restarts_and_errors_clearly_while_down() {
     }
     assert!(ok, "store did not recover after Redis restarted");
     assert_eq!(kv.get("s", "k").await.unwrap(), Some(Bytes::from_static(b"v2")));
+}
+
+/// The lattice's own Redis (its ACL, its AOF) killed with `kill -9` right after two writes and
+/// started again: both are there. Failed twice before: Redis 7.0 re-checks each EXEC of the AOF
+/// against the default user, which the lattice turns off, so with no permissions on it the
+/// stages' state commits (MULTI … EXEC, as `set_many` with TTLs writes them) vanished; and with
+/// `appendfsync everysec` the plain write made during the first write's fsync was lost.
+#[tokio::test]
+async fn the_lattices_redis_keeps_acknowledged_transactions_across_kill_9() {
+    let lattice = Lattice::start_services("kv-aof");
+    let ttls = [("warnings".to_string(), Duration::from_secs(3600))].into_iter().collect();
+    let kv = RedisStore::new(RedisConfig { url: lattice.redis_url(), ttls, ..RedisConfig::default() }).unwrap();
+    let state: Vec<(String, Bytes)> = vec![
+        ("warnings:rsu1".to_string(), Bytes::from_static(b"w")),
+        ("sequences:rsu1".to_string(), Bytes::from_static(b"4")),
+    ];
+    kv.set_many("", &state).await.unwrap();
+    kv.set("plain", "k", b"v").await.unwrap();
+
+    lattice.step(&["crash-restart", "redis"]).unwrap();
+    let keys: Vec<String> = state.iter().map(|(k, _)| k.clone()).collect();
+    let mut got = Err(keyvalue_redis::StoreError(String::new()));
+    for _ in 0..50 {
+        got = kv.get_many("", &keys).await;
+        if got.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(got.unwrap(), state.into_iter().map(Some).collect::<Vec<_>>(), "a committed transaction was lost");
+    assert_eq!(kv.get("plain", "k").await.unwrap(), Some(Bytes::from_static(b"v")));
 }
 
 #[tokio::test]

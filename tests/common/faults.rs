@@ -167,6 +167,14 @@ pub async fn replay_with_faults(
             denms.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
         if sent != native {
             eprintln!("{rsu}: {} DENMs sent, {} in process", sent.len(), native.len());
+            // Where they part, decoded: which warning changed tells which state did.
+            let at = sent.iter().zip(native.iter()).take_while(|(a, b)| a == b).count();
+            for (side, list) in [("sent", &sent), ("in process", &native)] {
+                for (i, bytes) in list.iter().enumerate().skip(at).take(3) {
+                    let denm = etsi_its::denm::decode(bytes).map(|d| etsi_its::denm::SimpleDenm::from_denm(&d));
+                    eprintln!("{rsu}: {side} #{i}: {denm:?}");
+                }
+            }
             outcome.denms_equal = false;
         }
     }

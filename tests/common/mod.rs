@@ -111,6 +111,11 @@ impl Lattice {
         Self::start_steps(name, None, &["up", &format!("native-up {native}"), "probe"])
     }
 
+    /// NATS, Redis, wadm and the hosts as `make run` starts them, nothing deployed.
+    pub fn start_services(name: &str) -> Self {
+        Self::start_steps(name, None, &["up"])
+    }
+
     fn start_steps(name: &str, manifest: Option<&str>, steps: &[&str]) -> Self {
         Self::start_full(name, manifest, steps, 1, None)
     }
