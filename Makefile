@@ -61,14 +61,16 @@ HOSTS      ?= 1
 RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
 
-# The binaries tools/lattice.sh runs (the e2e tests start lattices of their own with them).
+# The binaries `cits lattice` runs (the e2e tests start lattices of their own with them).
 BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server) \
 	WASMCLOUD_HOST_BIN=$(HOST_BIN) WADM_BIN=$(WADM_BIN_PATH) WASH=$(WASH_BIN) CITS_TOOL=$(CITS_BIN) \
 	CITS_POLICY=$(POLICY_BIN) CITS_DASHBOARD=$(DASHBOARD_BIN) SECRETS_NATS_KV=$(SECRETS_BIN)
 # A replay faster than real time sends CPMs older than live: the age limit widens with it.
-LATTICE_ENV = $(BIN_ENV) \
+LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
-	MAX_AGE_MS=$(if $(filter 1,$(SPEED)),,300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
+	$(if $(filter 1,$(SPEED)),,MAX_AGE_MS=300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
+# The lattice's supervisor (tools/cits/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
+LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
 .PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory lint
 
@@ -184,23 +186,23 @@ FORCE:
 
 # ---- run -------------------------------------------------------------------------------------
 run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print DENMs; keeps running
-	@$(LATTICE_ENV) tools/lattice.sh down >/dev/null 2>&1 || true
+	@$(LATTICE) down >/dev/null 2>&1 || true
 	@rm -rf $(CITS_STATE)
-	@trap '$(LATTICE_ENV) tools/lattice.sh down' INT TERM; \
-	$(LATTICE_ENV) tools/lattice.sh up && \
-	$(LATTICE_ENV) tools/lattice.sh deploy && \
-	$(LATTICE_ENV) tools/lattice.sh dashboard-up && \
-	$(LATTICE_ENV) tools/lattice.sh probe && \
+	@trap '$(LATTICE) down' INT TERM; \
+	$(LATTICE) up && \
+	$(LATTICE) deploy && \
+	$(LATTICE) dashboard-up && \
+	$(LATTICE) probe && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
 	  --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."
 
 stop: ## stop everything `make run` started
-	@$(LATTICE_ENV) tools/lattice.sh down
+	@$(LATTICE) down
 
 status: ## what of the lattice is running
-	@$(LATTICE_ENV) tools/lattice.sh status
+	@$(LATTICE) status
 
 WASH_ENV = WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts \
 	WASH_CTL_CREDS=$(CITS_STATE)/auth/users/operator.creds

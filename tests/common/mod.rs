@@ -14,6 +14,26 @@ use anyhow::{bail, Context as _};
 use futures::StreamExt as _;
 use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, Packet, QoS};
 
+/// Runs `future` to completion on a runtime of its own (on a thread of its own: the caller may
+/// be inside a test's runtime, where blocking on another is refused).
+fn block_on<F: std::future::Future + Send>(future: F) -> F::Output
+where
+    F::Output: Send,
+{
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime for the lattice supervisor")
+                    .block_on(future)
+            })
+            .join()
+            .expect("the lattice supervisor's thread")
+    })
+}
+
 /// Polls `done` every 200 ms for at most `limit`; whether it held.
 pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let give_up = std::time::Instant::now() + limit;
@@ -85,9 +105,8 @@ impl Lattice {
     }
 
     /// The native baseline instead of the actors: the stages as `cits stage` processes on the
-    /// same NATS, Redis and map (nothing deployed on the host).
-    /// The native baseline instead of a deployment: `native` is `lattice.sh native-up`'s
-    /// arguments (`seven core`, `fused durable`, …).
+    /// same NATS, Redis and map (nothing deployed on the host); `native` is `cits lattice
+    /// native-up`'s arguments (`seven core`, `fused durable`, …).
     pub fn start_native(name: &str, native: &str) -> Self {
         Self::start_steps(name, None, &["up", &format!("native-up {native}"), "probe"])
     }
@@ -135,12 +154,11 @@ impl Lattice {
             max_age_ms,
         };
         for step in steps {
-            let status = lattice.script(step).status().expect("tools/lattice.sh runs");
-            if !status.success() {
+            if let Err(e) = lattice.step(&step.split_whitespace().collect::<Vec<_>>()) {
                 let log = std::fs::read_to_string(lattice.state.join("logs/host-1.log")).unwrap_or_default();
                 let tail: Vec<&str> = log.lines().rev().take(60).collect();
                 panic!(
-                    "lattice.sh {step} failed; host log tail:\n{}",
+                    "cits lattice {step} failed: {e:#}\nhost log tail:\n{}",
                     tail.into_iter().rev().collect::<Vec<_>>().join("\n")
                 );
             }
@@ -148,22 +166,22 @@ impl Lattice {
         lattice
     }
 
-    fn script(&self, step: &str) -> Command {
-        let mut cmd = Command::new(self.repo.join("tools/lattice.sh"));
-        cmd.args(step.split_whitespace())
-            .env("CITS_STATE", &self.state)
-            .env("NATS_PORT", self.nats_port.to_string())
-            .env("MQTT_PORT", self.mqtt_port.to_string())
-            .env("REDIS_PORT", self.redis_port.to_string())
-            .env("NATS_HTTP_PORT", self.http_port.to_string())
-            .env("HOSTS", self.hosts.to_string());
-        if let Some(manifest) = &self.manifest {
-            cmd.env("CITS_MANIFEST", manifest);
-        }
-        if let Some(ms) = self.max_age_ms {
-            cmd.env("MAX_AGE_MS", ms.to_string());
-        }
-        cmd
+    /// The supervisor of this lattice (`cits lattice`), with the binaries `make test-e2e` names.
+    fn supervisor(&self) -> cits_tools::lattice::Lattice {
+        let settings = cits_tools::lattice::Settings::from_env().expect("lattice settings from the environment");
+        cits_tools::lattice::Lattice::new(cits_tools::lattice::Settings {
+            state: self.state.clone(),
+            repo: self.repo.clone(),
+            nats_port: self.nats_port,
+            mqtt_port: self.mqtt_port,
+            redis_port: self.redis_port,
+            nats_http_port: self.http_port,
+            hosts: self.hosts.into(),
+            topology: None,
+            manifest: self.manifest.clone(),
+            max_age_ms: self.max_age_ms,
+            ..settings
+        })
     }
 
     /// Runs `wash` against this lattice and returns its stdout.
@@ -298,23 +316,20 @@ impl Lattice {
     /// Starts the web dashboard on a free port; returns its URL.
     pub fn start_dashboard(&self) -> String {
         let port = free_port();
-        let status =
-            self.script("dashboard-up").env("DASHBOARD_PORT", port.to_string()).status().expect("lattice.sh runs");
-        assert!(
-            status.success(),
-            "lattice.sh dashboard-up failed; see {}",
-            self.state.join("logs/dashboard.log").display()
-        );
+        let mut supervisor = self.supervisor();
+        supervisor.settings.dashboard_port = port;
+        let step = cits_tools::lattice::Step::DashboardUp;
+        if let Err(e) = block_on(supervisor.run(step)) {
+            panic!("cits lattice dashboard-up failed: {e:#}");
+        }
         format!("http://127.0.0.1:{port}/")
     }
 
-    /// Runs a `tools/lattice.sh` step against this lattice.
+    /// Runs a `cits lattice` step against this lattice (`&["host-up", "2"]`).
     pub fn step(&self, args: &[&str]) -> anyhow::Result<()> {
-        let status = self.script(args[0]).args(&args[1..]).status().context("tools/lattice.sh runs")?;
-        if !status.success() {
-            bail!("lattice.sh {args:?} failed");
-        }
-        Ok(())
+        let step = cits_tools::lattice::parse_step(args)?;
+        let supervisor = self.supervisor();
+        block_on(supervisor.run(step)).with_context(|| format!("cits lattice {args:?}"))
     }
 
     /// Sends one probe CPM (`cits probe`) and tells whether its FrameDone came out in time.
@@ -398,7 +413,9 @@ impl Lattice {
 
 impl Drop for Lattice {
     fn drop(&mut self) {
-        let _ = self.script("down").status();
+        if let Err(e) = self.step(&["down"]) {
+            eprintln!("{e:#}");
+        }
         // CITS_KEEP_STATE=1 keeps logs and the rendered manifest for a post-mortem.
         if std::env::var_os("CITS_KEEP_STATE").is_none() {
             let _ = std::fs::remove_dir_all(&self.state);

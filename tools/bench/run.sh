@@ -29,7 +29,7 @@ FACTORS="${BENCH_FACTORS:-1 2 4 8 16}"
 SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native native-fused}"
 RSUS_N="${BENCH_RSUS:-}"
 RSUS_SECONDS="${BENCH_RSUS_SECONDS:-60}"
-# The recording's station (tools/lattice.sh registers RSUs with it); RSU k of N sends as STATION+k-1.
+# The recording's station (`cits lattice` registers RSUs with it); RSU k of N sends as STATION+k-1.
 STATION="${RSU_STATION:-1001}"
 OUT="${BENCH_OUT:-$REPO/results/$(date -u +%Y%m%dT%H%M%SZ)}"
 RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
@@ -37,10 +37,12 @@ STATE="${CITS_STATE:-$REPO/.state}"
 : "${CITS_TOOL:?set CITS_TOOL (use make bench)}" "${PYTHON:?set PYTHON}" "${WASH:?set WASH}"
 NATS="127.0.0.1:${NATS_PORT:-4222}"
 MQTT="127.0.0.1:${MQTT_PORT:-1883}"
-LATTICE="$REPO/tools/lattice.sh"
-# The hosts' compilation cache (tools/lattice.sh); start-up is measured with it empty and filled.
+# The lattice's supervisor (tools/cits/src/lattice), on this clone's manifests and map.
+export CITS_REPO="$REPO"
+LATTICE=("$CITS_TOOL" lattice)
+# The hosts' compilation cache (`cits lattice`); start-up is measured with it empty and filled.
 export COMPILATION_CACHE="$STATE/compiled"
-# The tools act as the lattice's operator, replays as registered RSUs (tools/lattice.sh, auth).
+# The tools act as the lattice's operator, replays as registered RSUs (`cits lattice`, auth).
 export CITS_AUTH="$STATE/auth"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
@@ -59,9 +61,9 @@ for w in "$REPO"/actors/*/build/*_s.wasm; do
     echo "$(basename "$w") $(stat -c %s "$w")"
 done >"$OUT/sizes.txt"
 
-"$LATTICE" down >/dev/null 2>&1 || true
+"${LATTICE[@]}" down >/dev/null 2>&1 || true
 rm -rf "$STATE"
-trap '"$LATTICE" down >/dev/null 2>&1 || true' EXIT
+trap '"${LATTICE[@]}" down >/dev/null 2>&1 || true' EXIT
 # The default recording (207 s) at up to 16x: its first CPMs are sent up to ~195 s older than live.
 export MAX_AGE_MS="${MAX_AGE_MS:-300000}"
 # The stations of the many-intersections RSUs get the recording's cameras (in every deployment, so
@@ -71,22 +73,22 @@ for n in $RSUS_N; do
     if ((n > max_n)); then max_n=$n; fi
 done
 if ((max_n > 1)); then
-    CAMERA_STATIONS="$(seq -s ' ' $((STATION + 1)) $((STATION + max_n - 1)))"
+    CAMERA_STATIONS="$(seq -s , $((STATION + 1)) $((STATION + max_n - 1)))"
     export CAMERA_STATIONS
 fi
-"$LATTICE" up
-REDIS="$("$LATTICE" redis-url)"
+"${LATTICE[@]}" up
+REDIS="$("${LATTICE[@]}" redis-url)"
 # Every RSU the runs replay as, registered while a host is up (the registry is lattice config).
 for system in $SYSTEMS; do
     for compiled in cold cached; do
-        "$LATTICE" rsu-add "startup-$system-$compiled"
+        "${LATTICE[@]}" rsu-add "startup-$system-$compiled"
     done
     for f in $FACTORS; do
-        "$LATTICE" rsu-add "bench-$system-${f//./_}x"
+        "${LATTICE[@]}" rsu-add "bench-$system-${f//./_}x"
     done
     for n in $RSUS_N; do
         for ((k = 1; k <= n; k++)); do
-            "$LATTICE" rsu-add "bench-$system-n$n-$k" $((STATION + k - 1))
+            "${LATTICE[@]}" rsu-add "bench-$system-n$n-$k" $((STATION + k - 1))
         done
     done
 done
@@ -107,26 +109,26 @@ switch_to() { # system
     case "$system" in
     wasmcloud | wasmcloud-fused)
         if [[ "$current" != "$system" ]]; then
-            "$LATTICE" native-down
-            "$LATTICE" up >/dev/null # again, if the native baseline ran before
-            "$LATTICE" undeploy
-            CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
+            "${LATTICE[@]}" native-down
+            "${LATTICE[@]}" up >/dev/null # again, if the native baseline ran before
+            "${LATTICE[@]}" undeploy
+            CITS_MANIFEST="$(manifest_of "$system")" "${LATTICE[@]}" deploy
         fi
-        "$LATTICE" probe
+        "${LATTICE[@]}" probe
         cpu=(--cpu "host=$(pid_of host-1)")
         current=$system
         ;;
     native | native-durable | native-fused)
         if [[ "$current" != "$system" ]]; then
-            "$LATTICE" host-down
-            "$LATTICE" native-down
+            "${LATTICE[@]}" host-down
+            "${LATTICE[@]}" native-down
             case "$system" in
-            native) "$LATTICE" native-up seven core ;;
-            native-durable) "$LATTICE" native-up seven durable ;;
-            native-fused) "$LATTICE" native-up fused durable ;;
+            native) "${LATTICE[@]}" native-up seven core ;;
+            native-durable) "${LATTICE[@]}" native-up seven durable ;;
+            native-fused) "${LATTICE[@]}" native-up fused durable ;;
             esac
         fi
-        "$LATTICE" probe
+        "${LATTICE[@]}" probe
         cpu=(--cpu "stages=$(cat "$STATE"/pids/native-*.pid | paste -sd,)")
         current=$system
         ;;
@@ -145,13 +147,13 @@ cpu=()
 for system in $SYSTEMS; do
     [[ "$system" == native* ]] && continue
     for compiled in cold cached; do
-        "$LATTICE" undeploy
+        "${LATTICE[@]}" undeploy
         [[ "$compiled" == cold ]] && find "$COMPILATION_CACHE" -mindepth 1 -delete
         # The demo recording's CPMs wait in JetStream for the deployment, as live RSUs' would.
         "$CITS_TOOL" bench first-denm-backlog --system "$system" --compiled "$compiled" \
             --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS"
-        CITS_MANIFEST="$(manifest_of "$system")" "$LATTICE" deploy
-        # From `wash app deploy` (lattice.sh stores every version of the application first).
+        CITS_MANIFEST="$(manifest_of "$system")" "${LATTICE[@]}" deploy
+        # From the deploy request (`cits lattice deploy` stores every version of the application first).
         since=$(cat "$STATE/deploy-requested-us")
         # Links that raced a provider's start are caught up by the provider itself (cits-provider);
         # the time until the first DENM includes that.
@@ -183,7 +185,7 @@ for n in $RSUS_N; do
     done
 done
 
-"$LATTICE" down
+"${LATTICE[@]}" down
 trap - EXIT
 baseline=native
 [[ " $SYSTEMS " == *" native "* ]] || baseline=$(awk '{print $1}' <<<"$SYSTEMS")

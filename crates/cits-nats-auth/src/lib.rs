@@ -113,7 +113,7 @@ impl Authority {
     /// Opens an existing authority (tools reading tokens must never create a new one).
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
         if !dir.join("operator.nk").exists() {
-            bail!("{} holds no NATS authority (tools/lattice.sh up creates it)", dir.display());
+            bail!("{} holds no NATS authority (cits lattice up creates it)", dir.display());
         }
         Self::init(dir)
     }

@@ -1,4 +1,4 @@
-//! How the tools authenticate to a lattice with NATS auth on (tools/lattice.sh always turns it
+//! How the tools authenticate to a lattice with NATS auth on (cits lattice always turns it
 //! on; see crates/cits-nats-auth): from the environment, so every command works alike.
 //!
 //! - `CITS_AUTH`: the lattice's auth directory (`<state>/auth`). RSU connections (replay, DENM

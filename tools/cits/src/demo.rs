@@ -106,6 +106,31 @@ pub fn recording() -> Vec<Record> {
 /// Station id of `cits probe`: its objects never share key-value state with a real RSU's.
 pub const PROBE_STATION_ID: u32 = 4_000_000_000;
 
+/// Sends one [`probe_cpm`] (subject cits.cpm.probe) and waits at most `timeout` for its
+/// FrameDone at the end of the pipeline (cits.done.probe), printing dead letters meanwhile.
+pub async fn probe(client: &async_nats::Client, timeout: std::time::Duration) -> anyhow::Result<()> {
+    use futures::StreamExt as _;
+    let mut sub = client.subscribe(cits::subjects::done("probe")).await?;
+    let mut dlq = client.subscribe("cits.dlq.>").await?;
+    client.flush().await?;
+    // Road users on the map, so every stage, its key-value state and the map tiles in the
+    // blobstore are exercised, not just the message path.
+    client.publish("cits.cpm.probe", probe_cpm().into()).await?;
+    client.flush().await?;
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            Some(_) = sub.next() => {
+                eprintln!("pipeline is flowing");
+                return Ok(());
+            }
+            Some(letter) = dlq.next() => eprintln!("probe: {}", crate::watch::format_dead_letter(&letter.payload)),
+            _ = &mut deadline => anyhow::bail!("the probe CPM did not come out of the DENM sender within {timeout:?}"),
+        }
+    }
+}
+
 /// The CPM `cits probe` sends: three road users on the intersection's lanes (positions relative
 /// to the reference position, no sensor calibration needed), from the probe station.
 pub fn probe_cpm() -> Vec<u8> {

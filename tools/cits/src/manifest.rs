@@ -17,7 +17,7 @@ use wadm_types::validation::{ValidationFailureLevel, ValidationOutput as _};
 use wadm_types::{Manifest, Properties, TraitProperty};
 
 /// The lattice's named config with its Redis endpoint (`url`, no password), the key-value
-/// provider's first config; put by `tools/lattice.sh up`.
+/// provider's first config; put by `cits lattice up`.
 pub const LATTICE_REDIS: &str = "cits-lattice-redis";
 /// The lattice's named config with the blobstore folder (`ROOT`), the blobstore links' target config.
 pub const LATTICE_BLOBSTORE: &str = "cits-lattice-blobstore";
@@ -95,21 +95,15 @@ fn for_each_config(manifest: &mut Manifest, mut f: impl FnMut(&mut HashMap<Strin
 }
 
 /// `file://relative/path` as an absolute `file://` URL from folder `base`; other references
-/// unchanged. The artefact need not exist yet (`..` is resolved by name, as the host does).
+/// unchanged. Exactly as `wash app deploy FILE` (wash 0.43) makes it: the canonical folder
+/// joined with the path, `..` kept (the host's file system resolves it) — wadm takes a put of a
+/// stored version again only if it is identical (tools/patches/wadm.sh), so the lattice must
+/// store what the README's `wash app deploy` sends. The artefact need not exist yet.
 fn absolute_artefact(image: &str, base: &Path) -> anyhow::Result<String> {
     let Some(path) = image.strip_prefix("file://").filter(|p| !p.starts_with('/')) else {
         return Ok(image.to_string());
     };
-    let mut full = base.canonicalize().with_context(|| format!("no folder {}", base.display()))?;
-    for part in Path::new(path).components() {
-        match part {
-            std::path::Component::ParentDir => {
-                full.pop();
-            }
-            std::path::Component::Normal(name) => full.push(name),
-            _ => {}
-        }
-    }
+    let full = base.canonicalize().with_context(|| format!("no folder {}", base.display()))?.join(path);
     url::Url::from_file_path(&full)
         .map(String::from)
         .map_err(|()| anyhow::anyhow!("{} is not an absolute path", full.display()))
@@ -242,10 +236,10 @@ mod tests {
                 Properties::Capability { properties } => properties.image.clone(),
             }
             .unwrap();
-            assert!(image.starts_with("file:///") && !image.contains(".."), "{image}");
-            let path = PathBuf::from(image.trim_start_matches("file://"));
-            let repo = repo().canonicalize().unwrap();
-            assert!(path.starts_with(repo.join("actors")) || path.starts_with(repo.join("build/providers")), "{image}");
+            let wadm = repo().join("wadm").canonicalize().unwrap();
+            let relative =
+                image.strip_prefix(&format!("file://{}/", wadm.display())).unwrap_or_else(|| panic!("{image}"));
+            assert!(relative.starts_with("../actors/") || relative.starts_with("../build/providers/"), "{image}");
         }
     }
 

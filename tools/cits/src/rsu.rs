@@ -1,5 +1,5 @@
 //! RSU administration on a running lattice: `cits rsu add | remove | list`, and `cits auth init`
-//! (the lattice's NATS authority and its parts' users; tools/lattice.sh runs it at `up`).
+//! (the lattice's NATS authority and its parts' users; cits lattice runs it at `up`).
 //!
 //! An RSU is two things: a NATS user (MQTT-only bearer token for `cits.cpm.<rsu>` /
 //! `cits.denm.<rsu>`, crates/cits-nats-auth) and an entry of the decoder's RSU registry, the

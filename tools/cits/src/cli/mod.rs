@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod demo;
 mod evaluate;
+mod lattice;
 mod manifest;
 mod map;
 mod nats;
@@ -26,6 +27,8 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Start, deploy to, inspect and stop the local lattice (`make run`, `make stop`).
+    Lattice(Box<lattice::LatticeArgs>),
     /// Publish a recording over MQTT.
     Replay(replay::ReplayArgs),
     /// Print location frames and dead letters from NATS until idle.
@@ -73,6 +76,7 @@ enum Command {
 /// Runs the subcommand `cli` names.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Lattice(args) => lattice::run(*args).await,
         Command::Replay(args) => replay::run(args).await,
         Command::Watch(args) => watch::run(args).await,
         Command::Demo(args) => demo::run(args).await,

@@ -2,10 +2,8 @@
 
 use std::time::Duration;
 
-use anyhow::bail;
 use cits_tools::auth::connect_nats;
-use cits_tools::{demo, dlq, watch};
-use futures::StreamExt as _;
+use cits_tools::{demo, dlq};
 
 #[derive(clap::Args)]
 pub struct ProbeArgs {
@@ -17,26 +15,7 @@ pub struct ProbeArgs {
 
 pub async fn run_probe(args: ProbeArgs) -> anyhow::Result<()> {
     let ProbeArgs { nats, timeout_ms } = args;
-    let client = connect_nats(&nats).await?;
-    let mut sub = client.subscribe(cits::subjects::done("probe")).await?;
-    let mut dlq = client.subscribe("cits.dlq.>").await?;
-    client.flush().await?;
-    // Road users on the map, so every stage, its key-value state and the map tiles in the
-    // blobstore are exercised, not just the message path.
-    client.publish("cits.cpm.probe", demo::probe_cpm().into()).await?;
-    client.flush().await?;
-    let deadline = tokio::time::sleep(Duration::from_millis(timeout_ms));
-    tokio::pin!(deadline);
-    loop {
-        tokio::select! {
-            Some(_) = sub.next() => {
-                eprintln!("pipeline is flowing");
-                return Ok(());
-            }
-            Some(letter) = dlq.next() => eprintln!("probe: {}", watch::format_dead_letter(&letter.payload)),
-            _ = &mut deadline => bail!("the probe CPM did not come out of the DENM sender within {timeout_ms} ms"),
-        }
-    }
+    demo::probe(&connect_nats(&nats).await?, Duration::from_millis(timeout_ms)).await
 }
 
 #[derive(clap::Args)]

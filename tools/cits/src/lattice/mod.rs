@@ -1,0 +1,353 @@
+//! The local lattice, supervised: NATS (JetStream, MQTT, operator-mode auth), the secrets
+//! backend, Redis (ACL), wadm, the signature policy service and the wasmCloud hosts of a
+//! [`Topology`], each started by [`process`] and tracked by PID file in the state dir; its named
+//! configs, the Redis password secret and RSUs put; the application deployed through wadm.
+//!
+//! `cits lattice <step>` runs one [`Step`] (`make run`, `make stop`, `make status`, `make
+//! bench`); the end-to-end tests call [`Lattice::run`] directly. Each step waits for what it
+//! starts by protocol (see the modules) and leaves nothing half started if it fails.
+
+mod auth;
+pub mod baseline;
+mod dashboard;
+pub mod deploy;
+mod hosts;
+mod nats;
+pub mod process;
+mod redis;
+mod secrets;
+mod settings;
+pub mod topology;
+
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context as _};
+
+// The lattice's own values the manifests name but do not hold.
+use crate::manifest::{LATTICE_BLOBSTORE, LATTICE_REDIS};
+
+pub use baseline::{Input, Shape};
+pub use process::Processes;
+pub use settings::{Binaries, Settings};
+pub use topology::Topology;
+
+/// How long a service has between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Every service `status` reports, in start order (hosts and native stages follow).
+const SERVICES: [&str; 6] = ["nats", "secrets", "redis", "wadm", "policy", "dashboard"];
+
+fn log(line: impl AsRef<str>) {
+    eprintln!("[lattice] {}", line.as_ref());
+}
+
+/// One thing to do to the lattice.
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum Step {
+    /// Start everything (what runs already is kept), put the configs and the Redis secret,
+    /// register the RSUs.
+    Up,
+    /// Stop everything this state dir's PID files name.
+    Down,
+    /// What of the lattice runs.
+    Status,
+    /// Store every manifest version, deploy the chosen one, wait until wadm reports it deployed.
+    Deploy,
+    /// Undeploy the application and wait until its components and providers are gone.
+    Undeploy,
+    /// Send a probe CPM through all stages until it comes out (six tries of 5 s).
+    Probe,
+    /// Start host N of the topology again (after a crash) and wait until it joins.
+    HostUp { n: usize },
+    /// Stop the hosts and wadm, leaving NATS and Redis up.
+    HostDown,
+    /// Fault injection: kill -9 a server and start it again on the same state.
+    CrashRestart { server: Server },
+    /// The native baseline instead of a deployment (`cits stage` processes).
+    NativeUp {
+        #[arg(default_value = "seven")]
+        shape: Shape,
+        #[arg(default_value = "core")]
+        input: Input,
+    },
+    /// Stop the native stages.
+    NativeDown,
+    /// Start the operator's web dashboard on DASHBOARD_PORT.
+    DashboardUp,
+    /// Stop the dashboard.
+    DashboardDown,
+    /// Register an RSU: its MQTT credentials and its station (default RSU_STATION).
+    RsuAdd { rsu: String, station: Option<u32> },
+    /// Revoke an RSU's credentials and unregister it.
+    RsuRemove { rsu: String },
+    /// Print the pipeline's Redis URL (with its user and password).
+    RedisUrl,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {
+    Nats,
+    Redis,
+}
+
+/// A lattice on one state dir.
+pub struct Lattice {
+    pub settings: Settings,
+    pub processes: Processes,
+}
+
+impl Lattice {
+    pub fn new(mut settings: Settings) -> Self {
+        settings.state = process::absolute(&settings.state);
+        settings.repo = process::absolute(&settings.repo);
+        let processes = Processes { pids: settings.pids(), logs: settings.logs() };
+        Self { settings, processes }
+    }
+
+    pub async fn run(&self, step: Step) -> anyhow::Result<()> {
+        match step {
+            Step::Up => self.up().await,
+            Step::Down => self.down().await,
+            Step::Status => {
+                print!("{}", self.status());
+                Ok(())
+            }
+            Step::Deploy => deploy::deploy(&self.settings).await,
+            Step::Undeploy => deploy::undeploy(&self.settings, &self.processes).await,
+            Step::Probe => deploy::probe(&self.settings).await,
+            Step::HostUp { n } => self.host_up(n).await,
+            Step::HostDown => hosts::stop_all(&self.processes).await,
+            Step::CrashRestart { server } => self.crash_restart(server).await,
+            Step::NativeUp { shape, input } => {
+                let mut guard = process::StartGuard::new(&self.processes);
+                baseline::start(&self.settings, &mut guard, shape, input)?;
+                guard.keep();
+                Ok(())
+            }
+            Step::NativeDown => baseline::stop(&self.processes).await,
+            Step::DashboardUp => {
+                let mut guard = process::StartGuard::new(&self.processes);
+                dashboard::start(&self.settings, &mut guard, &self.processes).await?;
+                guard.keep();
+                Ok(())
+            }
+            Step::DashboardDown => self.processes.stop("dashboard", GRACE).await,
+            Step::RsuAdd { rsu, station } => self.rsu_add(&rsu, station.unwrap_or(self.settings.rsu_station)).await,
+            Step::RsuRemove { rsu } => self.rsu_remove(&rsu).await,
+            Step::RedisUrl => {
+                println!("{}", redis::url(&self.settings, redis::PIPELINE_USER)?);
+                Ok(())
+            }
+        }
+    }
+
+    pub async fn up(&self) -> anyhow::Result<()> {
+        let s = &self.settings;
+        let topology = s.topology();
+        topology.check()?;
+        for dir in [s.pids(), s.logs(), s.state.join("jetstream"), s.blobstore(), s.state.join("wash/contexts")] {
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        auth::init(s)?;
+        std::fs::write(s.state.join("nats.conf"), nats::config(s))?;
+        let mut guard = process::StartGuard::new(&self.processes);
+        nats::start(s, &mut guard, &self.processes).await?;
+        secrets::start(s, &mut guard).await?;
+        nats::ensure_streams(s).await?;
+        // Street geometry for map matcher and predictor: blobstore-fs container cits-map.
+        let graph = crate::map::load(&s.repo.join("data/map/weiser-gabelsberger.osm"), None)?;
+        crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
+        redis::start(s, &mut guard, &self.processes).await?;
+        let wadm = hosts::start_wadm(s, &mut guard)?;
+        // Before any host: wadm learns of hosts from their events in its own stream.
+        hosts::wadm_ready(s, &self.processes, wadm.pid).await?;
+        hosts::start_policy(s, &mut guard, &self.processes).await?;
+
+        let joins = hosts::Joins::subscribe(s).await?;
+        let mut new_hosts = Vec::new();
+        for (i, host) in topology.hosts.iter().enumerate() {
+            let started = hosts::start_host(s, &mut guard, i + 1, host)?;
+            if started.new {
+                new_hosts.push((topology::Host::name(i + 1), started.pid));
+            }
+        }
+        joins.wait(&self.processes, &new_hosts, Duration::from_secs(60)).await?;
+
+        // Where this lattice's Redis and blobstore folder are: named configs the manifests refer
+        // to (no port or path in them), like the RSU registry below.
+        self.put_config(LATTICE_REDIS, [("url", redis::url_without_password(s))]).await?;
+        self.put_config(LATTICE_BLOBSTORE, [("ROOT", s.blobstore().display().to_string())]).await?;
+
+        // RSUs of the recordings (and the probe's), before deploy: the decoder's registry must
+        // exist. `cits probe` sends as RSU probe from a station of its own.
+        self.rsu_add("probe", crate::demo::PROBE_STATION_ID).await?;
+        for rsu in &s.rsus {
+            self.rsu_add(rsu, s.rsu_station).await?;
+        }
+        guard.keep();
+        log(format!(
+            "lattice up: NATS :{} (MQTT :{}), Redis :{}, wadm, {} host(s) (state {})",
+            s.nats_port,
+            s.mqtt_port,
+            s.redis_port,
+            topology.hosts.len(),
+            s.state.display()
+        ));
+        Ok(())
+    }
+
+    pub async fn down(&self) -> anyhow::Result<()> {
+        let p = &self.processes;
+        p.stop("dashboard", GRACE).await?;
+        hosts::stop_all(p).await?;
+        baseline::stop(p).await?;
+        for name in ["policy", "redis", "secrets"] {
+            p.stop(name, GRACE).await?;
+        }
+        // Last: JetStream (wadm's state) must outlive its users.
+        p.stop("nats", GRACE).await
+    }
+
+    /// One line per service: running (with its PID) or stopped.
+    pub fn status(&self) -> String {
+        let hosts = self.processes.named("host-");
+        let natives = self.processes.named("native-");
+        SERVICES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(hosts)
+            .chain(natives)
+            .map(|name| match self.processes.running(&name) {
+                Some(pid) => format!("{name}: running (pid {pid})\n"),
+                None => format!("{name}: stopped\n"),
+            })
+            .collect()
+    }
+
+    pub async fn host_up(&self, n: usize) -> anyhow::Result<()> {
+        let topology = self.settings.topology();
+        let host = topology.host(n).with_context(|| format!("the topology has no host {n}"))?;
+        let joins = hosts::Joins::subscribe(&self.settings).await?;
+        let mut guard = process::StartGuard::new(&self.processes);
+        let started = hosts::start_host(&self.settings, &mut guard, n, host)?;
+        let new = if started.new { vec![(topology::Host::name(n), started.pid)] } else { vec![] };
+        joins.wait(&self.processes, &new, Duration::from_secs(60)).await?;
+        guard.keep();
+        Ok(())
+    }
+
+    pub async fn crash_restart(&self, server: Server) -> anyhow::Result<()> {
+        let mut guard = process::StartGuard::new(&self.processes);
+        match server {
+            Server::Nats => {
+                self.processes.kill("nats").await?;
+                nats::start(&self.settings, &mut guard, &self.processes).await?;
+            }
+            Server::Redis => {
+                self.processes.kill("redis").await?;
+                redis::start(&self.settings, &mut guard, &self.processes).await?;
+            }
+        }
+        guard.keep();
+        Ok(())
+    }
+
+    async fn put_config<const N: usize>(&self, name: &str, entries: [(&str, String); N]) -> anyhow::Result<()> {
+        let ctl = wasmcloud_control_interface::ClientBuilder::new(nats::connect(&self.settings).await?)
+            .lattice(&self.settings.lattice)
+            .build();
+        let values = entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<std::collections::HashMap<_, _>>();
+        let put = ctl.put_config(name, values).await.map_err(|e| anyhow!("config.put {name}: {e}"))?;
+        if !put.succeeded() {
+            bail!("config.put {name} refused: {}", put.message());
+        }
+        Ok(())
+    }
+
+    fn rsu_lattice(&self) -> (String, std::path::PathBuf, std::path::PathBuf) {
+        (self.settings.nats_addr(), self.settings.auth(), self.settings.pids().join("nats.pid"))
+    }
+
+    pub async fn rsu_add(&self, rsu: &str, station: u32) -> anyhow::Result<()> {
+        let (nats, auth, pid_file) = self.rsu_lattice();
+        let on = crate::rsu::Lattice {
+            nats: &nats,
+            auth: &auth,
+            lattice: &self.settings.lattice,
+            nats_pid_file: Some(&pid_file),
+        };
+        crate::rsu::add(&auth, rsu, &[station], &on).await.with_context(|| format!("cannot add RSU {rsu}"))?;
+        Ok(())
+    }
+
+    pub async fn rsu_remove(&self, rsu: &str) -> anyhow::Result<()> {
+        let (nats, auth, pid_file) = self.rsu_lattice();
+        let on = crate::rsu::Lattice {
+            nats: &nats,
+            auth: &auth,
+            lattice: &self.settings.lattice,
+            nats_pid_file: Some(&pid_file),
+        };
+        crate::rsu::remove(&auth, rsu, &on).await.with_context(|| format!("cannot remove RSU {rsu}"))
+    }
+}
+
+/// A step as `cits lattice` takes it (`["host-up", "2"]`): what the tests write.
+pub fn parse_step(args: &[&str]) -> anyhow::Result<Step> {
+    #[derive(clap::Parser)]
+    struct OneStep {
+        #[command(subcommand)]
+        step: Step,
+    }
+    use clap::Parser as _;
+    Ok(OneStep::try_parse_from(std::iter::once("lattice").chain(args.iter().copied()))?.step)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Settings as with an empty environment.
+    pub fn settings() -> Settings {
+        #[derive(clap::Parser)]
+        struct Bare {
+            #[command(flatten)]
+            settings: Settings,
+        }
+        use clap::Parser as _;
+        Bare::try_parse_from(["lattice"]).unwrap().settings
+    }
+
+    #[test]
+    fn steps_parse_as_the_tests_write_them() {
+        assert!(matches!(parse_step(&["host-up", "2"]).unwrap(), Step::HostUp { n: 2 }));
+        assert!(matches!(
+            parse_step(&["crash-restart", "redis"]).unwrap(),
+            Step::CrashRestart { server: Server::Redis }
+        ));
+        assert!(matches!(
+            parse_step(&["native-up", "fused", "durable"]).unwrap(),
+            Step::NativeUp { shape: Shape::Fused, input: Input::Durable }
+        ));
+        assert!(matches!(
+            parse_step(&["native-up"]).unwrap(),
+            Step::NativeUp { shape: Shape::Seven, input: Input::Core }
+        ));
+        assert!(matches!(parse_step(&["rsu-add", "a", "7"]).unwrap(), Step::RsuAdd { station: Some(7), .. }));
+        assert!(parse_step(&["crash-restart", "wadm"]).is_err());
+    }
+
+    #[test]
+    fn status_lists_every_service_and_the_hosts_with_pid_files() {
+        let state = std::env::temp_dir().join(format!("cits-status-{}", std::process::id()));
+        let lattice = Lattice::new(Settings { state: state.clone(), ..settings() });
+        std::fs::create_dir_all(lattice.settings.pids()).unwrap();
+        std::fs::write(lattice.settings.pids().join("host-1.pid"), format!("{}\n", std::process::id())).unwrap();
+        let status = lattice.status();
+        std::fs::remove_dir_all(state).unwrap();
+        let lines: Vec<&str> = status.lines().collect();
+        assert_eq!(lines[0], "nats: stopped");
+        assert_eq!(lines[6], format!("host-1: running (pid {})", std::process::id()));
+        assert_eq!(lines.len(), 7);
+    }
+}

@@ -1,0 +1,158 @@
+//! What a lattice is made of: its NATS servers and its wasmCloud hosts with their labels, as a
+//! value (`HOSTS=N`, or YAML/JSON inline or in a file) rather than as shell loops, so that a
+//! lattice of several servers and hosts is a different value, not a different script.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context as _};
+use serde::{Deserialize, Serialize};
+
+/// The label every host of a local lattice carries (`site=cits-local`).
+pub const SITE_LABEL: (&str, &str) = ("site", "cits-local");
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// NATS servers, the first one on the lattice's ports (today exactly one: see [`Topology::check`]).
+    #[serde(default = "one_nats_server")]
+    pub nats: Vec<NatsServer>,
+    /// wasmCloud hosts, numbered from 1 in this order (`host-1`, …: PID file, log, labels).
+    pub hosts: Vec<Host>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NatsServer {}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Host {
+    /// Labels on top of `site=cits-local` and `host=host-<n>` (wadm spreads by labels).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+}
+
+fn one_nats_server() -> Vec<NatsServer> {
+    vec![NatsServer::default()]
+}
+
+impl Topology {
+    /// One NATS server and `hosts` hosts with the default labels (`make run HOSTS=N`).
+    pub fn with_hosts(hosts: usize) -> Self {
+        Self { nats: one_nats_server(), hosts: vec![Host::default(); hosts] }
+    }
+
+    /// `--topology`: a YAML or JSON file, or the same text inline
+    /// (`{hosts: [{labels: {zone: a}}, {}]}`).
+    pub fn parse_arg(arg: &str) -> anyhow::Result<Self> {
+        let text = if Path::new(arg).is_file() {
+            std::fs::read_to_string(arg).with_context(|| format!("cannot read topology {arg}"))?
+        } else {
+            arg.to_string()
+        };
+        let topology: Self = serde_yaml::from_str(&text).with_context(|| format!("`{arg}` is not a topology"))?;
+        topology.check()?;
+        Ok(topology)
+    }
+
+    /// What this supervisor can start. One NATS server: several need cluster routes and
+    /// replicated JetStream streams, which [`crate::lattice::nats::config`] does not render yet.
+    pub fn check(&self) -> anyhow::Result<()> {
+        match self.nats.len() {
+            1 => {}
+            0 => bail!("a topology needs a NATS server"),
+            n => bail!("{n} NATS servers: a NATS cluster is not supported yet (one server per lattice)"),
+        }
+        if self.hosts.is_empty() {
+            bail!("a topology needs at least one wasmCloud host");
+        }
+        for key in self.hosts.iter().flat_map(|h| h.labels.keys()) {
+            if key == "host" {
+                bail!("host label `host`: the supervisor names hosts itself (host-<n>)");
+            }
+            // A label reaches the host as WASMCLOUD_LABEL_<key>.
+            if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                bail!("host label `{key}`: letters, digits, `_` and `-` only");
+            }
+        }
+        Ok(())
+    }
+
+    /// Host `n` (from 1), if the topology has it.
+    pub fn host(&self, n: usize) -> Option<&Host> {
+        n.checked_sub(1).and_then(|i| self.hosts.get(i))
+    }
+}
+
+impl Host {
+    /// The name host `n` goes by: its PID file, log and `host` label.
+    pub fn name(n: usize) -> String {
+        format!("host-{n}")
+    }
+
+    /// All labels of host `n`: `site=cits-local` unless the topology says otherwise, the
+    /// topology's, and `host=host-<n>` (how the supervisor knows it joined).
+    pub fn labels_of(&self, n: usize) -> BTreeMap<String, String> {
+        let mut labels = BTreeMap::from([(SITE_LABEL.0.to_string(), SITE_LABEL.1.to_string())]);
+        labels.extend(self.labels.clone());
+        labels.insert("host".to_string(), Self::name(n));
+        labels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_shorthand_is_one_server_and_n_default_hosts() {
+        let t = Topology::with_hosts(2);
+        assert_eq!(t.nats.len(), 1);
+        assert_eq!(t.hosts.len(), 2);
+        assert_eq!(
+            t.host(2).unwrap().labels_of(2),
+            BTreeMap::from([("host".into(), "host-2".into()), ("site".into(), "cits-local".into())])
+        );
+        assert!(t.host(0).is_none() && t.host(3).is_none());
+    }
+
+    #[test]
+    fn inline_yaml_adds_labels_and_defaults_the_server() {
+        let t = Topology::parse_arg("{hosts: [{labels: {zone: a}}, {}]}").unwrap();
+        assert_eq!(t.nats, vec![NatsServer::default()]);
+        assert_eq!(t.hosts[0].labels_of(1)["zone"], "a");
+        assert_eq!(t.hosts[0].labels_of(1)["host"], "host-1");
+        assert_eq!(t.hosts[1].labels_of(2).len(), 2);
+    }
+
+    #[test]
+    fn json_is_yaml_too() {
+        let t = Topology::parse_arg(r#"{"nats": [{}], "hosts": [{"labels": {"site": "lab"}}]}"#).unwrap();
+        assert_eq!(t.hosts[0].labels_of(1)["site"], "lab");
+    }
+
+    #[test]
+    fn what_cannot_be_started_is_refused() {
+        for (text, why) in [
+            ("{hosts: []}", "at least one"),
+            ("{nats: [{}, {}], hosts: [{}]}", "cluster"),
+            ("{nats: [], hosts: [{}]}", "needs a NATS"),
+            ("{hosts: [{labels: {'a b': x}}]}", "label"),
+            ("{hosts: [{}], extra: 1}", "not a topology"),
+            ("{hosts: [{labels: {host: a}}]}", "names hosts itself"),
+        ] {
+            let err = format!("{:#}", Topology::parse_arg(text).unwrap_err());
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_file_is_read() {
+        let path = std::env::temp_dir().join(format!("cits-topology-{}.yaml", std::process::id()));
+        std::fs::write(&path, "hosts:\n  - labels: {gpu: 'no'}\n").unwrap();
+        let t = Topology::parse_arg(path.to_str().unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(t.hosts[0].labels_of(1)["gpu"], "no");
+    }
+}
