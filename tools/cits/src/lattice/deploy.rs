@@ -149,37 +149,103 @@ pub async fn undeploy(settings: &Settings, processes: &super::Processes) -> anyh
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     // Every host of ours must answer: one too slow for the query window would look empty.
     let hosts = processes.named("host-").iter().filter(|h| processes.running(h).is_some()).count();
+    let started = tokio::time::Instant::now();
     loop {
         let left = leftovers(&ctl, hosts).await?;
         if left.is_empty() {
             log(format!("{app} undeployed"));
             return Ok(());
         }
+        // A wadm started again moments ago may still be starting what the application had
+        // (reconciling the deployment it stored) when the undeploy arrives, and then leaves those
+        // running (seen in `make bench`, switching back from the native baseline): stop them on
+        // their hosts directly.
+        if started.elapsed() > UNDEPLOY_GRACE {
+            for l in &left {
+                stop_leftover(&ctl, l).await;
+            }
+        }
         tokio::select! {
             _ = events.next() => {}
             _ = tick.tick() => {}
-            _ = &mut give_up => bail!("{app} still has {left:?} running after {DEPLOY_LIMIT:?}"),
+            _ = &mut give_up => {
+                let left: Vec<String> = left.iter().map(Leftover::to_string).collect();
+                bail!("{app} still has {left:?} running after {DEPLOY_LIMIT:?}")
+            }
         }
     }
 }
 
-/// The application's components and providers still on some host (or that fewer than `hosts`
-/// hosts answered).
-async fn leftovers(ctl: &wasmcloud_control_interface::Client, hosts: usize) -> anyhow::Result<Vec<String>> {
+/// How long wadm has to remove the application before [`undeploy`] stops what is left itself.
+const UNDEPLOY_GRACE: Duration = Duration::from_secs(10);
+
+/// A component or provider of the application still on a host.
+enum Leftover {
+    Component {
+        host: String,
+        id: String,
+        image: String,
+    },
+    Provider {
+        host: String,
+        id: String,
+    },
+    /// Fewer hosts answered than run: one too slow for the query window would look empty.
+    Unanswered {
+        answered: usize,
+        hosts: usize,
+    },
+}
+
+impl std::fmt::Display for Leftover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Leftover::Component { id, .. } | Leftover::Provider { id, .. } => f.write_str(id),
+            Leftover::Unanswered { answered, hosts } => write!(f, "{answered} of {hosts} hosts answered"),
+        }
+    }
+}
+
+/// The application's components and providers still on some host.
+async fn leftovers(ctl: &wasmcloud_control_interface::Client, hosts: usize) -> anyhow::Result<Vec<Leftover>> {
     let answered = ctl.get_hosts().await.map_err(|e| anyhow!("hosts: {e}"))?;
     if answered.len() < hosts {
-        return Ok(vec![format!("{} of {hosts} hosts answered", answered.len())]);
+        return Ok(vec![Leftover::Unanswered { answered: answered.len(), hosts }]);
     }
     let mut left = Vec::new();
     for host in answered {
         let Some(host) = host.into_data() else { continue };
         let inventory = ctl.get_host_inventory(host.id()).await.map_err(|e| anyhow!("inventory: {e}"))?;
         let Some(inventory) = inventory.into_data() else { continue };
-        let components = inventory.components().iter().map(|c| c.id().to_string());
-        let providers = inventory.providers().iter().map(|p| p.id().to_string());
-        left.extend(components.chain(providers).filter(|id| id.starts_with("cits-")));
+        let ours = |id: &str| id.starts_with("cits-");
+        left.extend(inventory.components().iter().filter(|c| ours(c.id())).map(|c| Leftover::Component {
+            host: host.id().to_string(),
+            id: c.id().to_string(),
+            image: c.image_ref().to_string(),
+        }));
+        left.extend(
+            inventory
+                .providers()
+                .iter()
+                .filter(|p| ours(p.id()))
+                .map(|p| Leftover::Provider { host: host.id().to_string(), id: p.id().to_string() }),
+        );
     }
     Ok(left)
+}
+
+/// Asks the leftover's host to stop it (a failed request is retried with the next look).
+async fn stop_leftover(ctl: &wasmcloud_control_interface::Client, leftover: &Leftover) {
+    let outcome = match leftover {
+        Leftover::Component { host, id, image } => {
+            ctl.scale_component(host, image, id, 0, None, Vec::new(), false).await.map(|_| ())
+        }
+        Leftover::Provider { host, id } => ctl.stop_provider(host, id).await.map(|_| ()),
+        Leftover::Unanswered { .. } => return,
+    };
+    if let Err(e) = outcome {
+        log(format!("stopping {leftover}: {e}"));
+    }
 }
 
 /// Sends probe CPMs until one comes out of the DENM sender. The first may meet providers still

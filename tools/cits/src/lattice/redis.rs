@@ -63,7 +63,7 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &proc
         "--appendonly".into(),
         "yes".into(),
         "--appendfsync".into(),
-        "always".into(),
+        settings.redis_appendfsync.clone(),
         "--protected-mode".into(),
         "yes".into(),
         "--aclfile".into(),

@@ -61,6 +61,11 @@ pub struct Settings {
     /// (the page cache survives); `always` also survives an OS crash (docs/reliability.md).
     #[arg(long, env = "NATS_SYNC", default_value = "2m")]
     pub nats_sync: String,
+    /// Redis's AOF fsync: `always` loses nothing acknowledged, even to `kill -9`; `everysec`
+    /// can lose up to 2 s of state commits to a killed Redis but costs less under load
+    /// (docs/reliability.md).
+    #[arg(long, env = "REDIS_APPENDFSYNC", default_value = "always")]
+    pub redis_appendfsync: String,
     /// Where the hosts keep compiled components (default <state>/compiled): a restarted host or
     /// a redeployed component skips Cranelift.
     #[arg(long, env = "COMPILATION_CACHE")]
