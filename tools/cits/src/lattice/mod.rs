@@ -264,31 +264,39 @@ impl Lattice {
         Ok(())
     }
 
-    fn rsu_lattice(&self) -> (String, std::path::PathBuf, std::path::PathBuf) {
-        (self.settings.nats_addr(), self.settings.auth(), self.settings.pids().join("nats.pid"))
+    /// What `crate::rsu` needs of this lattice, owned (its parts are derived from the settings).
+    fn rsu_target(&self) -> RsuTarget {
+        RsuTarget {
+            nats: self.settings.nats_addr(),
+            auth: self.settings.auth(),
+            nats_pid_file: self.settings.pids().join("nats.pid"),
+        }
     }
 
     pub async fn rsu_add(&self, rsu: &str, station: u32) -> anyhow::Result<()> {
-        let (nats, auth, pid_file) = self.rsu_lattice();
-        let on = crate::rsu::Lattice {
-            nats: &nats,
-            auth: &auth,
-            lattice: &self.settings.lattice,
-            nats_pid_file: Some(&pid_file),
-        };
-        crate::rsu::add(&auth, rsu, &[station], &on).await.with_context(|| format!("cannot add RSU {rsu}"))?;
+        let target = self.rsu_target();
+        let on = target.on(&self.settings.lattice);
+        crate::rsu::add(&target.auth, rsu, &[station], &on).await.with_context(|| format!("cannot add RSU {rsu}"))?;
         Ok(())
     }
 
     pub async fn rsu_remove(&self, rsu: &str) -> anyhow::Result<()> {
-        let (nats, auth, pid_file) = self.rsu_lattice();
-        let on = crate::rsu::Lattice {
-            nats: &nats,
-            auth: &auth,
-            lattice: &self.settings.lattice,
-            nats_pid_file: Some(&pid_file),
-        };
-        crate::rsu::remove(&auth, rsu, &on).await.with_context(|| format!("cannot remove RSU {rsu}"))
+        let target = self.rsu_target();
+        let on = target.on(&self.settings.lattice);
+        crate::rsu::remove(&target.auth, rsu, &on).await.with_context(|| format!("cannot remove RSU {rsu}"))
+    }
+}
+
+/// The values a [`crate::rsu::Lattice`] borrows.
+struct RsuTarget {
+    nats: String,
+    auth: std::path::PathBuf,
+    nats_pid_file: std::path::PathBuf,
+}
+
+impl RsuTarget {
+    fn on<'a>(&'a self, lattice: &'a str) -> crate::rsu::Lattice<'a> {
+        crate::rsu::Lattice { nats: &self.nats, auth: &self.auth, lattice, nats_pid_file: Some(&self.nats_pid_file) }
     }
 }
 
