@@ -238,6 +238,7 @@ CLIPPY_ALLOW ?= -A clippy::type_complexity
 lint: patches .setup-toolchains ## cargo fmt --check and cargo clippy -D warnings
 	cargo fmt --all --check
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
+	cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null
 	cargo clippy --locked --workspace --all-targets $(foreach a,$(ACTORS),--exclude $(a)) --exclude cits-actor -- \
 	  -D warnings $(CLIPPY_ALLOW)
 	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings $(CLIPPY_ALLOW)
