@@ -318,7 +318,7 @@ mod tests {
             let (b, a) = (etsi_its::cpm::decode(&before.cpm).unwrap(), etsi_its::cpm::decode(&after.cpm).unwrap());
             assert_eq!((b.header.station_id.0, a.header.station_id.0), (crate::demo::STATION_ID, 1005));
             let mut restored = a.clone();
-            restored.header.station_id = b.header.station_id;
+            restored.header.station_id = b.header.station_id.clone();
             assert_eq!(restored, b);
             // What the pipeline's decoder (and its RSU registry) reads.
             let wrapper = cits::decoder::decode("cits.cpm.bench-1", &after.cpm, 0).unwrap();
