@@ -5,8 +5,8 @@
 //! noticeably or the repetition interval passed (no duplicates), and a risk that disappeared a
 //! termination (isCancellation). The active warnings are the stage's key-value state.
 
+use etsi_its::denm::RelevanceDistance;
 use etsi_its::denm::SimpleDenm;
-use etsi_its::its_container_v1::RelevanceDistance;
 
 use crate::geo::{distance, wgs84_to_offset, Wgs84};
 use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};

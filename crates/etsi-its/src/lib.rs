@@ -1,28 +1,31 @@
-//! ETSI C-ITS message codecs in unaligned PER (UPER), built on `rasn`.
+//! ETSI C-ITS messages for the pipeline, on the types and codecs that c-its-parser generates
+//! (rasn-compiler) from ETSI's ASN.1, with our plain-Rust views of them.
 //!
-//! * [`cpm`]: Collective Perception Message, ETSI TS 103 324 V2.1.1 (Release 2),
-//!   with a plain-Rust view ([`cpm::SimpleCpm`]) for the pipeline.
-//! * [`cdd`]: the Common Data Dictionary types it uses (TS 102 894-2 V2.1.1).
-//! * [`denm`]: Decentralized Environmental Notification Message, ETSI EN 302
-//!   637-3 V1.3.1, with a plain-Rust view ([`denm::SimpleDenm`]).
-//! * [`its_container_v1`]: the Release 1 `ITS-Container` (OID version 2) types
-//!   the DENM imports; those identical on the wire are re-exported from [`cdd`].
+//! * [`cpm`]: Collective Perception Message, TS 103 324 V2.1.1 (Release 2), and the TR 103 562
+//!   CPM of Release 1 ([`cpm::v1`]), both read into [`cpm::SimpleCpm`].
+//! * [`denm`]: Decentralized Environmental Notification Message, EN 302 637-3 V1.3.1, with
+//!   [`denm::SimpleDenm`].
+//! * [`cam`]: Cooperative Awareness Message, EN 302 637-2 V1.4.1, with [`cam::SimpleCam`].
+//! * [`gn`]: GeoNetworking + BTP framing of these messages.
+//! * [`format`]: which of these encodings a received buffer is, and decoding it.
 //!
-//! Free of threads, files and sockets, so it builds for `wasm32-wasip2`
-//! components as well as natively.
+//! UPER is the encoding on the air; XER (the ASN.1 XML encoding) is what some RSUs log and
+//! forward. Free of threads, files and sockets, so it builds for `wasm32-wasip2` components as
+//! well as natively.
 
 #![forbid(unsafe_code)]
 
-#[macro_use]
-mod macros;
-
-pub mod cdd;
+pub mod cam;
 mod checks;
 pub mod cpm;
 pub mod denm;
-pub mod its_container_v1;
+pub mod format;
+pub mod gn;
 
 use core::fmt;
+
+/// The generated ASN.1 modules, for values beyond what the simple views carry.
+pub use c_its_parser::standards as asn1;
 
 /// Why a message could not be encoded, decoded or interpreted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +41,11 @@ impl CodecError {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The same error with `context: ` in front.
+    pub(crate) fn context(self, context: &str) -> Self {
+        Self::new(format!("{context}: {}", self.message))
+    }
 }
 
 impl fmt::Display for CodecError {
@@ -47,18 +55,6 @@ impl fmt::Display for CodecError {
 }
 
 impl std::error::Error for CodecError {}
-
-impl From<rasn::error::DecodeError> for CodecError {
-    fn from(e: rasn::error::DecodeError) -> Self {
-        Self::new(format!("UPER decode: {e}"))
-    }
-}
-
-impl From<rasn::error::EncodeError> for CodecError {
-    fn from(e: rasn::error::EncodeError) -> Self {
-        Self::new(format!("UPER encode: {e}"))
-    }
-}
 
 /// Decodes one complete UPER value; bytes after its final octet are an error,
 /// because a PDU (or an open-type container) must fill its buffer exactly.
@@ -76,4 +72,16 @@ pub(crate) fn uper_decode_exact<T: rasn::Decode>(bytes: &[u8], what: &str) -> Re
 
 pub(crate) fn uper_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<u8>, CodecError> {
     rasn::uper::encode(value).map_err(|e| CodecError::new(format!("{what}: UPER encode: {e}")))
+}
+
+/// Decodes an XER document (UTF-8, one PDU; an XML declaration may precede it).
+pub(crate) fn xer_decode<T: rasn::Decode>(bytes: &[u8], what: &str) -> Result<T, CodecError> {
+    if bytes.is_empty() {
+        return Err(CodecError::new(format!("{what}: empty input")));
+    }
+    rasn::xer::decode::<T>(bytes).map_err(|e| CodecError::new(format!("{what}: XER decode: {e}")))
+}
+
+pub(crate) fn xer_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<u8>, CodecError> {
+    rasn::xer::encode(value).map_err(|e| CodecError::new(format!("{what}: XER encode: {e}")))
 }

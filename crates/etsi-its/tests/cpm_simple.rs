@@ -85,7 +85,7 @@ proptest! {
         if let Ok(msg) = cpm::decode(&bytes) {
             let _ = SimpleCpm::from_cpm(&msg);
             for c in &msg.payload.cpm_containers.0 {
-                let _ = c.content();
+                let _ = CpmContainer::from_wrapped(c);
             }
         }
     }
@@ -93,7 +93,7 @@ proptest! {
     #[test]
     fn decoding_arbitrary_container_data_never_panics(id in 1u8..=16, bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let wrapped = WrappedCpmContainer { container_id: CpmContainerId(id), container_data: rasn::types::Any::new(bytes) };
-        let _ = wrapped.content();
+        let _ = CpmContainer::from_wrapped(&wrapped);
     }
 
     #[test]
@@ -156,7 +156,7 @@ fn object_counts_at_the_bounds_round_trip() {
         assert_eq!(round_trip(&c), c, "{n} objects");
         let decoded = cpm::decode(&cpm::encode(&c.to_cpm()).unwrap()).unwrap();
         let Some(CpmContainer::PerceivedObject(poc)) =
-            decoded.payload.cpm_containers.0.last().unwrap().content().unwrap()
+            CpmContainer::from_wrapped(decoded.payload.cpm_containers.0.last().unwrap()).unwrap()
         else {
             panic!("no perceived object container")
         };
@@ -264,7 +264,7 @@ fn out_of_range_values_are_clamped_to_the_standard_codes() {
 #[test]
 fn reading_picks_the_most_confident_class_and_converts_polar_velocity() {
     let mut msg = base().to_cpm();
-    let mut o = PerceivedObject::new(
+    let mut o = new_perceived_object(
         DeltaTimeMilliSecondSigned(-3),
         CartesianPosition3dWithConfidence {
             x_coordinate: CartesianCoordinateWithConfidence {
@@ -280,35 +280,35 @@ fn reading_picks_the_most_confident_class_and_converts_polar_velocity() {
     );
     o.object_id = Some(Identifier2B(42));
     // 1000 cm/s heading 90° from the x (east) axis: due north
-    o.velocity = Some(Velocity3dWithConfidence::PolarVelocity(VelocityPolarWithZ {
+    o.velocity = Some(Velocity3dWithConfidence::polarVelocity(VelocityPolarWithZ {
         velocity_magnitude: Speed { speed_value: SpeedValue(1000), speed_confidence: SpeedConfidence(10) },
         velocity_direction: CartesianAngle { value: CartesianAngleValue(900), confidence: AngleConfidence(5) },
         z_velocity: None,
     }));
     o.angles = Some(EulerAnglesWithConfidence {
-        z_angle: CartesianAngle { value: CartesianAngleValue::UNAVAILABLE, confidence: AngleConfidence(127) },
+        z_angle: CartesianAngle { value: CartesianAngleValue(3601), confidence: AngleConfidence(127) },
         y_angle: None,
         x_angle: None,
     });
     o.classification = Some(ObjectClassDescription(vec![
         ObjectClassWithConfidence {
-            object_class: ObjectClass::VehicleSubClass(TrafficParticipantType::BUS),
+            object_class: ObjectClass::vehicleSubClass(TrafficParticipantType(6)),
             confidence: ConfidenceLevel(30),
         },
         ObjectClassWithConfidence {
-            object_class: ObjectClass::VruSubClass(VruProfileAndSubprofile::BicyclistAndLightVruVehicle(
-                VruSubProfileBicyclist::Pedelec,
+            object_class: ObjectClass::vruSubClass(VruProfileAndSubprofile::bicyclistAndLightVruVehicle(
+                VruSubProfileBicyclist::pedelec,
             )),
             confidence: ConfidenceLevel(60),
         },
         ObjectClassWithConfidence {
-            object_class: ObjectClass::GroupSubClass(VruClusterInformation::new(None, None, CardinalNumber1B(3), None)),
-            confidence: ConfidenceLevel::UNAVAILABLE,
+            object_class: ObjectClass::groupSubClass(VruClusterInformation::new(None, None, CardinalNumber1B(3), None)),
+            confidence: ConfidenceLevel(101), // unavailable
         },
     ]));
     let container =
         CpmContainer::PerceivedObject(PerceivedObjectContainer::new(CardinalNumber1B(1), PerceivedObjects(vec![o])));
-    msg.payload.cpm_containers.0 = vec![WrappedCpmContainer::wrap(&container).unwrap()];
+    msg.payload.cpm_containers.0 = vec![container.wrap().unwrap()];
     let decoded = cpm::decode(&cpm::encode(&msg).unwrap()).unwrap();
     let simple = SimpleCpm::from_cpm(&decoded).unwrap();
     let read = &simple.objects[0];
@@ -327,7 +327,7 @@ fn error_of(msg: &CollectivePerceptionMessage) -> String {
 #[test]
 fn unusable_cpms_are_rejected_with_a_reason() {
     let mut msg = base().to_cpm();
-    msg.header.message_id = MessageId::CAM;
+    msg.header.message_id = MessageId(2); // cam
     assert!(error_of(&msg).contains("messageId 2"), "{}", error_of(&msg));
 
     let mut msg = base().to_cpm();
@@ -354,11 +354,13 @@ fn unusable_cpms_are_rejected_with_a_reason() {
     let mut c = base();
     c.objects = vec![object(3)];
     let mut msg = c.to_cpm();
-    let Some(CpmContainer::PerceivedObject(mut poc)) = msg.payload.cpm_containers.0[0].content().unwrap() else {
+    let Some(CpmContainer::PerceivedObject(mut poc)) =
+        CpmContainer::from_wrapped(&msg.payload.cpm_containers.0[0]).unwrap()
+    else {
         panic!()
     };
     poc.perceived_objects.0[0].object_id = None;
-    msg.payload.cpm_containers.0[0] = WrappedCpmContainer::wrap(&CpmContainer::PerceivedObject(poc)).unwrap();
+    msg.payload.cpm_containers.0[0] = CpmContainer::PerceivedObject(poc).wrap().unwrap();
     assert!(error_of(&msg).contains("objectId"));
 }
 

@@ -79,7 +79,7 @@ fn extension_additions_and_unknown_containers_are_skipped() {
     let containers = &decoded.payload.cpm_containers.0;
     assert_eq!(containers.len(), 3);
     assert_eq!(containers[1].container_id, CpmContainerId(9));
-    assert_eq!(containers[1].content().unwrap(), None);
+    assert_eq!(CpmContainer::from_wrapped(&containers[1]).unwrap(), None);
     assert_eq!(containers[1].container_data.as_bytes(), &[0xde, 0xad, 0xbe, 0xef]);
     assert_eq!(SimpleCpm::from_cpm(&decoded).unwrap(), fixtures::sample());
 }
@@ -92,7 +92,7 @@ fn encode<T: rasn::Encode>(value: &T) -> Vec<u8> {
 fn vehicle_sub_class_uses_the_effective_range_0_to_14() {
     // ObjectClass: extension bit 0, alternative 0 of 4 (2 bits), value 14 in
     // 4 bits (not 8): 0 00 1110 + pad → 0x1c
-    assert_eq!(encode(&ObjectClass::VehicleSubClass(TrafficParticipantType(14))), [0x1c]);
+    assert_eq!(encode(&ObjectClass::vehicleSubClass(TrafficParticipantType(14))), [0x1c]);
 }
 
 #[test]
@@ -100,10 +100,10 @@ fn vru_sub_profiles_encode_their_enumeration_index() {
     // CDD V2.1.1 ENUMERATED {unavailable(0), ..., first-responder(3), max(15)}:
     // 5 root items → 3-bit index; max is index 4.
     // ObjectClass ext 0, alt 1 (01), VruProfileAndSubprofile ext 0, alt 0 (00), 100
-    let pedestrian_max = ObjectClass::VruSubClass(VruProfileAndSubprofile::Pedestrian(VruSubProfilePedestrian::Max));
+    let pedestrian_max = ObjectClass::vruSubClass(VruProfileAndSubprofile::pedestrian(VruSubProfilePedestrian::max));
     assert_eq!(encode(&pedestrian_max), [0x22, 0x00]);
     // bicyclist sub-profile: 10 items → 4 bits; e-scooter is index 5: 0 01 0101
-    let e_scooter = VruProfileAndSubprofile::BicyclistAndLightVruVehicle(VruSubProfileBicyclist::EScooter);
+    let e_scooter = VruProfileAndSubprofile::bicyclistAndLightVruVehicle(VruSubProfileBicyclist::e_scooter);
     assert_eq!(encode(&e_scooter), [0x2a]);
 }
 
@@ -111,7 +111,7 @@ fn vru_sub_profiles_encode_their_enumeration_index() {
 fn object_age_uses_its_serial_constraint_0_to_2047() {
     let coordinate =
         CartesianCoordinateWithConfidence { value: CartesianCoordinateLarge(0), confidence: CoordinateConfidence(1) };
-    let mut object = PerceivedObject::new(
+    let mut object = new_perceived_object(
         DeltaTimeMilliSecondSigned(0),
         CartesianPosition3dWithConfidence {
             x_coordinate: coordinate.clone(),

@@ -14,9 +14,9 @@ fn rich_cpms_round_trip() {
         let back = cpm::decode(&bytes).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(back, msg, "seed {seed}");
         for wrapped in &back.payload.cpm_containers.0 {
-            let content = wrapped.content().unwrap_or_else(|e| panic!("seed {seed}: {e}")).unwrap();
+            let content = CpmContainer::from_wrapped(wrapped).unwrap_or_else(|e| panic!("seed {seed}: {e}")).unwrap();
             assert_eq!(content.id(), wrapped.container_id);
-            let again = cpm::WrappedCpmContainer::wrap(&content).unwrap();
+            let again = content.wrap().unwrap();
             assert_eq!(&again, wrapped, "seed {seed}: container re-encoding differs");
         }
     }
@@ -27,8 +27,8 @@ fn every_container_kind_round_trips() {
     for seed in 0..200 {
         let mut rng = common::Rng::new(1000 + seed);
         for container in common::containers(&mut rng) {
-            let wrapped = cpm::WrappedCpmContainer::wrap(&container).unwrap();
-            assert_eq!(wrapped.content().unwrap(), Some(container), "seed {seed}");
+            let wrapped = container.wrap().unwrap();
+            assert_eq!(CpmContainer::from_wrapped(&wrapped).unwrap(), Some(container), "seed {seed}");
         }
     }
 }
@@ -59,14 +59,14 @@ fn dump_cross_check_vectors() {
         let msg = common::cpm(&mut rng);
         writeln!(out, "CollectivePerceptionMessage {}", hex(&cpm::encode(&msg).unwrap())).unwrap();
         for wrapped in &msg.payload.cpm_containers.0 {
-            let name = match wrapped.content().unwrap().unwrap() {
+            let name = match CpmContainer::from_wrapped(wrapped).unwrap().unwrap() {
                 CpmContainer::OriginatingVehicle(_) => "OriginatingVehicleContainer",
                 CpmContainer::OriginatingRsu(_) => "OriginatingRsuContainer",
                 CpmContainer::SensorInformation(_) => "SensorInformationContainer",
                 CpmContainer::PerceptionRegion(_) => "PerceptionRegionContainer",
                 CpmContainer::PerceivedObject(_) => "PerceivedObjectContainer",
             };
-            let json = match wrapped.content().unwrap().unwrap() {
+            let json = match CpmContainer::from_wrapped(wrapped).unwrap().unwrap() {
                 CpmContainer::OriginatingVehicle(c) => rasn::jer::encode(&c),
                 CpmContainer::OriginatingRsu(c) => rasn::jer::encode(&c),
                 CpmContainer::SensorInformation(c) => rasn::jer::encode(&c),

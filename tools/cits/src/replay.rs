@@ -101,9 +101,9 @@ pub fn made_now(record: &Record) -> Vec<u8> {
 fn shifted_cpm(uper: &[u8], shift_ms: i64, station: Option<u32>) -> Option<Vec<u8>> {
     let mut cpm = etsi_its::cpm::decode(uper).ok()?;
     let time = &mut cpm.payload.management_container.reference_time;
-    time.0 = time.0.checked_add_signed(shift_ms)?.min(etsi_its::cdd::TimestampIts::MAX.0);
+    time.0 = time.0.checked_add_signed(shift_ms)?.min(etsi_its::cpm::TIMESTAMP_ITS_MAX);
     if let Some(station) = station {
-        cpm.header.station_id = etsi_its::cdd::StationId(station);
+        cpm.header.station_id = etsi_its::cpm::StationId(station);
     }
     etsi_its::cpm::encode(&cpm).ok()
 }
@@ -318,7 +318,7 @@ mod tests {
             let (b, a) = (etsi_its::cpm::decode(&before.cpm).unwrap(), etsi_its::cpm::decode(&after.cpm).unwrap());
             assert_eq!((b.header.station_id.0, a.header.station_id.0), (crate::demo::STATION_ID, 1005));
             let mut restored = a.clone();
-            restored.header.station_id = b.header.station_id;
+            restored.header.station_id = b.header.station_id.clone();
             assert_eq!(restored, b);
             // What the pipeline's decoder (and its RSU registry) reads.
             let wrapper = cits::decoder::decode("cits.cpm.bench-1", &after.cpm, 0).unwrap();

@@ -13,7 +13,7 @@
 
 use std::process::ExitCode;
 
-use etsi_its::denm::{self, fixtures, CollisionRiskSubCauseCode, Denm, RelevanceDistance, SimpleDenm, Termination};
+use etsi_its::denm::{self, codes, fixtures, Denm, RelevanceDistance, SimpleDenm, Termination};
 
 fn vectors() -> Vec<(&'static str, Denm)> {
     let sample = fixtures::sample();
@@ -26,7 +26,7 @@ fn vectors() -> Vec<(&'static str, Denm)> {
                 sequence_number: 8,
                 relevance_distance: Some(RelevanceDistance::LessThan100m),
                 validity_duration_s: 60,
-                sub_cause: CollisionRiskSubCauseCode::VULNERABLE_ROAD_USER.0,
+                sub_cause: codes::VULNERABLE_ROAD_USER,
                 information_quality: 7,
                 ..sample.clone()
             },

@@ -6,13 +6,18 @@
 use super::*;
 use crate::checks::{require_available, ExpectedHeader};
 
-const HEADER: ExpectedHeader = ExpectedHeader {
-    message: "CPM",
-    message_id_field: "messageId",
-    message_id: MessageId::CPM,
-    protocol_version: PROTOCOL_VERSION,
-    standard: "TS 103 324 V2.1.1",
-};
+const HEADER: ExpectedHeader =
+    ExpectedHeader::new("CPM", "messageId", MESSAGE_ID, PROTOCOL_VERSION, "TS 103 324 V2.1.1");
+
+/// `ConfidenceLevel` unavailable (101).
+const CONFIDENCE_UNAVAILABLE: u8 = 101;
+/// `SpeedConfidence` and `AngleConfidence` unavailable (127).
+const SPEED_CONFIDENCE_UNAVAILABLE: u8 = 127;
+const ANGLE_CONFIDENCE_UNAVAILABLE: u8 = 127;
+/// `CartesianAngleValue` valueNotUsed (3600); 3601 is unavailable.
+const ANGLE_VALUE_NOT_USED: u16 = 3600;
+/// `VelocityComponentValue` / `SpeedValue` unavailable (16383).
+const SPEED_UNAVAILABLE: i16 = 16_383;
 
 /// Class of a perceived object, mapped onto the CPM's `ObjectClass`.
 ///
@@ -74,55 +79,65 @@ impl ObjectKind {
         Self::Animal,
     ];
 
+    /// `TrafficParticipantType` of the vehicle kinds (the codes are `StationType`'s).
+    fn traffic_participant_type(self) -> Option<u8> {
+        Some(match self {
+            Self::Car => 5,
+            Self::Bus => 6,
+            Self::LightTruck => 7,
+            Self::Truck => 8,
+            Self::Trailer => 9,
+            Self::SpecialVehicle => 10,
+            Self::Tram => 11,
+            Self::Agricultural => 14,
+            _ => return None,
+        })
+    }
+
     fn to_object_class(self) -> ObjectClass {
         use VruProfileAndSubprofile as Vru;
-        let vehicle = |t| ObjectClass::VehicleSubClass(t);
-        match self {
-            Self::Unknown => ObjectClass::OtherSubClass(OtherSubClass::UNKNOWN),
-            Self::Car => vehicle(TrafficParticipantType::PASSENGER_CAR),
-            Self::Bus => vehicle(TrafficParticipantType::BUS),
-            Self::LightTruck => vehicle(TrafficParticipantType::LIGHT_TRUCK),
-            Self::Truck => vehicle(TrafficParticipantType::HEAVY_TRUCK),
-            Self::Trailer => vehicle(TrafficParticipantType::TRAILER),
-            Self::SpecialVehicle => vehicle(TrafficParticipantType::SPECIAL_VEHICLE),
-            Self::Tram => vehicle(TrafficParticipantType::TRAM),
-            Self::Agricultural => vehicle(TrafficParticipantType::AGRICULTURAL),
-            Self::Motorcycle => ObjectClass::VruSubClass(Vru::Motorcyclist(VruSubProfileMotorcyclist::Motorcycle)),
-            Self::Moped => ObjectClass::VruSubClass(Vru::Motorcyclist(VruSubProfileMotorcyclist::Moped)),
-            Self::Bicycle => {
-                ObjectClass::VruSubClass(Vru::BicyclistAndLightVruVehicle(VruSubProfileBicyclist::Bicyclist))
-            }
-            Self::LightVruVehicle => {
-                ObjectClass::VruSubClass(Vru::BicyclistAndLightVruVehicle(VruSubProfileBicyclist::EScooter))
-            }
-            Self::Pedestrian => ObjectClass::VruSubClass(Vru::Pedestrian(VruSubProfilePedestrian::OrdinaryPedestrian)),
-            Self::Animal => ObjectClass::VruSubClass(Vru::Animal(VruSubProfileAnimal::Unavailable)),
+        if let Some(code) = self.traffic_participant_type() {
+            return ObjectClass::vehicleSubClass(TrafficParticipantType(code));
+        }
+        ObjectClass::vruSubClass(match self {
+            Self::Motorcycle => Vru::motorcyclist(VruSubProfileMotorcyclist::motorcycle),
+            Self::Moped => Vru::motorcyclist(VruSubProfileMotorcyclist::moped),
+            Self::Bicycle => Vru::bicyclistAndLightVruVehicle(VruSubProfileBicyclist::bicyclist),
+            Self::LightVruVehicle => Vru::bicyclistAndLightVruVehicle(VruSubProfileBicyclist::e_scooter),
+            Self::Pedestrian => Vru::pedestrian(VruSubProfilePedestrian::ordinary_pedestrian),
+            Self::Animal => Vru::animal(VruSubProfileAnimal::unavailable),
+            // otherSubClass unknown(0)
+            _ => return ObjectClass::otherSubClass(OtherSubClass(0)),
+        })
+    }
+
+    /// The kind a `TrafficParticipantType` / `StationType` code stands for.
+    pub(crate) fn from_traffic_participant_type(code: u8) -> Self {
+        match code {
+            1 => Self::Pedestrian,
+            2 => Self::Bicycle,
+            3 => Self::Moped,
+            4 => Self::Motorcycle,
+            5 => Self::Car,
+            6 => Self::Bus,
+            7 => Self::LightTruck,
+            8 => Self::Truck,
+            9 => Self::Trailer,
+            10 => Self::SpecialVehicle,
+            11 => Self::Tram,
+            12 => Self::LightVruVehicle,
+            13 => Self::Animal,
+            14 => Self::Agricultural,
+            _ => Self::Unknown,
         }
     }
 
     fn from_object_class(class: &ObjectClass) -> Self {
         match class {
-            ObjectClass::VehicleSubClass(t) => match t.0 {
-                1 => Self::Pedestrian,
-                2 => Self::Bicycle,
-                3 => Self::Moped,
-                4 => Self::Motorcycle,
-                5 => Self::Car,
-                6 => Self::Bus,
-                7 => Self::LightTruck,
-                8 => Self::Truck,
-                9 => Self::Trailer,
-                10 => Self::SpecialVehicle,
-                11 => Self::Tram,
-                12 => Self::LightVruVehicle,
-                13 => Self::Animal,
-                14 => Self::Agricultural,
-                _ => Self::Unknown,
-            },
-            ObjectClass::VruSubClass(vru) => Self::from_vru(vru),
-            ObjectClass::GroupSubClass(group) => {
-                let profile =
-                    |bit: usize| group.cluster_profiles.as_ref().is_some_and(|p| p.0.get(bit).is_some_and(|b| *b));
+            ObjectClass::vehicleSubClass(t) => Self::from_traffic_participant_type(t.0),
+            ObjectClass::vruSubClass(vru) => Self::from_vru(vru),
+            ObjectClass::groupSubClass(group) => {
+                let profile = |bit: usize| group.cluster_profiles.as_ref().is_some_and(|p| p.0[bit]);
                 if profile(0) {
                     Self::Pedestrian
                 } else if profile(1) {
@@ -142,14 +157,16 @@ impl ObjectKind {
     fn from_vru(vru: &VruProfileAndSubprofile) -> Self {
         use VruSubProfileBicyclist as B;
         match vru {
-            VruProfileAndSubprofile::Pedestrian(_) => Self::Pedestrian,
-            VruProfileAndSubprofile::BicyclistAndLightVruVehicle(
-                B::Bicyclist | B::Unavailable | B::Pedelec | B::SpeedPedelec,
+            VruProfileAndSubprofile::pedestrian(_) => Self::Pedestrian,
+            VruProfileAndSubprofile::bicyclistAndLightVruVehicle(
+                B::bicyclist | B::unavailable | B::pedelec | B::speed_pedelec,
             ) => Self::Bicycle,
-            VruProfileAndSubprofile::BicyclistAndLightVruVehicle(_) => Self::LightVruVehicle,
-            VruProfileAndSubprofile::Motorcyclist(VruSubProfileMotorcyclist::Moped) => Self::Moped,
-            VruProfileAndSubprofile::Motorcyclist(_) => Self::Motorcycle,
-            VruProfileAndSubprofile::Animal(_) => Self::Animal,
+            VruProfileAndSubprofile::bicyclistAndLightVruVehicle(_) => Self::LightVruVehicle,
+            VruProfileAndSubprofile::motorcyclist(VruSubProfileMotorcyclist::moped) => Self::Moped,
+            VruProfileAndSubprofile::motorcyclist(_) => Self::Motorcycle,
+            VruProfileAndSubprofile::animal(_) => Self::Animal,
+            // an extension of a later CDD
+            _ => Self::Unknown,
         }
     }
 }
@@ -221,12 +238,16 @@ impl SimpleCpm {
     pub fn to_cpm(&self) -> CollectivePerceptionMessage {
         let header = ItsPduHeader {
             protocol_version: OrdinalNumber1B(self.protocol_version),
-            message_id: MessageId::CPM,
+            message_id: MessageId(MESSAGE_ID),
             station_id: StationId(self.station_id),
         };
-        let reference_position = ReferencePosition::without_confidence(self.reference_lat_e7, self.reference_lon_e7);
+        let reference_position = crate::checks::position_without_confidence!(
+            c_its_parser::standards::cdd_2_2_1::etsi_its_cdd,
+            self.reference_lat_e7,
+            self.reference_lon_e7
+        );
         let management = ManagementContainer::new(
-            TimestampIts(self.reference_time_its_ms.min(TimestampIts::MAX.0)),
+            TimestampIts(self.reference_time_its_ms.min(TIMESTAMP_ITS_MAX)),
             reference_position,
             None,
             None,
@@ -249,10 +270,7 @@ impl SimpleCpm {
             PerceivedObjects(objects),
         )));
 
-        let wrapped = containers
-            .iter()
-            .map(|c| WrappedCpmContainer::wrap(c).expect("clamped CPM containers always encode"))
-            .collect();
+        let wrapped = containers.iter().map(|c| c.wrap().expect("clamped CPM containers always encode")).collect();
         CollectivePerceptionMessage {
             header,
             payload: CpmPayload::new(management, ConstraintWrappedCpmContainers(wrapped)),
@@ -269,10 +287,10 @@ impl SimpleCpm {
     /// has no objects.
     pub fn from_cpm(cpm: &CollectivePerceptionMessage) -> Result<SimpleCpm, CodecError> {
         let header = &cpm.header;
-        HEADER.check(header)?;
+        HEADER.check(header.protocol_version.0, header.message_id.0)?;
         let management = &cpm.payload.management_container;
         let position = &management.reference_position;
-        require_available(position, "CPM reference position")?;
+        require_available(position.latitude.0, position.longitude.0, "CPM reference position")?;
 
         let mut sensors = Vec::new();
         let mut objects = Vec::new();
@@ -280,12 +298,12 @@ impl SimpleCpm {
         // decoders out of binaries that never call `WrappedCpmContainer::content`.
         for wrapped in &cpm.payload.cpm_containers.0 {
             let data = wrapped.container_data.as_bytes();
-            match wrapped.container_id {
-                CpmContainerId::SENSOR_INFORMATION_CONTAINER => {
+            match wrapped.container_id.0 {
+                3 => {
                     let c: SensorInformationContainer = crate::uper_decode_exact(data, "SensorInformationContainer")?;
                     sensors.extend(c.0.iter().map(|s| (s.sensor_id.0, s.sensor_type.0)));
                 }
-                CpmContainerId::PERCEIVED_OBJECT_CONTAINER => {
+                5 => {
                     let c: PerceivedObjectContainer = crate::uper_decode_exact(data, "PerceivedObjectContainer")?;
                     for (index, object) in c.perceived_objects.0.iter().enumerate() {
                         objects
@@ -318,9 +336,9 @@ impl SimpleObject {
         };
         let velocity_component = |v: i16| VelocityComponent {
             value: VelocityComponentValue(v.clamp(-16_383, 16_383)),
-            confidence: SpeedConfidence::UNAVAILABLE,
+            confidence: SpeedConfidence(SPEED_CONFIDENCE_UNAVAILABLE),
         };
-        let mut object = PerceivedObject::new(
+        let mut object = new_perceived_object(
             DeltaTimeMilliSecondSigned(self.measurement_delta_ms.clamp(-2048, 2047)),
             CartesianPosition3dWithConfidence {
                 x_coordinate: coordinate(self.x_cm, self.x_conf_cm),
@@ -330,7 +348,7 @@ impl SimpleObject {
         );
         object.object_id = Some(Identifier2B(self.object_id));
         object.velocity = self.velocity.map(|(vx, vy)| {
-            Velocity3dWithConfidence::CartesianVelocity(VelocityCartesian {
+            Velocity3dWithConfidence::cartesianVelocity(VelocityCartesian {
                 x_velocity: velocity_component(vx),
                 y_velocity: velocity_component(vy),
                 z_velocity: None,
@@ -339,7 +357,7 @@ impl SimpleObject {
         object.angles = self.yaw_decideg.map(|yaw| EulerAnglesWithConfidence {
             z_angle: CartesianAngle {
                 value: CartesianAngleValue(yaw % 3600),
-                confidence: AngleConfidence::UNAVAILABLE,
+                confidence: AngleConfidence(ANGLE_CONFIDENCE_UNAVAILABLE),
             },
             y_angle: None,
             x_angle: None,
@@ -347,7 +365,7 @@ impl SimpleObject {
         object.sensor_id_list = self.sensor_id.map(|id| SequenceOfIdentifier1B(vec![Identifier1B(id)]));
         object.classification = (self.class != ObjectKind::Unknown || self.class_confidence_pct != 0).then(|| {
             let confidence = match self.class_confidence_pct {
-                0 => ConfidenceLevel::UNAVAILABLE,
+                0 => ConfidenceLevel(CONFIDENCE_UNAVAILABLE),
                 pct => ConfidenceLevel(pct.min(100)),
             };
             ObjectClassDescription(vec![ObjectClassWithConfidence {
@@ -360,22 +378,11 @@ impl SimpleObject {
 
     /// `None` when the mandatory (in a CPM) `objectId` is missing.
     fn from_perceived_object(object: &PerceivedObject) -> Option<SimpleObject> {
-        let object_id = object.object_id?.0;
-        let (class, class_confidence_pct) = object
-            .classification
-            .as_ref()
-            .and_then(|description| {
-                description
-                    .0
-                    .iter()
-                    .map(|c| {
-                        let pct = if c.confidence == ConfidenceLevel::UNAVAILABLE { 0 } else { c.confidence.0 };
-                        (ObjectKind::from_object_class(&c.object_class), pct)
-                    })
-                    // first of the most confident classes
-                    .reduce(|best, c| if c.1 > best.1 { c } else { best })
-            })
-            .unwrap_or((ObjectKind::Unknown, 0));
+        let object_id = object.object_id.as_ref()?.0;
+        let (class, class_confidence_pct) = most_confident(object.classification.iter().flat_map(|d| &d.0).map(|c| {
+            let pct = if c.confidence.0 == CONFIDENCE_UNAVAILABLE { 0 } else { c.confidence.0 };
+            (ObjectKind::from_object_class(&c.object_class), pct)
+        }));
         Some(SimpleObject {
             object_id,
             measurement_delta_ms: object.measurement_delta_time.0,
@@ -384,11 +391,7 @@ impl SimpleObject {
             x_conf_cm: object.position.x_coordinate.confidence.0,
             y_conf_cm: object.position.y_coordinate.confidence.0,
             velocity: object.velocity.as_ref().and_then(velocity_east_north),
-            yaw_decideg: object
-                .angles
-                .as_ref()
-                .map(|a| a.z_angle.value.0)
-                .filter(|&v| v < CartesianAngleValue::VALUE_NOT_USED.0),
+            yaw_decideg: object.angles.as_ref().map(|a| a.z_angle.value.0).filter(|&v| v < ANGLE_VALUE_NOT_USED),
             class,
             class_confidence_pct,
             sensor_id: object.sensor_id_list.as_ref().and_then(|l| l.0.first()).map(|id| id.0),
@@ -398,17 +401,16 @@ impl SimpleObject {
 
 /// (east, north) velocity in cm/s, `None` when the CPM marks it unavailable.
 fn velocity_east_north(velocity: &Velocity3dWithConfidence) -> Option<(i16, i16)> {
-    const UNAVAILABLE: i16 = 16_383;
     match velocity {
-        Velocity3dWithConfidence::CartesianVelocity(v) => {
+        Velocity3dWithConfidence::cartesianVelocity(v) => {
             let (x, y) = (v.x_velocity.value.0, v.y_velocity.value.0);
-            (x != UNAVAILABLE && y != UNAVAILABLE).then_some((x, y))
+            (x != SPEED_UNAVAILABLE && y != SPEED_UNAVAILABLE).then_some((x, y))
         }
-        Velocity3dWithConfidence::PolarVelocity(v) => {
+        Velocity3dWithConfidence::polarVelocity(v) => {
             let speed = v.velocity_magnitude.speed_value.0;
             let direction = v.velocity_direction.value.0;
-            // speed 16383 = unavailable; direction 3600 = valueNotUsed, 3601 = unavailable
-            if speed == 16_383 || direction >= CartesianAngleValue::VALUE_NOT_USED.0 {
+            // direction 3600 = valueNotUsed, 3601 = unavailable
+            if speed == SPEED_UNAVAILABLE as u16 || direction >= ANGLE_VALUE_NOT_USED {
                 return None;
             }
             // direction counts counter-clockwise from the x (east) axis
@@ -417,4 +419,34 @@ fn velocity_east_north(velocity: &Velocity3dWithConfidence) -> Option<(i16, i16)
             Some((component(radians.cos()), component(radians.sin())))
         }
     }
+}
+
+/// A perceived object with only its mandatory components; set the optional ones as needed.
+pub fn new_perceived_object(
+    measurement_delta_time: DeltaTimeMilliSecondSigned,
+    position: CartesianPosition3dWithConfidence,
+) -> PerceivedObject {
+    PerceivedObject::new(
+        None,
+        measurement_delta_time,
+        position,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
+}
+
+/// The first of the most confident (kind, confidence %) classes; (Unknown, 0) without any.
+pub(crate) fn most_confident(classes: impl Iterator<Item = (ObjectKind, u8)>) -> (ObjectKind, u8) {
+    classes.reduce(|best, c| if c.1 > best.1 { c } else { best }).unwrap_or((ObjectKind::Unknown, 0))
 }

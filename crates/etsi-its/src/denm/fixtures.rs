@@ -7,6 +7,7 @@
 //! value of the same fields).
 
 use super::*;
+use rasn::types::{FixedBitString, Ia5String, NumericString};
 
 pub const SAMPLE_DENM_UPER_HEX: &str =
     "0201000007d184000003e880039137e86a64044dfa1a9cc52240f987311daf0ffffffe11dbba1f41e2184080";
@@ -25,9 +26,9 @@ pub fn sample() -> SimpleDenm {
         relevance_distance: Some(RelevanceDistance::LessThan200m),
         validity_duration_s: 600,
         termination: None,
-        station_type: StationType::ROAD_SIDE_UNIT.0,
-        cause: CauseCodeType::COLLISION_RISK.0,
-        sub_cause: CollisionRiskSubCauseCode::CROSSING_COLLISION_RISK.0,
+        station_type: codes::ROAD_SIDE_UNIT,
+        cause: codes::COLLISION_RISK,
+        sub_cause: codes::CROSSING_COLLISION_RISK,
         information_quality: 4,
     }
 }
@@ -39,8 +40,8 @@ pub fn extremes_max() -> SimpleDenm {
         station_id: u32::MAX,
         originating_station_id: u32::MAX,
         sequence_number: u16::MAX,
-        detection_time_its_ms: TimestampIts::MAX.0,
-        reference_time_its_ms: TimestampIts::MAX.0,
+        detection_time_its_ms: crate::checks::TIMESTAMP_ITS_MAX,
+        reference_time_its_ms: crate::checks::TIMESTAMP_ITS_MAX,
         event_lat_e7: 900_000_000,
         event_lon_e7: 1_800_000_000,
         relevance_distance: Some(RelevanceDistance::Over10km),
@@ -61,20 +62,24 @@ pub fn extremes_min() -> SimpleDenm {
         sequence_number: 0,
         detection_time_its_ms: 0,
         reference_time_its_ms: 0,
-        event_lat_e7: Latitude::MIN.0,
-        event_lon_e7: Longitude::MIN.0,
+        event_lat_e7: -900_000_000,
+        event_lon_e7: -1_800_000_000,
         relevance_distance: Some(RelevanceDistance::LessThan50m),
         validity_duration_s: 0,
         termination: Some(Termination::IsCancellation),
         station_type: 0,
-        cause: CauseCodeType::RESERVED.0,
+        cause: 0, // reserved
         sub_cause: 0,
         information_quality: 0,
     }
 }
 
-fn bits(pattern: &[bool]) -> BitString {
-    pattern.iter().copied().collect()
+fn bits<const N: usize>(pattern: [bool; N]) -> FixedBitString<N> {
+    let mut bits = FixedBitString::<N>::default();
+    for (i, bit) in pattern.into_iter().enumerate() {
+        bits.set(i, bit);
+    }
+    bits
 }
 
 fn delta(lat: i32, lon: i32, alt: i16) -> DeltaReferencePosition {
@@ -94,8 +99,8 @@ pub fn full() -> Denm {
         termination: Some(Termination::IsNegation),
         relevance_distance: Some(RelevanceDistance::Over10km),
         validity_duration_s: 86_400,
-        station_type: StationType::PASSENGER_CAR.0,
-        sub_cause: CollisionRiskSubCauseCode::VULNERABLE_ROAD_USER.0,
+        station_type: codes::PASSENGER_CAR,
+        sub_cause: codes::VULNERABLE_ROAD_USER,
         information_quality: 7,
         ..sample()
     }
@@ -103,7 +108,7 @@ pub fn full() -> Denm {
 
     let position = denm.denm.management.event_position.clone();
     let management = &mut denm.denm.management;
-    management.relevance_traffic_direction = Some(RelevanceTrafficDirection::UpstreamTraffic);
+    management.relevance_traffic_direction = Some(RelevanceTrafficDirection::upstreamTraffic);
     management.transmission_interval = Some(TransmissionInterval(1000));
     management.event_position.position_confidence_ellipse = PosConfidenceEllipse {
         semi_major_confidence: SemiAxisLength(250),
@@ -111,14 +116,15 @@ pub fn full() -> Denm {
         semi_major_orientation: HeadingValue(900),
     };
     management.event_position.altitude =
-        Altitude { altitude_value: AltitudeValue(-100_000), altitude_confidence: AltitudeConfidence::Alt00050 };
+        Altitude { altitude_value: AltitudeValue(-100_000), altitude_confidence: AltitudeConfidence::alt_000_50 };
 
     let situation = denm.denm.situation.as_mut().expect("to_denm sets the situation container");
-    situation.linked_cause = Some(CauseCode::new(CauseCodeType::HUMAN_PRESENCE_ON_THE_ROAD, SubCauseCodeType(2)));
+    // humanPresenceOnTheRoad(12)
+    situation.linked_cause = Some(CauseCode::new(CauseCodeType(12), SubCauseCodeType(2)));
     situation.event_history = Some(EventHistory(vec![
         EventPoint {
             event_position: delta(-131_071, 131_072, -12_700),
-            event_delta_time: Some(PathDeltaTime::new(65_535)),
+            event_delta_time: Some(PathDeltaTime(65_535.into())),
             information_quality: InformationQuality(0),
         },
         EventPoint {
@@ -134,20 +140,25 @@ pub fn full() -> Denm {
         Traces(vec![
             PathHistory(vec![]),
             PathHistory(vec![
-                PathPoint { path_position: delta(100, 200, 0), path_delta_time: Some(PathDeltaTime::new(1)) },
+                PathPoint { path_position: delta(100, 200, 0), path_delta_time: Some(PathDeltaTime(1.into())) },
                 PathPoint { path_position: delta(-100, -200, 1), path_delta_time: None },
             ]),
         ]),
-        Some(RoadType::NonUrbanWithStructuralSeparationToOppositeLanes),
+        Some(RoadType::nonUrban_WithStructuralSeparationToOppositeLanes),
     ));
 
-    let mut dangerous_goods =
-        DangerousGoodsExtended::new(DangerousGoodsBasic::FlammableLiquids, 1203, true, false, true);
-    dangerous_goods.emergency_action_code = Some(Ia5String::try_from("3YE").expect("ASCII"));
-    dangerous_goods.phone_number = Some(PhoneNumber(NumericString::try_from("0049 89 123").expect("digits and space")));
-    dangerous_goods.company_name = Some("Gefahrgut Müller".to_string());
+    let dangerous_goods = DangerousGoodsExtended::new(
+        DangerousGoodsBasic::flammableLiquids,
+        1203,
+        true,
+        false,
+        true,
+        Some(Ia5String::try_from("3YE").expect("ASCII")),
+        Some(PhoneNumber(NumericString::try_from("0049 89 123").expect("digits and space"))),
+        Some("Gefahrgut Müller".to_string()),
+    );
 
-    let mut alacarte = AlacarteContainer::new();
+    let mut alacarte = AlacarteContainer::new(None, None, None, None, None, None);
     alacarte.lane_position = Some(LanePosition(-1));
     alacarte.impact_reduction = Some(ImpactReductionContainer {
         height_lon_carr_left: HeightLonCarr(1),
@@ -159,43 +170,46 @@ pub fn full() -> Denm {
         wheel_base_vehicle: WheelBaseVehicle(27),
         turning_radius: TurningRadius(255),
         pos_front_ax: PosFrontAx(20),
-        position_of_occupants: PositionOfOccupants(bits(&[
+        position_of_occupants: PositionOfOccupants(bits([
             true, true, false, false, false, true, false, false, false, false, false, false, false, false, true, false,
             false, false, false, true,
         ])),
         vehicle_mass: VehicleMass(1024),
-        request_response_indication: RequestResponseIndication::Response,
+        request_response_indication: RequestResponseIndication::response,
     });
     alacarte.external_temperature = Some(Temperature(-60));
     alacarte.road_works = Some(RoadWorksContainerExtended {
-        light_bar_siren_in_use: Some(LightBarSirenInUse(bits(&[true, false]))),
+        light_bar_siren_in_use: Some(LightBarSirenInUse(bits([true, false]))),
         closed_lanes: Some(ClosedLanes::new(
-            Some(HardShoulderStatus::AvailableForStopping),
-            Some(HardShoulderStatus::AvailableForDriving),
-            Some(DrivingLaneStatus(bits(&[false, true, true]))),
+            Some(HardShoulderStatus::availableForStopping),
+            Some(HardShoulderStatus::availableForDriving),
+            Some(DrivingLaneStatus([false, true, true].into_iter().collect())),
         )),
-        restriction: Some(RestrictedTypes(vec![StationType::HEAVY_TRUCK, StationType::TRAILER])),
+        // heavyTruck(7), trailer(9)
+        restriction: Some(RestrictedTypes(vec![StationType(8), StationType(9)])),
         speed_limit: Some(SpeedLimit(30)),
-        incident_indication: Some(CauseCode::new(CauseCodeType::ROADWORKS, SubCauseCodeType(4))),
+        // roadworks(3)
+        incident_indication: Some(CauseCode::new(CauseCodeType(3), SubCauseCodeType(4))),
         recommended_path: Some(ItineraryPath(vec![position.clone(), position])),
         starting_point_speed_limit: Some(delta(-500, 500, 0)),
-        traffic_flow_rule: Some(TrafficRule::PassToLeft),
+        traffic_flow_rule: Some(TrafficRule::passToLeft),
         reference_denms: Some(ReferenceDenms(vec![
-            ActionId { originating_station_id: StationId(u32::MAX), sequence_number: SequenceNumber(0) },
-            ActionId { originating_station_id: StationId(0), sequence_number: SequenceNumber(u16::MAX) },
+            ActionID { originating_station_id: StationID(u32::MAX), sequence_number: SequenceNumber(0) },
+            ActionID { originating_station_id: StationID(0), sequence_number: SequenceNumber(u16::MAX) },
         ])),
     });
-    alacarte.positioning_solution = Some(PositioningSolutionType::DGnssPlusDr);
+    alacarte.positioning_solution = Some(PositioningSolutionType::dGNSSplusDR);
     alacarte.stationary_vehicle = Some(StationaryVehicleContainer {
-        stationary_since: Some(StationarySince::EqualOrGreater15Minutes),
-        stationary_cause: Some(CauseCode::new(CauseCodeType::VEHICLE_BREAKDOWN, SubCauseCodeType(9))),
+        stationary_since: Some(StationarySince::equalOrGreater15Minutes),
+        // vehicleBreakdown(91)
+        stationary_cause: Some(CauseCode::new(CauseCodeType(91), SubCauseCodeType(9))),
         carrying_dangerous_goods: Some(dangerous_goods),
         number_of_occupants: Some(NumberOfOccupants(127)),
         vehicle_identification: Some(VehicleIdentification::new(
-            Some(WmiNumber(Ia5String::try_from("WVW").expect("ASCII"))),
-            Some(Vds(Ia5String::try_from("ZZZ1KZ").expect("ASCII"))),
+            Some(WMInumber(Ia5String::try_from("WVW").expect("ASCII"))),
+            Some(VDS(Ia5String::try_from("ZZZ1KZ").expect("ASCII"))),
         )),
-        energy_storage_type: Some(EnergyStorageType(bits(&[false, true, false, false, true, false, false]))),
+        energy_storage_type: Some(EnergyStorageType(bits([false, true, false, false, true, false, false]))),
     });
     denm.denm.alacarte = Some(alacarte);
     denm

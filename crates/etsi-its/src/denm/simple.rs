@@ -4,15 +4,105 @@
 //! reads one back and rejects DENMs the pipeline cannot use.
 
 use super::*;
-use crate::checks::{require_available, ExpectedHeader};
+use crate::checks::{require_available, ExpectedHeader, TIMESTAMP_ITS_MAX};
+use c_its_parser::standards::cdd_1_3_1_1::its_container as asn1;
+use c_its_parser::standards::denm_1_3_1::denm_pdu_descriptions as pdu;
 
-const HEADER: ExpectedHeader = ExpectedHeader {
-    message: "DENM",
-    message_id_field: "messageID",
-    message_id: MessageId::DENM,
-    protocol_version: PROTOCOL_VERSION,
-    standard: "EN 302 637-3 V1.3.1",
-};
+const HEADER: ExpectedHeader =
+    ExpectedHeader::new("DENM", "messageID", MESSAGE_ID, PROTOCOL_VERSION, "EN 302 637-3 V1.3.1");
+
+/// `Termination ::= ENUMERATED {isCancellation(0), isNegation (1)}`: a cancellation is sent by
+/// the originator of the event, a negation by another station that no longer observes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Termination {
+    IsCancellation,
+    IsNegation,
+}
+
+impl Termination {
+    pub const ALL: [Self; 2] = [Self::IsCancellation, Self::IsNegation];
+
+    /// The ASN.1 identifier, `isCancellation` or `isNegation`.
+    pub fn asn1_name(self) -> &'static str {
+        match self {
+            Self::IsCancellation => "isCancellation",
+            Self::IsNegation => "isNegation",
+        }
+    }
+
+    pub fn to_asn1(self) -> pdu::Termination {
+        match self {
+            Self::IsCancellation => pdu::Termination::isCancellation,
+            Self::IsNegation => pdu::Termination::isNegation,
+        }
+    }
+
+    pub fn from_asn1(termination: pdu::Termination) -> Self {
+        match termination {
+            pdu::Termination::isCancellation => Self::IsCancellation,
+            pdu::Termination::isNegation => Self::IsNegation,
+        }
+    }
+}
+
+/// `RelevanceDistance`: the radius around the event position within which it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RelevanceDistance {
+    LessThan50m,
+    LessThan100m,
+    LessThan200m,
+    LessThan500m,
+    LessThan1000m,
+    LessThan5km,
+    LessThan10km,
+    Over10km,
+}
+
+impl RelevanceDistance {
+    pub const ALL: [Self; 8] = [
+        Self::LessThan50m,
+        Self::LessThan100m,
+        Self::LessThan200m,
+        Self::LessThan500m,
+        Self::LessThan1000m,
+        Self::LessThan5km,
+        Self::LessThan10km,
+        Self::Over10km,
+    ];
+
+    /// The ASN.1 identifier, e.g. `lessThan200m`.
+    pub fn asn1_name(self) -> &'static str {
+        match self {
+            Self::LessThan50m => "lessThan50m",
+            Self::LessThan100m => "lessThan100m",
+            Self::LessThan200m => "lessThan200m",
+            Self::LessThan500m => "lessThan500m",
+            Self::LessThan1000m => "lessThan1000m",
+            Self::LessThan5km => "lessThan5km",
+            Self::LessThan10km => "lessThan10km",
+            Self::Over10km => "over10km",
+        }
+    }
+
+    pub fn to_asn1(self) -> asn1::RelevanceDistance {
+        use asn1::RelevanceDistance as R;
+        match self {
+            Self::LessThan50m => R::lessThan50m,
+            Self::LessThan100m => R::lessThan100m,
+            Self::LessThan200m => R::lessThan200m,
+            Self::LessThan500m => R::lessThan500m,
+            Self::LessThan1000m => R::lessThan1000m,
+            Self::LessThan5km => R::lessThan5km,
+            Self::LessThan10km => R::lessThan10km,
+            Self::Over10km => R::over10km,
+        }
+    }
+
+    pub fn from_asn1(distance: asn1::RelevanceDistance) -> Self {
+        // declared in the order of the enumeration
+        Self::ALL[distance as usize]
+    }
+}
 
 /// A DENM reduced to what the pipeline consumes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -42,11 +132,11 @@ pub struct SimpleDenm {
     /// `Some` for a cancellation (by the originator) or negation (by another
     /// station) of the event identified by the action id.
     pub termination: Option<Termination>,
-    /// `stationType` of the originating station, see [`StationType`].
+    /// `stationType` of the originating station, see [`StationType`] ([`codes`]).
     pub station_type: u8,
-    /// `eventType.causeCode`, see [`CauseCodeType`] (97 = collisionRisk).
+    /// `eventType.causeCode`, see [`CauseCodeType`] (97 = collisionRisk, [`codes`]).
     pub cause: u8,
-    /// `eventType.subCauseCode`, e.g. [`CollisionRiskSubCauseCode`]
+    /// `eventType.subCauseCode`, e.g. `CollisionRiskSubCauseCode`
     /// (2 = crossingCollisionRisk, 4 = vulnerableRoadUser).
     pub sub_cause: u8,
     /// `informationQuality`: 0 = unavailable, 1 (lowest) ..= 7 (highest).
@@ -63,26 +153,26 @@ impl SimpleDenm {
     /// terminations, so the cause travels with every DENM of an event.
     pub fn to_denm(&self) -> Denm {
         let header = ItsPduHeader {
-            protocol_version: OrdinalNumber1B(PROTOCOL_VERSION),
-            message_id: MessageId::DENM,
-            station_id: StationId(self.station_id),
+            protocol_version: PROTOCOL_VERSION,
+            message_id: MESSAGE_ID,
+            station_id: StationID(self.station_id),
         };
-        let event_position = ReferencePosition::without_confidence(self.event_lat_e7, self.event_lon_e7);
-        let management = ManagementContainer {
-            action_id: ActionId {
-                originating_station_id: StationId(self.originating_station_id),
+        let event_position = crate::checks::position_without_confidence!(asn1, self.event_lat_e7, self.event_lon_e7);
+        let management = ManagementContainer::new(
+            ActionID {
+                originating_station_id: StationID(self.originating_station_id),
                 sequence_number: SequenceNumber(self.sequence_number),
             },
-            detection_time: TimestampIts(self.detection_time_its_ms.min(TimestampIts::MAX.0)),
-            reference_time: TimestampIts(self.reference_time_its_ms.min(TimestampIts::MAX.0)),
-            termination: self.termination,
+            TimestampIts(self.detection_time_its_ms.min(TIMESTAMP_ITS_MAX)),
+            TimestampIts(self.reference_time_its_ms.min(TIMESTAMP_ITS_MAX)),
+            self.termination.map(Termination::to_asn1),
             event_position,
-            relevance_distance: self.relevance_distance,
-            relevance_traffic_direction: None,
-            validity_duration: ValidityDuration(self.validity_duration_s.min(86_400)),
-            transmission_interval: None,
-            station_type: StationType(self.station_type),
-        };
+            self.relevance_distance.map(RelevanceDistance::to_asn1),
+            None,
+            ValidityDuration(self.validity_duration_s.min(86_400)),
+            None,
+            StationType(self.station_type),
+        );
         let situation = SituationContainer::new(
             InformationQuality(self.information_quality.min(7)),
             CauseCode::new(CauseCodeType(self.cause), SubCauseCodeType(self.sub_cause)),
@@ -109,10 +199,10 @@ impl SimpleDenm {
     /// (unavailable). Location and à la carte containers are ignored.
     pub fn from_denm(denm: &Denm) -> Result<SimpleDenm, CodecError> {
         let header = &denm.header;
-        HEADER.check(header)?;
+        HEADER.check(header.protocol_version, header.message_id)?;
         let management = &denm.denm.management;
         let position = &management.event_position;
-        require_available(position, "DENM event position")?;
+        require_available(position.latitude.0, position.longitude.0, "DENM event position")?;
         let (cause, sub_cause, information_quality) =
             denm.denm.situation.as_ref().map_or((0, 0, 0), |s| {
                 (s.event_type.cause_code.0, s.event_type.sub_cause_code.0, s.information_quality.0)
@@ -125,9 +215,9 @@ impl SimpleDenm {
             reference_time_its_ms: management.reference_time.0,
             event_lat_e7: position.latitude.0,
             event_lon_e7: position.longitude.0,
-            relevance_distance: management.relevance_distance,
+            relevance_distance: management.relevance_distance.map(RelevanceDistance::from_asn1),
             validity_duration_s: management.validity_duration.0,
-            termination: management.termination,
+            termination: management.termination.map(Termination::from_asn1),
             station_type: management.station_type.0,
             cause,
             sub_cause,

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use etsi_its::cpm::*;
-use rasn::types::BitString;
+use rasn::types::{BitString, FixedBitString};
 
 /// xorshift64*: tiny, seedable, good enough to spread test values.
 pub struct Rng(u64);
@@ -77,39 +77,39 @@ fn cartesian_angle_value(r: &mut Rng) -> CartesianAngleValue {
 
 pub fn shape(r: &mut Rng) -> Shape {
     match r.next() % 6 {
-        0 => Shape::Rectangular(RectangularShape {
-            center_point: r.opt(cartesian_position_3d),
+        0 => Shape::rectangular(RectangularShape {
+            shape_reference_point: r.opt(cartesian_position_3d),
             semi_length: len12(r),
             semi_breadth: len12(r),
-            orientation: r.opt(wgs84_value),
+            orientation: r.opt(cartesian_angle_value),
             height: r.opt(len12),
         }),
-        1 => Shape::Circular(CircularShape {
+        1 => Shape::circular(CircularShape {
             shape_reference_point: r.opt(cartesian_position_3d),
             radius: len12(r),
             height: r.opt(len12),
         }),
-        2 => Shape::Polygonal(PolygonalShape {
+        2 => Shape::polygonal(PolygonalShape {
             shape_reference_point: r.opt(cartesian_position_3d),
             polygon: SequenceOfCartesianPosition3d(r.vec(3, 16, cartesian_position_3d)),
             height: r.opt(len12),
         }),
-        3 => Shape::Elliptical(EllipticalShape {
+        3 => Shape::elliptical(EllipticalShape {
             shape_reference_point: r.opt(cartesian_position_3d),
             semi_major_axis_length: len12(r),
             semi_minor_axis_length: len12(r),
-            orientation: r.opt(wgs84_value),
+            orientation: r.opt(cartesian_angle_value),
             height: r.opt(len12),
         }),
-        4 => Shape::Radial(RadialShape {
+        4 => Shape::radial(RadialShape {
             shape_reference_point: r.opt(cartesian_position_3d),
             range: len12(r),
-            stationary_horizontal_opening_angle_start: wgs84_value(r),
-            stationary_horizontal_opening_angle_end: wgs84_value(r),
+            horizontal_opening_angle_start: cartesian_angle_value(r),
+            horizontal_opening_angle_end: cartesian_angle_value(r),
             vertical_opening_angle_start: r.opt(cartesian_angle_value),
             vertical_opening_angle_end: r.opt(cartesian_angle_value),
         }),
-        _ => Shape::RadialShapes(RadialShapes {
+        _ => Shape::radialShapes(RadialShapes {
             ref_point_id: int!(r, Identifier1B, 0, 255),
             x_coordinate: int!(r, CartesianCoordinateSmall, -3094, 1001),
             y_coordinate: int!(r, CartesianCoordinateSmall, -3094, 1001),
@@ -162,58 +162,66 @@ fn bits(r: &mut Rng, n: usize) -> BitString {
     (0..n).map(|_| r.coin()).collect()
 }
 
+fn fixed_bits<const N: usize>(r: &mut Rng) -> FixedBitString<N> {
+    let mut bits = FixedBitString::<N>::default();
+    for i in 0..N {
+        bits.set(i, r.coin());
+    }
+    bits
+}
+
 pub fn object_class(r: &mut Rng) -> ObjectClass {
     match r.next() % 4 {
-        0 => ObjectClass::VehicleSubClass(TrafficParticipantType(r.pick(&[0u8, 5, 6, 7, 8, 9, 10, 11, 14]))),
-        1 => ObjectClass::VruSubClass(match r.next() % 4 {
-            0 => VruProfileAndSubprofile::Pedestrian(r.pick(&[
-                VruSubProfilePedestrian::Unavailable,
-                VruSubProfilePedestrian::OrdinaryPedestrian,
-                VruSubProfilePedestrian::RoadWorker,
-                VruSubProfilePedestrian::FirstResponder,
-                VruSubProfilePedestrian::Max,
+        0 => ObjectClass::vehicleSubClass(TrafficParticipantType(r.pick(&[0u8, 5, 6, 7, 8, 9, 10, 11, 14]))),
+        1 => ObjectClass::vruSubClass(match r.next() % 4 {
+            0 => VruProfileAndSubprofile::pedestrian(r.pick(&[
+                VruSubProfilePedestrian::unavailable,
+                VruSubProfilePedestrian::ordinary_pedestrian,
+                VruSubProfilePedestrian::road_worker,
+                VruSubProfilePedestrian::first_responder,
+                VruSubProfilePedestrian::max,
             ])),
-            1 => VruProfileAndSubprofile::BicyclistAndLightVruVehicle(r.pick(&[
-                VruSubProfileBicyclist::Unavailable,
-                VruSubProfileBicyclist::Bicyclist,
-                VruSubProfileBicyclist::WheelchairUser,
-                VruSubProfileBicyclist::HorseAndRider,
-                VruSubProfileBicyclist::Rollerskater,
-                VruSubProfileBicyclist::EScooter,
-                VruSubProfileBicyclist::PersonalTransporter,
-                VruSubProfileBicyclist::Pedelec,
-                VruSubProfileBicyclist::SpeedPedelec,
-                VruSubProfileBicyclist::Max,
+            1 => VruProfileAndSubprofile::bicyclistAndLightVruVehicle(r.pick(&[
+                VruSubProfileBicyclist::unavailable,
+                VruSubProfileBicyclist::bicyclist,
+                VruSubProfileBicyclist::wheelchair_user,
+                VruSubProfileBicyclist::horse_and_rider,
+                VruSubProfileBicyclist::rollerskater,
+                VruSubProfileBicyclist::e_scooter,
+                VruSubProfileBicyclist::personal_transporter,
+                VruSubProfileBicyclist::pedelec,
+                VruSubProfileBicyclist::speed_pedelec,
+                VruSubProfileBicyclist::max,
             ])),
-            2 => VruProfileAndSubprofile::Motorcyclist(r.pick(&[
-                VruSubProfileMotorcyclist::Unavailable,
-                VruSubProfileMotorcyclist::Moped,
-                VruSubProfileMotorcyclist::Motorcycle,
-                VruSubProfileMotorcyclist::MotorcycleAndSidecarRight,
-                VruSubProfileMotorcyclist::MotorcycleAndSidecarLeft,
-                VruSubProfileMotorcyclist::Max,
+            2 => VruProfileAndSubprofile::motorcyclist(r.pick(&[
+                VruSubProfileMotorcyclist::unavailable,
+                VruSubProfileMotorcyclist::moped,
+                VruSubProfileMotorcyclist::motorcycle,
+                VruSubProfileMotorcyclist::motorcycle_and_sidecar_right,
+                VruSubProfileMotorcyclist::motorcycle_and_sidecar_left,
+                VruSubProfileMotorcyclist::max,
             ])),
-            _ => VruProfileAndSubprofile::Animal(r.pick(&[
-                VruSubProfileAnimal::Unavailable,
-                VruSubProfileAnimal::WildAnimal,
-                VruSubProfileAnimal::FarmAnimal,
-                VruSubProfileAnimal::ServiceAnimal,
-                VruSubProfileAnimal::Max,
+            _ => VruProfileAndSubprofile::animal(r.pick(&[
+                VruSubProfileAnimal::unavailable,
+                VruSubProfileAnimal::wild_animal,
+                VruSubProfileAnimal::farm_animal,
+                VruSubProfileAnimal::service_animal,
+                VruSubProfileAnimal::max,
             ])),
         }),
-        2 => ObjectClass::GroupSubClass(VruClusterInformation::new(
+        2 => ObjectClass::groupSubClass(VruClusterInformation::new(
             r.opt(|r| int!(r, Identifier1B, 0, 255)),
             // TS 103 324 requires clusterBoundingBoxShape ABSENT here
             None,
             int!(r, CardinalNumber1B, 0, 255),
-            r.opt(|r| VruClusterProfiles(bits(r, 4))),
+            r.opt(|r| VruClusterProfiles(fixed_bits(r))),
         )),
-        _ => ObjectClass::OtherSubClass(int!(r, OtherSubClass, 0, 255)),
+        _ => ObjectClass::otherSubClass(int!(r, OtherSubClass, 0, 255)),
     }
 }
 
 pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
-    let mut o = PerceivedObject::new(
+    let mut o = new_perceived_object(
         int!(r, DeltaTimeMilliSecondSigned, -2048, 2047),
         CartesianPosition3dWithConfidence {
             x_coordinate: coordinate_with_confidence(r),
@@ -224,7 +232,7 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
     o.object_id = Some(int!(r, Identifier2B, 0, 65535));
     o.velocity = r.opt(|r| {
         if r.coin() {
-            Velocity3dWithConfidence::PolarVelocity(VelocityPolarWithZ {
+            Velocity3dWithConfidence::polarVelocity(VelocityPolarWithZ {
                 velocity_magnitude: Speed {
                     speed_value: int!(r, SpeedValue, 0, 16383),
                     speed_confidence: speed_confidence(r),
@@ -233,7 +241,7 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
                 z_velocity: r.opt(velocity_component),
             })
         } else {
-            Velocity3dWithConfidence::CartesianVelocity(VelocityCartesian {
+            Velocity3dWithConfidence::cartesianVelocity(VelocityCartesian {
                 x_velocity: velocity_component(r),
                 y_velocity: velocity_component(r),
                 z_velocity: r.opt(velocity_component),
@@ -242,7 +250,7 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
     });
     o.acceleration = r.opt(|r| {
         if r.coin() {
-            Acceleration3dWithConfidence::PolarAcceleration(AccelerationPolarWithZ {
+            Acceleration3dWithConfidence::polarAcceleration(AccelerationPolarWithZ {
                 acceleration_magnitude: AccelerationMagnitude {
                     acceleration_magnitude_value: int!(r, AccelerationMagnitudeValue, 0, 161),
                     acceleration_confidence: int!(r, AccelerationConfidence, 0, 102),
@@ -251,7 +259,7 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
                 z_acceleration: r.opt(acceleration_component),
             })
         } else {
-            Acceleration3dWithConfidence::CartesianAcceleration(AccelerationCartesian {
+            Acceleration3dWithConfidence::cartesianAcceleration(AccelerationCartesian {
                 x_acceleration: acceleration_component(r),
                 y_acceleration: acceleration_component(r),
                 z_acceleration: r.opt(acceleration_component),
@@ -266,14 +274,14 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
     o.z_angular_velocity = r.opt(|r| CartesianAngularVelocityComponent {
         value: int!(r, CartesianAngularVelocityComponentValue, -255, 256),
         confidence: r.pick(&[
-            AngularSpeedConfidence::DegSec01,
-            AngularSpeedConfidence::DegSec02,
-            AngularSpeedConfidence::DegSec05,
-            AngularSpeedConfidence::DegSec10,
-            AngularSpeedConfidence::DegSec20,
-            AngularSpeedConfidence::DegSec50,
-            AngularSpeedConfidence::OutOfRange,
-            AngularSpeedConfidence::Unavailable,
+            AngularSpeedConfidence::degSec_01,
+            AngularSpeedConfidence::degSec_02,
+            AngularSpeedConfidence::degSec_05,
+            AngularSpeedConfidence::degSec_10,
+            AngularSpeedConfidence::degSec_20,
+            AngularSpeedConfidence::degSec_50,
+            AngularSpeedConfidence::outOfRange,
+            AngularSpeedConfidence::unavailable,
         ]),
     });
     o.lower_triangular_correlation_matrices = r.opt(|r| {
@@ -301,9 +309,9 @@ pub fn perceived_object(r: &mut Rng) -> PerceivedObject {
             r.opt(|r| {
                 let (region, id) = (r.opt(|r| int!(r, Identifier2B, 0, 65535)), int!(r, Identifier2B, 0, 65535));
                 if r.coin() {
-                    MapReference::Roadsegment(RoadSegmentReferenceId { region, id })
+                    MapReference::roadsegment(RoadSegmentReferenceId { region, id })
                 } else {
-                    MapReference::Intersection(IntersectionReferenceId { region, id })
+                    MapReference::intersection(IntersectionReferenceId { region, id })
                 }
             }),
             r.opt(|r| int!(r, Identifier1B, 0, 255)),
@@ -341,7 +349,7 @@ pub fn containers(r: &mut Rng) -> Vec<CpmContainer> {
         }),
     );
     let rsu = OriginatingRsuContainer::new(r.opt(|r| {
-        MapReference::Intersection(IntersectionReferenceId {
+        MapReference::intersection(IntersectionReferenceId {
             region: r.opt(|r| int!(r, Identifier2B, 0, 65535)),
             id: int!(r, Identifier2B, 0, 65535),
         })
@@ -361,6 +369,9 @@ pub fn containers(r: &mut Rng) -> Vec<CpmContainer> {
             int!(r, ConfidenceLevel, 1, 101),
             shape(r),
             r.coin(),
+            None,
+            None,
+            None,
         );
         region.sensor_id_list = r.opt(sensor_id_list);
         region.number_of_perceived_objects = r.opt(|r| int!(r, CardinalNumber1B, 0, 255));
@@ -398,11 +409,11 @@ pub fn cpm(r: &mut Rng) -> CollectivePerceptionMessage {
             altitude: Altitude {
                 altitude_value: int!(r, AltitudeValue, -100_000, 800_001),
                 altitude_confidence: r.pick(&[
-                    AltitudeConfidence::Alt00001,
-                    AltitudeConfidence::Alt00500,
-                    AltitudeConfidence::Alt20000,
-                    AltitudeConfidence::OutOfRange,
-                    AltitudeConfidence::Unavailable,
+                    AltitudeConfidence::alt_000_01,
+                    AltitudeConfidence::alt_005_00,
+                    AltitudeConfidence::alt_200_00,
+                    AltitudeConfidence::outOfRange,
+                    AltitudeConfidence::unavailable,
                 ]),
             },
         },
@@ -421,12 +432,12 @@ pub fn cpm(r: &mut Rng) -> CollectivePerceptionMessage {
     CollectivePerceptionMessage {
         header: ItsPduHeader {
             protocol_version: OrdinalNumber1B(2),
-            message_id: MessageId::CPM,
+            message_id: MessageId(MESSAGE_ID),
             station_id: int!(r, StationId, 0, u32::MAX),
         },
         payload: CpmPayload::new(
             management,
-            ConstraintWrappedCpmContainers(containers.iter().map(|c| WrappedCpmContainer::wrap(c).unwrap()).collect()),
+            ConstraintWrappedCpmContainers(containers.iter().map(|c| c.wrap().unwrap()).collect()),
         ),
     }
 }

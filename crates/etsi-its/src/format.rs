@@ -1,0 +1,166 @@
+//! What a received buffer is, among the inputs real RSUs send: a CPM of either release, a CAM or
+//! a DENM, in UPER or XER, bare or in a GeoNetworking + BTP packet; and decoding it.
+//!
+//! Recognised from the first bytes: UPER starts with the `ItsPduHeader` (`protocolVersion`,
+//! then the message id), XER with `<` (the message id and protocol version are read from their
+//! elements), GeoNetworking with its basic header (version 0 or 1 in the high nibble, next header
+//! common (1) or secured (2) in the low one). A CPM's release is its `protocolVersion`: 2 is TS
+//! 103 324, anything else TR 103 562.
+
+use crate::cpm::v1::CpmV1;
+use crate::cpm::{CollectivePerceptionMessage, SimpleCpm};
+use crate::{cam, cpm, denm, gn, CodecError};
+
+/// The kinds of message read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Message {
+    /// TS 103 324 V2.1.1 CPM (protocolVersion 2).
+    CpmV2,
+    /// TR 103 562 CPM (protocolVersion 1).
+    CpmV1,
+    /// EN 302 637-2 CAM.
+    Cam,
+    /// EN 302 637-3 DENM.
+    Denm,
+}
+
+impl Message {
+    fn from_header(protocol_version: u8, message_id: u8) -> Option<Self> {
+        match (message_id, protocol_version) {
+            (cpm::MESSAGE_ID, cpm::PROTOCOL_VERSION) => Some(Self::CpmV2),
+            (cpm::MESSAGE_ID, _) => Some(Self::CpmV1),
+            (cam::MESSAGE_ID, _) => Some(Self::Cam),
+            (denm::MESSAGE_ID, _) => Some(Self::Denm),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::CpmV2 => "CPM (TS 103 324)",
+            Self::CpmV1 => "CPM (TR 103 562)",
+            Self::Cam => "CAM",
+            Self::Denm => "DENM",
+        }
+    }
+}
+
+/// The format of a buffer, from [`detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Uper(Message),
+    Xer(Message),
+    /// An unsecured GeoNetworking + BTP packet carrying a UPER message.
+    GnBtp(Message),
+    /// A secured GeoNetworking packet (TS 103 097): not read, see [`gn`].
+    SecuredGn,
+    Unknown,
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Uper(m) => write!(f, "{}, UPER", m.name()),
+            Self::Xer(m) => write!(f, "{}, XER", m.name()),
+            Self::GnBtp(m) => write!(f, "{} in GeoNetworking + BTP", m.name()),
+            Self::SecuredGn => f.write_str("secured GeoNetworking"),
+            Self::Unknown => f.write_str("unknown format"),
+        }
+    }
+}
+
+/// A decoded message of any [`Message`] kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded {
+    CpmV2(Box<CollectivePerceptionMessage>),
+    CpmV1(Box<CpmV1>),
+    Cam(Box<cam::CAM>),
+    Denm(Box<denm::Denm>),
+}
+
+/// Recognises the format of `bytes` without decoding the message (see the module).
+pub fn detect(bytes: &[u8]) -> Format {
+    if let Some(message) = uper_header(bytes) {
+        return Format::Uper(message);
+    }
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
+        return xer_header(bytes).map_or(Format::Unknown, Format::Xer);
+    }
+    match bytes.first().map(|b| (b >> 4, b & 0x0f)) {
+        Some((0 | 1, 2)) => Format::SecuredGn,
+        Some((0 | 1, 1)) => {
+            gn::unwrap(bytes).ok().and_then(|u| uper_header(u.payload)).map_or(Format::Unknown, Format::GnBtp)
+        }
+        _ => Format::Unknown,
+    }
+}
+
+/// The message a UPER `ItsPduHeader` at the start announces: protocol version 1 or 2 and a
+/// message id read here.
+fn uper_header(bytes: &[u8]) -> Option<Message> {
+    match bytes {
+        [version @ (1 | 2), id, ..] => Message::from_header(*version, *id),
+        _ => None,
+    }
+}
+
+/// The message an XER document's header announces: the first `messageID` / `messageId` and
+/// `protocolVersion` elements.
+fn xer_header(bytes: &[u8]) -> Option<Message> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let element = |names: &[&str]| {
+        names.iter().find_map(|name| {
+            let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+            let end = start + text[start..].find('<')?;
+            text[start..end].trim().parse::<u8>().ok()
+        })
+    };
+    Message::from_header(element(&["protocolVersion"])?, element(&["messageID", "messageId"])?)
+}
+
+/// Decodes a message in any format [`detect`] recognises. The error says which format was
+/// tried and why it failed.
+pub fn decode(bytes: &[u8]) -> Result<Decoded, CodecError> {
+    let format = detect(bytes);
+    let decoded = match format {
+        Format::Uper(message) => decode_uper(message, bytes),
+        Format::Xer(message) => decode_xer(message, bytes),
+        Format::GnBtp(message) => gn::unwrap(bytes).and_then(|u| decode_uper(message, u.payload)),
+        Format::SecuredGn => gn::unwrap(bytes).map(|_| unreachable!("gn::unwrap refuses secured packets")),
+        Format::Unknown => Err(CodecError::new(match bytes.first() {
+            None => "empty input".to_string(),
+            Some(first) => format!("not a CPM, CAM or DENM in UPER, XER or GeoNetworking (first byte {first:#04x})"),
+        })),
+    };
+    decoded.map_err(|e| e.context(&format!("as {format}")))
+}
+
+fn decode_uper(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
+    Ok(match message {
+        Message::CpmV2 => Decoded::CpmV2(Box::new(cpm::decode(bytes)?)),
+        Message::CpmV1 => Decoded::CpmV1(Box::new(cpm::v1::decode(bytes)?)),
+        Message::Cam => Decoded::Cam(Box::new(cam::decode(bytes)?)),
+        Message::Denm => Decoded::Denm(Box::new(denm::decode(bytes)?)),
+    })
+}
+
+fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
+    Ok(match message {
+        Message::CpmV2 => Decoded::CpmV2(Box::new(cpm::decode_xer(bytes)?)),
+        Message::CpmV1 => Decoded::CpmV1(Box::new(cpm::v1::decode_xer(bytes)?)),
+        Message::Cam => Decoded::Cam(Box::new(cam::decode_xer(bytes)?)),
+        Message::Denm => Decoded::Denm(Box::new(denm::decode_xer(bytes)?)),
+    })
+}
+
+/// Reads a CPM of either release, in any format, into the pipeline's view; `received_its_ms`
+/// (TimestampIts) completes a Release 1 CPM's 16-bit time ([`SimpleCpm::from_cpm_v1`]).
+pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
+    let format = detect(bytes);
+    match decode(bytes)? {
+        Decoded::CpmV2(cpm) => SimpleCpm::from_cpm(&cpm),
+        Decoded::CpmV1(cpm) => SimpleCpm::from_cpm_v1(&cpm, received_its_ms),
+        Decoded::Cam(_) | Decoded::Denm(_) => Err(CodecError::new("not a CPM")),
+    }
+    .map_err(|e| e.context(&format!("as {format}")))
+}
