@@ -257,7 +257,7 @@ test-python: $(PYTHON) patches ## the map with lanelet2, ETSI encodings with pyc
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
-test-e2e: ## end-to-end tests on the real stack (free ports)
+test-e2e: patches ## end-to-end tests on the real stack (free ports)
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
 
 # Fuzzing (fuzz/, libFuzzer; see fuzz/README.md): the UPER CPM decoder, each stage's input, the

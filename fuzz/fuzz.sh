@@ -21,7 +21,7 @@ WORK=$CITS_CACHE/fuzz
 FUZZ_TARGET_DIR=${FUZZ_TARGET_DIR:-$CITS_CACHE/target-fuzz}
 MAIN_TARGET_DIR=${CARGO_TARGET_DIR:-$CITS_CACHE/target}
 NICE=(nice -n 19)
-ALL_TARGETS="cpm_uper stage_decoder stage_collector stage_assembler stage_map_matcher stage_predictor
+ALL_TARGETS="cpm_uper formats stage_decoder stage_collector stage_assembler stage_map_matcher stage_predictor
   stage_collision_detector stage_denm_sender state fused"
 # FUZZ_TARGETS="state fused" runs only those (the budget is shared among them).
 read -r -a TARGETS <<<"$(echo ${FUZZ_TARGETS:-$ALL_TARGETS})"

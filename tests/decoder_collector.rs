@@ -110,9 +110,8 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let garbage = b"\xde\xad\xbe\xef not a CPM".to_vec();
     let truncated = valid[..valid.len() / 2].to_vec();
     let oversized = vec![0x55u8; 20 * 1024];
-    for (i, (bad, reason)) in [(garbage, "invalid UPER CPM"), (truncated, "invalid UPER CPM"), (oversized, "oversized")]
-        .into_iter()
-        .enumerate()
+    for (i, (bad, reason)) in
+        [(garbage, "invalid CPM"), (truncated, "invalid CPM"), (oversized, "oversized")].into_iter().enumerate()
     {
         rsu.publish(&topic, bad.clone()).await;
         // A CPM of its own each time: the same bytes again would be the same CPM resent, whose

@@ -7,13 +7,10 @@
 //! messaging provider batches what queues up) — and the benchmark's native baseline (`cits stage`).
 
 use std::io::Write as _;
-use std::time::Duration;
 
-use cits_tests::{next_within, Lattice};
+use cits_tests::{warnings, Lattice};
 use cits_tools::evaluate::{self, EmittedDenm};
-use cits_tools::replay::replay;
 use etsi_its::denm::SimpleDenm;
-use prost::Message as _;
 
 const RSU: &str = "rsu1";
 
@@ -45,39 +42,9 @@ async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
     let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(lattice.repo.join("data/short.truth.json")).unwrap()).unwrap();
-    let nats = lattice.nats().await;
-    let mut done = nats.subscribe(cits::subjects::done(RSU)).await.unwrap();
-    nats.flush().await.unwrap();
     let options = lattice.replay_options(&[RSU], speed, 1);
-    let auth = lattice.auth_dir();
-    let mut denms = cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth))
-        .await
-        .unwrap();
-
-    // Sent as if made now: what the pipeline got (and the in-process run below gets) are these.
-    let sent = replay(&records, &options).await.unwrap();
-    let records = sent.records;
-    // Every CPM comes out of the last stage (a FrameDone each; delivery is at-least-once, so
-    // counted by CPM reference time), then its DENMs have been sent.
-    let expected: std::collections::HashSet<u64> = records
-        .iter()
-        .map(|r| {
-            let cpm = etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&r.cpm).unwrap()).unwrap();
-            cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms)
-        })
-        .collect();
-    let mut through = std::collections::HashSet::new();
-    while through.len() < expected.len() {
-        let what = format!("FrameDone {} of {}", through.len(), expected.len());
-        let msg = next_within(&mut done, Duration::from_secs(30), &what).await.unwrap();
-        through.insert(cits::proto::FrameDone::decode(msg.payload.as_ref()).unwrap().reference_time_us);
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await; // the MQTT leg of the last DENMs
-    let mut received = Vec::new();
-    while let Ok(d) = denms.try_recv() {
-        assert_eq!(d.rsu, RSU);
-        received.push(d.uper);
-    }
+    let (sent, received) = warnings::replay_and_collect(&lattice, &records, &options).await;
+    let records = sent.records.clone();
 
     // Warned before each planted conflict (the ground truth has the recording's times).
     let emitted: Vec<EmittedDenm> = received
@@ -100,15 +67,7 @@ async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
     assert!(score.false_warnings <= 1, "false warnings: {score:?}");
 
     // Exactly what the same stage logic produces natively, byte for byte, in the same order.
-    let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
-    let native: Vec<Vec<u8>> =
-        evaluate::run(&graph, &records).unwrap().iter().map(|d| cits::denm_sender::encode(&d.denm).unwrap()).collect();
-    assert_eq!(received.len(), native.len(), "DENMs over MQTT vs native");
-    if let Some(i) = (0..received.len()).find(|&i| received[i] != native[i]) {
-        let show = |b: &[u8]| format!("{:?}", SimpleDenm::from_denm(&etsi_its::denm::decode(b).unwrap()).unwrap());
-        panic!("DENM {i} over MQTT differs from the native pipeline's:\n{}\n{}", show(&received[i]), show(&native[i]));
-    }
+    warnings::assert_warned_as_natively(&lattice, &records, &received, "short recording");
 
     // pycrate reads every DENM as collision-risk warnings from RSU 1001 and re-encodes it identically.
     let python = std::env::var("CITS_PYTHON").expect("run with make test-e2e (CITS_PYTHON)");

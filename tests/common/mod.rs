@@ -5,6 +5,7 @@
 //! Binaries come from `make setup`; run these tests with `make test-e2e`, which passes their paths.
 
 pub mod faults;
+pub mod warnings;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -244,6 +245,7 @@ impl Lattice {
             qos,
             progress: false,
             auth: Some(self.auth_dir()),
+            wire: Default::default(),
         }
     }
 

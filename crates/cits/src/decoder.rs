@@ -1,6 +1,9 @@
-//! Decoder stage: UPER CPM bytes from `cits.cpm.<rsu>` → [`CitsMessageWrapper`].
+//! Decoder stage: a CPM from `cits.cpm.<rsu>` → [`CitsMessageWrapper`]. Reads what RSUs send
+//! (see [`etsi_its::format`]): TS 103 324 or TR 103 562 CPMs, in UPER or XER, bare or in an
+//! unsecured GeoNetworking + BTP packet, recognised per message.
 
-use etsi_its::cpm::{self, ObjectKind, SimpleCpm};
+use etsi_its::cpm::{ObjectKind, SimpleCpm};
+use etsi_its::format;
 
 use crate::proto::{
     cits_message_wrapper, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject, SensorInformation,
@@ -23,14 +26,16 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
     if payload.len() > MAX_CPM_BYTES {
         return Err(StageError::new(format!("oversized CPM: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
     }
-    let pdu = cpm::decode(payload).map_err(|e| StageError::new(format!("invalid UPER CPM: {e}")))?;
-    let simple = SimpleCpm::from_cpm(&pdu).map_err(|e| StageError::new(format!("unusable CPM: {e}")))?;
+    // A Release 1 CPM carries its time modulo 65.536 s: the reception time places it.
+    let simple = format::simple_cpm(payload, time::unix_us_to_its_ms(received_at_us))
+        .map_err(|e| StageError::new(format!("invalid CPM: {e}")))?;
     Ok(CitsMessageWrapper {
         ingest: Some(IngestMetadata {
             rsu_id: rsu.to_string(),
             source_subject: subject.to_string(),
             received_at_us,
             payload_bytes: payload.len() as u32,
+            format: format::detect(payload).to_string(),
         }),
         message: Some(cits_message_wrapper::Message::Cpm(to_proto(&simple))),
         frame_id: crate::stage::frame_id(subject, payload),
@@ -94,7 +99,8 @@ fn object_class(kind: ObjectKind) -> ObjectClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use etsi_its::cpm::fixtures::sample;
+    use etsi_its::cpm::{self, fixtures::sample};
+    use etsi_its::format::Wire;
 
     #[test]
     fn decodes_a_cpm_into_the_wrapper() {
@@ -121,6 +127,34 @@ mod tests {
         assert_eq!(c.sensors.len(), 2);
     }
 
+    /// What other RSUs send reads as the same CPM: a Release 1 CPM (its 16-bit time placed by
+    /// the reception time), XER, a GeoNetworking + BTP packet; the format is recorded.
+    #[test]
+    fn every_input_format_decodes_to_the_same_cpm() {
+        let cpm = sample();
+        let received_at_us = time::its_ms_to_unix_us(cpm.reference_time_its_ms) + 180_000;
+        let uper = decode("cits.cpm.r1", &Wire::CpmV2Uper.encode(&cpm).unwrap(), received_at_us).unwrap();
+        for (wire, format) in [
+            (Wire::CpmV1Uper, "CPM (TR 103 562), UPER"),
+            (Wire::CpmV2Xer, "CPM (TS 103 324), XER"),
+            (Wire::CpmV1Xer, "CPM (TR 103 562), XER"),
+            (Wire::CpmV2GnBtp, "CPM (TS 103 324) in GeoNetworking + BTP"),
+        ] {
+            let payload = wire.encode(&cpm).unwrap();
+            let got = decode("cits.cpm.r1", &payload, received_at_us).unwrap();
+            let ingest = got.ingest.as_ref().unwrap();
+            assert_eq!(ingest.format, format);
+            let (Some(cits_message_wrapper::Message::Cpm(a)), Some(cits_message_wrapper::Message::Cpm(b))) =
+                (&got.message, &uper.message)
+            else {
+                panic!("no CPM")
+            };
+            // Release 1 says so in its protocol version; all else is the same CPM.
+            assert_eq!(Cpm { protocol_version: b.protocol_version, ..a.clone() }, *b, "{format}");
+        }
+        assert_eq!(uper.ingest.unwrap().format, "CPM (TS 103 324), UPER");
+    }
+
     #[test]
     fn every_etsi_object_kind_has_a_pipeline_class() {
         assert_eq!(object_class(ObjectKind::LightVruVehicle), ObjectClass::Bicycle);
@@ -139,8 +173,15 @@ mod tests {
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             ("cits.cpm.r1", vec![], "empty"),
             ("cits.cpm.r1", vec![0u8; MAX_CPM_BYTES + 1], "oversized"),
-            ("cits.cpm.r1", good[..good.len() / 2].to_vec(), "invalid UPER CPM"),
+            ("cits.cpm.r1", good[..good.len() / 2].to_vec(), "invalid CPM: as CPM (TS 103 324), UPER"),
             ("cits.cpm.r1", b"not a cpm at all".to_vec(), "CPM"),
+            ("cits.cpm.r1", Wire::CpmV1Uper.encode(&sample()).unwrap()[..20].to_vec(), "as CPM (TR 103 562), UPER"),
+            ("cits.cpm.r1", b"<CAM><header>".to_vec(), "unknown format"),
+            (
+                "cits.cpm.r1",
+                etsi_its::denm::encode(&etsi_its::denm::fixtures::sample().to_denm()).unwrap(),
+                "not a CPM",
+            ),
             ("cits.other.r1", good.clone(), "subject"),
         ];
         for (subject, payload, expect) in cases {

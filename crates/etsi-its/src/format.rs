@@ -164,3 +164,66 @@ pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, Codec
     }
     .map_err(|e| e.context(&format!("as {format}")))
 }
+
+/// A wire format CPMs can be sent in: what an RSU or a bridge puts on MQTT. Converts the
+/// pipeline's recordings (TS 103 324 UPER) into what other equipment sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Wire {
+    /// TS 103 324 V2.1.1 in UPER, bare (our RSUs).
+    #[default]
+    CpmV2Uper,
+    /// TR 103 562 in UPER, bare (the pre-standard CPM of the research recordings).
+    CpmV1Uper,
+    /// TS 103 324 V2.1.1 in XER.
+    CpmV2Xer,
+    /// TR 103 562 in XER.
+    CpmV1Xer,
+    /// TS 103 324 V2.1.1 in UPER inside an unsecured single-hop GeoNetworking + BTP-B packet
+    /// (what a radio RSU forwards).
+    CpmV2GnBtp,
+}
+
+impl Wire {
+    pub const ALL: [Wire; 5] = [Self::CpmV2Uper, Self::CpmV1Uper, Self::CpmV2Xer, Self::CpmV1Xer, Self::CpmV2GnBtp];
+
+    /// Its name on the command line (`cits replay --wire`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CpmV2Uper => "cpm-v2-uper",
+            Self::CpmV1Uper => "cpm-v1-uper",
+            Self::CpmV2Xer => "cpm-v2-xer",
+            Self::CpmV1Xer => "cpm-v1-xer",
+            Self::CpmV2GnBtp => "cpm-v2-gn-btp",
+        }
+    }
+
+    /// Encodes `cpm` in this format.
+    pub fn encode(self, cpm: &SimpleCpm) -> Result<Vec<u8>, CodecError> {
+        match self {
+            Self::CpmV2Uper => cpm::encode(&cpm.to_cpm()),
+            Self::CpmV1Uper => cpm::v1::encode(&cpm.to_cpm_v1()?),
+            Self::CpmV2Xer => cpm::encode_xer(&cpm.to_cpm()),
+            Self::CpmV1Xer => cpm::v1::encode_xer(&cpm.to_cpm_v1()?),
+            Self::CpmV2GnBtp => {
+                let sender = gn::Sender {
+                    station_id: cpm.station_id,
+                    time_its_ms: cpm.reference_time_its_ms,
+                    lat_e7: cpm.reference_lat_e7,
+                    lon_e7: cpm.reference_lon_e7,
+                };
+                gn::wrap(&cpm::encode(&cpm.to_cpm())?, gn::PORT_CPM, &sender, gn::Broadcast::SingleHop)
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for Wire {
+    type Err = CodecError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|w| w.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|w| w.name()).collect();
+            CodecError::new(format!("unknown wire format {name:?} (one of {})", names.join(", ")))
+        })
+    }
+}

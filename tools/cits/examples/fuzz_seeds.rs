@@ -21,6 +21,8 @@ use cits::pipeline::{for_each_stage, handle, EachStage, Fused, Handler};
 use cits::proto::{BatchedMessage, MessageBatch};
 use cits::stage::Outbound;
 use cits_tools::recording::{self, Record};
+use etsi_its::cpm::SimpleCpm;
+use etsi_its::format::Wire;
 use prost::Message as _;
 
 /// The layouts of the targets' inputs, shared with the fuzz targets.
@@ -66,6 +68,13 @@ fn main() -> anyhow::Result<()> {
         for (i, record) in records.iter().enumerate() {
             let seed = format!("{name}-{i:04}");
             seeds.write("cpm_uper", &seed, &record.cpm)?;
+            // Every input format, from every tenth CPM (the formats target's corpus).
+            if i % 10 == 0 {
+                let simple = SimpleCpm::from_cpm(&etsi_its::cpm::decode(&record.cpm)?)?;
+                for wire in Wire::ALL {
+                    seeds.write("formats", &format!("{seed}-{}", wire.name()), &wire.encode(&simple)?)?;
+                }
+            }
             let fused = input::FusedInput { batch: false, redelivered: i % 2 == 1, body: &record.cpm };
             seeds.write("fused", &seed, &fused.to_bytes())?;
             through_the_stages(&mut svc, &seeds, &seed, &record.cpm)?;

@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context as _};
 use rumqttc::{AsyncClient, Event, MqttOptions, Outgoing, Packet, QoS};
 
+use etsi_its::format::Wire;
+
 use crate::recording::Record;
 
 pub struct ReplayOptions {
@@ -18,6 +20,9 @@ pub struct ReplayOptions {
     pub progress: bool,
     /// The lattice's auth directory: each RSU connects with its own token (None: anonymous).
     pub auth: Option<std::path::PathBuf>,
+    /// The format the CPMs go out in (the recordings hold TS 103 324 UPER): as other RSUs and
+    /// bridges send them.
+    pub wire: Wire,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +33,8 @@ pub struct ReplaySummary {
     /// Wall clock (µs since the Unix epoch) when each message was handed to the MQTT client, in
     /// publish order (record by record, each record once per RSU): where end-to-end latency starts.
     pub published_at_us: Vec<u64>,
-    /// The records as sent (see [`live`]): what the pipeline got, to compare its output with.
+    /// The records as sent (see [`live`]): what the pipeline got, to compare its output with;
+    /// in TS 103 324 UPER whatever [`ReplayOptions::wire`] put on the wire.
     pub records: Vec<Record>,
     /// How far every time in them was moved from the recording's (ms).
     pub shift_ms: i64,
@@ -108,6 +114,21 @@ fn shifted_cpm(uper: &[u8], shift_ms: i64, station: Option<u32>) -> Option<Vec<u
     etsi_its::cpm::encode(&cpm).ok()
 }
 
+/// `records` with every CPM in `wire`'s format; records that are no CPM are kept as they are.
+pub fn on_the_wire(records: &[Record], wire: Wire) -> anyhow::Result<Vec<Record>> {
+    if wire == Wire::CpmV2Uper {
+        return Ok(records.to_vec());
+    }
+    records
+        .iter()
+        .map(|r| {
+            let Ok(pdu) = etsi_its::cpm::decode(&r.cpm) else { return Ok(r.clone()) };
+            let cpm = etsi_its::cpm::SimpleCpm::from_cpm(&pdu)?;
+            Ok(Record { timestamp_ms: r.timestamp_ms, cpm: wire.encode(&cpm).context(wire.name())? })
+        })
+        .collect()
+}
+
 /// Replays `records` as if made now (see [`live`]) and returns once every message has left (QoS 0)
 /// or been acknowledged (QoS 1).
 pub async fn replay(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
@@ -132,8 +153,9 @@ pub async fn replay_as_stations(
     } else {
         stations.iter().map(|s| live_as(records, opts.speed, now_ms, Some(*s))).collect()
     };
-    let per_rsu: Vec<&[Record]> =
-        (0..opts.rsus.len()).map(|k| lives[k.min(lives.len() - 1)].records.as_slice()).collect();
+    let wired: Vec<Vec<Record>> =
+        lives.iter().map(|l| on_the_wire(&l.records, opts.wire)).collect::<anyhow::Result<_>>()?;
+    let per_rsu: Vec<&[Record]> = (0..opts.rsus.len()).map(|k| wired[k.min(wired.len() - 1)].as_slice()).collect();
     let summary = send(&per_rsu, opts).await?;
     let first = lives.swap_remove(0);
     Ok(ReplaySummary { shift_ms: first.shift_ms, records: first.records, ..summary })
@@ -142,7 +164,8 @@ pub async fn replay_as_stations(
 /// Replays `records` byte for byte, at the times they were recorded (which the pipeline refuses
 /// if they are far from now).
 pub async fn replay_as_recorded(records: &[Record], opts: &ReplayOptions) -> anyhow::Result<ReplaySummary> {
-    let summary = send(&vec![records; opts.rsus.len()], opts).await?;
+    let wired = on_the_wire(records, opts.wire)?;
+    let summary = send(&vec![wired.as_slice(); opts.rsus.len()], opts).await?;
     Ok(ReplaySummary { records: records.to_vec(), ..summary })
 }
 

@@ -451,7 +451,10 @@ mod tests {
         let mut store = InMemory::default();
         deliver(&mut store, &good.subject, &good.body, &mut Vec::new()).unwrap();
         let refused = deliver(&mut store, &good.subject, REFUSED, &mut Vec::new()).unwrap();
-        assert_eq!(refused.rejected[0].1.reason, "invalid UPER CPM: CPM: 131 trailing byte(s) after the encoding");
+        assert_eq!(
+            refused.rejected[0].1.reason,
+            "invalid CPM: as CPM (TS 103 324), UPER: CPM: 131 trailing byte(s) after the encoding"
+        );
         for body in [good.body.as_slice(), REFUSED] {
             let again = deliver(&mut store, &good.subject, body, &mut Vec::new()).unwrap();
             assert_eq!(again.already_applied, 1, "a redelivery is recognised");

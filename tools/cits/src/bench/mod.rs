@@ -319,6 +319,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
         qos: 0,
         progress: false,
         auth: crate::auth::auth_dir(),
+        wire: Default::default(),
     };
     let summary = replay_as_stations(&records, &replay_opts, &stations).await?;
     let replay_s = started.elapsed().as_secs_f64();

@@ -75,6 +75,7 @@ pub async fn first_denm_backlog(
         qos: 1,
         progress: false,
         auth: crate::auth::auth_dir(),
+        wire: Default::default(),
     };
     clean_state(&client, &mut store).await?;
     replay(records, &opts).await?;

@@ -26,6 +26,10 @@ pub struct ReplayArgs {
     /// its clock); by default every time is moved so that the recording plays as if live.
     #[arg(long)]
     as_recorded: bool,
+    /// The format the CPMs go out in, as other equipment sends them: cpm-v2-uper (as recorded),
+    /// cpm-v1-uper, cpm-v2-xer, cpm-v1-xer, cpm-v2-gn-btp (GeoNetworking + BTP).
+    #[arg(long, default_value = "cpm-v2-uper")]
+    wire: etsi_its::format::Wire,
 }
 
 impl ReplayArgs {
@@ -40,6 +44,7 @@ impl ReplayArgs {
             qos: self.qos,
             progress,
             auth: cits_tools::auth::auth_dir(),
+            wire: self.wire,
         })
     }
 
