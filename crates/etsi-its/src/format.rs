@@ -126,13 +126,31 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, CodecError> {
         Format::Uper(message) => decode_uper(message, bytes),
         Format::Xer(message) => decode_xer(message, bytes),
         Format::GnBtp(message) => gn::unwrap(bytes).and_then(|u| decode_uper(message, u.payload)),
-        Format::SecuredGn => gn::unwrap(bytes).map(|_| unreachable!("gn::unwrap refuses secured packets")),
-        Format::Unknown => Err(CodecError::new(match bytes.first() {
-            None => "empty input".to_string(),
-            Some(first) => format!("not a CPM, CAM or DENM in UPER, XER or GeoNetworking (first byte {first:#04x})"),
-        })),
+        Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
     };
     decoded.map_err(|e| e.context(&format!("as {format}")))
+}
+
+/// Why a buffer of `format` (secured GeoNetworking, or unknown) is not read. A GeoNetworking
+/// packet whose headers or payload do not parse says so rather than "unknown".
+fn unreadable(bytes: &[u8], format: Format) -> CodecError {
+    let Some(first) = bytes.first() else { return CodecError::new("empty input") };
+    let looks_like_gn = matches!((first >> 4, first & 0x0f), (0 | 1, 1 | 2));
+    if looks_like_gn {
+        let error = match gn::unwrap(bytes) {
+            Err(e) => e,
+            Ok(u) => CodecError::new(format!(
+                "BTP port {:?}: the payload is no CPM, CAM or DENM (first byte {:#04x})",
+                u.destination_port(),
+                u.payload.first().copied().unwrap_or(0)
+            )),
+        };
+        // gn::unwrap names the layer that failed.
+        return if format == Format::SecuredGn { error.context(&format!("as {format}")) } else { error };
+    }
+    CodecError::new(format!(
+        "as {format}: not a CPM, CAM or DENM in UPER, XER or GeoNetworking (first byte {first:#04x})"
+    ))
 }
 
 fn decode_uper(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
@@ -155,14 +173,26 @@ fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
 
 /// Reads a CPM of either release, in any format, into the pipeline's view; `received_its_ms`
 /// (TimestampIts) completes a Release 1 CPM's 16-bit time ([`SimpleCpm::from_cpm_v1`]).
+/// Only the CPM codecs are called (the decoder stage's component links no CAM or DENM decoder).
 pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
     let format = detect(bytes);
-    match decode(bytes)? {
-        Decoded::CpmV2(cpm) => SimpleCpm::from_cpm(&cpm),
-        Decoded::CpmV1(cpm) => SimpleCpm::from_cpm_v1(&cpm, received_its_ms),
-        Decoded::Cam(_) | Decoded::Denm(_) => Err(CodecError::new("not a CPM")),
-    }
-    .map_err(|e| e.context(&format!("as {format}")))
+    let simple = match format {
+        Format::Uper(Message::CpmV2) => cpm::decode(bytes).and_then(|c| SimpleCpm::from_cpm(&c)),
+        Format::Uper(Message::CpmV1) => {
+            cpm::v1::decode(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms))
+        }
+        Format::Xer(Message::CpmV2) => cpm::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm(&c)),
+        Format::Xer(Message::CpmV1) => {
+            cpm::v1::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms))
+        }
+        Format::GnBtp(Message::CpmV2 | Message::CpmV1) => {
+            let inner = gn::unwrap(bytes)?;
+            return simple_cpm(inner.payload, received_its_ms).map_err(|e| e.context("in GeoNetworking + BTP"));
+        }
+        Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => Err(CodecError::new("not a CPM")),
+        Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
+    };
+    simple.map_err(|e| e.context(&format!("as {format}")))
 }
 
 /// A wire format CPMs can be sent in: what an RSU or a bridge puts on MQTT. Converts the
