@@ -109,7 +109,7 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let valid = cpm(vec![object(21, 100, 100, Some(1), ObjectKind::Car)]);
     let garbage = b"\xde\xad\xbe\xef not a CPM".to_vec();
     let truncated = valid[..valid.len() / 2].to_vec();
-    let oversized = vec![0x55u8; 20 * 1024];
+    let oversized = vec![0x55u8; cits::decoder::MAX_CPM_BYTES + 1];
     for (i, (bad, reason)) in
         [(garbage, "invalid CPM"), (truncated, "invalid CPM"), (oversized, "oversized")].into_iter().enumerate()
     {

@@ -15,17 +15,18 @@ use prost::Message as _;
 async fn every_input_format_warns_like_the_bare_uper_cpm() {
     let lattice = Lattice::start_with("formats", Some("wadm/cits-pipeline-fused.yaml"));
     let records = cits_tools::recording::read_file(&lattice.repo.join("data/default.rec.b64")).unwrap();
-    // A Release 1 CPM's time is 16 bits of ms (65.5 s), placed by the decoder's clock: only a CPM
-    // less than 32 s old can be placed. At 16x the recording's first 30 s arrive younger than
-    // that; all of it would not (its first CPMs ~195 s old), as no live RSU sends them.
+    // The recording's first 30 s, replayed at 16x: every CPM arrives less than 30 s older than
+    // live. A Release 1 CPM's time is 16 bits of ms (65.5 s), placed by the decoder's clock, so
+    // only one less than 32 s old can be placed; and the decoder refuses CPMs older than its
+    // window (60 s) anyway, which all of the recording at 16x would pass (~195 s).
     let first_30_s: Vec<_> =
         records.iter().take_while(|r| r.timestamp_ms - records[0].timestamp_ms < 30_000).cloned().collect();
-    for (wire, records) in [(Wire::CpmV1Uper, &first_30_s), (Wire::CpmV2Xer, &records), (Wire::CpmV2GnBtp, &records)] {
+    for wire in [Wire::CpmV1Uper, Wire::CpmV2Xer, Wire::CpmV2GnBtp] {
         // An RSU per format: the DENM sender's state (sequence numbers) is per RSU.
         let rsu = format!("rsu-{}", wire.name());
         let mut options = lattice.replay_options(&[&rsu], 16.0, 1);
         options.wire = wire;
-        let (sent, received) = warnings::replay_and_collect(&lattice, records, &options).await;
+        let (sent, received) = warnings::replay_and_collect(&lattice, &first_30_s, &options).await;
         assert!(!received.is_empty(), "{}: no DENM", wire.name());
         warnings::assert_warned_as_natively(&lattice, &sent.records, &received, wire.name());
     }
@@ -55,7 +56,8 @@ async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
     let topic = format!("cits/cpm/{RSU}");
     let nats = lattice.nats().await;
     let mut dlq = nats.subscribe(cits::subjects::dead_letter("decoder")).await.unwrap();
-    let mut frames = nats.subscribe(cits::subjects::locations(RSU)).await.unwrap();
+    // The fused chain publishes no frames between its stages: the last stage's FrameDone.
+    let mut done = nats.subscribe(cits::subjects::done(RSU)).await.unwrap();
     nats.flush().await.unwrap();
     let mut rsu = lattice.mqtt(RSU).await;
     for (bad, reason) in cases {
@@ -68,6 +70,6 @@ async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
     // The stream is not blocked: a good CPM in each format after the garbage comes through.
     for payload in [v1, xer, gn] {
         rsu.publish(&topic, payload).await;
-        next_within(&mut frames, Duration::from_secs(20), "location frame").await.unwrap();
+        next_within(&mut done, Duration::from_secs(20), "FrameDone").await.unwrap();
     }
 }

@@ -13,9 +13,10 @@ use crate::{subjects, time};
 
 pub const STAGE: &str = "decoder";
 
-/// Largest CPM accepted. A full CPM (128 objects with all optional fields) stays well below this;
-/// anything bigger is not a CPM and must not reach the UPER decoder.
-pub const MAX_CPM_BYTES: usize = 16 * 1024;
+/// Largest CPM accepted. A full CPM (128 objects with all optional fields) stays well below this
+/// in XER, an order of magnitude bigger than its UPER (busy CPMs of the default recording pass
+/// 16 KiB in XER); anything bigger is not a CPM and must not reach a decoder.
+pub const MAX_CPM_BYTES: usize = 256 * 1024;
 
 /// Decodes one CPM received on `subject` at `received_at_us`.
 pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<CitsMessageWrapper, StageError> {
