@@ -74,12 +74,17 @@ pub(crate) fn uper_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<
     rasn::uper::encode(value).map_err(|e| CodecError::new(format!("{what}: UPER encode: {e}")))
 }
 
-/// Decodes an XER document (UTF-8, one PDU; an XML declaration may precede it).
-pub(crate) fn xer_decode<T: rasn::Decode>(bytes: &[u8], what: &str) -> Result<T, CodecError> {
+/// Decodes an XER document (UTF-8, one PDU; an XML declaration may precede it). rasn's XER
+/// decoder does not check value constraints (found by fuzzing: a 1..127 field read as 154), so
+/// the value is checked by encoding it in UPER, which does: XER is refused where UPER would be.
+pub(crate) fn xer_decode<T: rasn::Decode + rasn::Encode>(bytes: &[u8], what: &str) -> Result<T, CodecError> {
     if bytes.is_empty() {
         return Err(CodecError::new(format!("{what}: empty input")));
     }
-    rasn::xer::decode::<T>(bytes).map_err(|e| CodecError::new(format!("{what}: XER decode: {e}")))
+    let value = rasn::xer::decode::<T>(bytes).map_err(|e| CodecError::new(format!("{what}: XER decode: {e}")))?;
+    rasn::uper::encode(&value)
+        .map_err(|e| CodecError::new(format!("{what}: XER decode: a value out of its range: {e}")))?;
+    Ok(value)
 }
 
 pub(crate) fn xer_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<u8>, CodecError> {

@@ -28,7 +28,7 @@ fn encode_in<T: rasn::Encode>(rules: Rules, value: &T, what: &str) -> Result<Vec
     }
 }
 
-fn decode_in<T: rasn::Decode>(rules: Rules, data: &[u8], what: &str) -> Result<T, CodecError> {
+fn decode_in<T: rasn::Decode + rasn::Encode>(rules: Rules, data: &[u8], what: &str) -> Result<T, CodecError> {
     match rules {
         Rules::Uper => crate::uper_decode_exact(data, what),
         Rules::Xer => crate::xer_decode(data, what),
