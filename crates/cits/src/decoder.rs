@@ -28,7 +28,8 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
         return Err(StageError::new(format!("oversized CPM: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
     }
     // A Release 1 CPM carries its time modulo 65.536 s: the reception time places it.
-    let simple = format::simple_cpm(payload, time::unix_us_to_its_ms(received_at_us))
+    let read_as = format::detect(payload);
+    let simple = format::simple_cpm_as(read_as, payload, time::unix_us_to_its_ms(received_at_us))
         .map_err(|e| StageError::new(format!("invalid CPM: {e}")))?;
     Ok(CitsMessageWrapper {
         ingest: Some(IngestMetadata {
@@ -36,7 +37,7 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
             source_subject: subject.to_string(),
             received_at_us,
             payload_bytes: payload.len() as u32,
-            format: format::detect(payload).to_string(),
+            format: read_as.to_string(),
         }),
         message: Some(cits_message_wrapper::Message::Cpm(to_proto(&simple))),
         frame_id: crate::stage::frame_id(subject, payload),

@@ -175,7 +175,11 @@ fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
 /// (TimestampIts) completes a Release 1 CPM's 16-bit time ([`SimpleCpm::from_cpm_v1`]).
 /// Only the CPM codecs are called (the decoder stage's component links no CAM or DENM decoder).
 pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
-    let format = detect(bytes);
+    simple_cpm_as(detect(bytes), bytes, received_its_ms)
+}
+
+/// As [`simple_cpm`], for a caller that has [`detect`]ed the format already.
+pub fn simple_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
     let simple = match format {
         Format::Uper(Message::CpmV2) => cpm::decode(bytes).and_then(|c| SimpleCpm::from_cpm(&c)),
         Format::Uper(Message::CpmV1) => {
