@@ -88,7 +88,8 @@ WASMCLOUD_RUNTIME_PATCHED := build/patched/wasmcloud-runtime-0.12.0
 WASMCLOUD_HOST_PATCHED := build/patched/wasmcloud-host-0.27.1
 WADM_PATCHED := build/patched/wadm-0.21.1
 C_ITS_PARSER_PATCHED := build/patched/c-its-parser-2.4.2
-patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched $(WASMCLOUD_HOST_PATCHED)/.cits-patched $(WADM_PATCHED)/.cits-patched $(C_ITS_PARSER_PATCHED)/.cits-patched ## fetch the crates patched at build time into build/patched/ (Cargo.toml [patch.crates-io])
+GEONETWORKING_PATCHED := build/patched/geonetworking-0.4.2
+patches: $(WRPC_NATS_PATCHED)/.cits-patched $(WASMCLOUD_RUNTIME_PATCHED)/.cits-patched $(WASMCLOUD_HOST_PATCHED)/.cits-patched $(WADM_PATCHED)/.cits-patched $(C_ITS_PARSER_PATCHED)/.cits-patched $(GEONETWORKING_PATCHED)/.cits-patched ## fetch the crates patched at build time into build/patched/ (Cargo.toml [patch.crates-io])
 $(WRPC_NATS_PATCHED)/.cits-patched: tools/patches/wrpc-transport-nats.sh tools/patches/crate.sh
 	rm -rf $(WRPC_NATS_PATCHED)
 	tools/patches/wrpc-transport-nats.sh $(WRPC_NATS_PATCHED)
@@ -104,6 +105,9 @@ $(WADM_PATCHED)/.cits-patched: tools/patches/wadm.sh tools/patches/crate.sh
 $(C_ITS_PARSER_PATCHED)/.cits-patched: tools/patches/c-its-parser.sh tools/patches/crate.sh
 	rm -rf $(C_ITS_PARSER_PATCHED)
 	tools/patches/c-its-parser.sh $(C_ITS_PARSER_PATCHED)
+$(GEONETWORKING_PATCHED)/.cits-patched: tools/patches/geonetworking.sh tools/patches/crate.sh
+	rm -rf $(GEONETWORKING_PATCHED)
+	tools/patches/geonetworking.sh $(GEONETWORKING_PATCHED)
 
 .setup-toolchains: ## rustc 1.91.0 (+ wasm32-wasip2, rustfmt, clippy) and 1.95.0 for wash
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \

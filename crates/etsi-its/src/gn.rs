@@ -167,6 +167,19 @@ mod tests {
     }
 
     #[test]
+    fn negative_speeds_in_the_position_vector_decode() {
+        // A reversing sender: -1.50 m/s, 15-bit two's complement after the accuracy bit, at
+        // offset 32 of a single-hop broadcast (basic 4 + common 8 + address, time, lat, lon 20).
+        // geonetworking 0.4.2 panicked here (tools/patches/geonetworking.sh).
+        let mut packet = wrap(&[0x02, 0x0e], PORT_CPM, &sender(), Broadcast::SingleHop).unwrap();
+        let raw = (-150i16 as u16) & 0x7fff;
+        packet[32..34].copy_from_slice(&raw.to_be_bytes());
+        let unwrapped = unwrap(&packet).unwrap();
+        assert_eq!(unwrapped.packet.source_position_vector().unwrap().speed.value(), -150);
+        assert_eq!(unwrapped.payload, [0x02, 0x0e]);
+    }
+
+    #[test]
     fn secured_packets_are_refused_with_the_reason() {
         let mut packet = wrap(&[0x02, 0x0e], PORT_CPM, &sender(), Broadcast::SingleHop).unwrap();
         packet[0] = (packet[0] & 0xf0) | NextAfterBasic::SecuredPacket as u8;
