@@ -276,7 +276,7 @@ async fn honest_run(
     let expected: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, &summary.records)
         .unwrap()
         .iter()
-        .map(|d| cits::denm_sender::encode(&d.denm).unwrap())
+        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
         .collect();
     assert!(!expected.is_empty());
     assert_eq!(received, expected, "{rsu}'s DENMs over MQTT equal the in-process pipeline's");

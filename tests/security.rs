@@ -34,7 +34,7 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     lattice.step(&["rsu-add", "rsu-a", &probe_station]).unwrap();
     lattice.add_rsu("rsu-b");
     let nats = lattice.nats().await;
-    let mut cpm_b = nats.subscribe("cits.cpm.rsu-b").await.unwrap();
+    let mut as_b = nats.subscribe("cits.*.rsu-b").await.unwrap();
     let mut done_a = nats.subscribe(cits::subjects::done("rsu-a")).await.unwrap();
     let mut wasmbus = nats.subscribe("wasmbus.>").await.unwrap();
     nats.flush().await.unwrap();
@@ -71,15 +71,16 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     for filter in ["cits/denm/rsu-b", "cits/denm/#", "cits/cpm/rsu-b", "wasmbus/#", "$JS/API/#", "#", "$MQTT/sub/#"] {
         assert!(!granted(&client, &mut eventloop, filter).await, "rsu-a may subscribe {filter}");
     }
-    // Publishing as rsu-b or on the lattice's subjects goes nowhere; its own CPM goes through.
+    // Publishing as rsu-b (CPMs, CAMs) or on the lattice's subjects goes nowhere; its own CPM
+    // goes through.
     let cpm = cits_tools::demo::probe_cpm();
-    for topic in ["cits/cpm/rsu-b", "wasmbus/ctl/v1/default/host/stop", "cits/denm/rsu-b"] {
+    for topic in ["cits/cpm/rsu-b", "cits/cam/rsu-b", "wasmbus/ctl/v1/default/host/stop", "cits/denm/rsu-b"] {
         client.publish(topic, QoS::AtMostOnce, false, cpm.clone()).await.unwrap();
     }
     client.publish("cits/cpm/rsu-a", QoS::AtLeastOnce, false, cpm.clone()).await.unwrap();
     let io = tokio::spawn(async move { while eventloop.poll().await.is_ok() {} });
     next_within(&mut done_a, WAIT, "rsu-a's own CPM through the pipeline").await.unwrap();
-    assert!(tokio::time::timeout(Duration::from_secs(1), cpm_b.next()).await.is_err(), "rsu-a published as rsu-b");
+    assert!(tokio::time::timeout(Duration::from_secs(1), as_b.next()).await.is_err(), "rsu-a published as rsu-b");
     while let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), wasmbus.next()).await {
         assert!(!m.subject.as_str().contains("host.stop"), "rsu-a reached the control interface: {}", m.subject);
     }

@@ -465,6 +465,7 @@ mod tests {
                 })
                 .collect(),
             sensor_id: 1,
+            cue: None,
         }
     }
 

@@ -143,9 +143,15 @@ fn messages(subject: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
     }
 }
 
-/// Stage `H` given `body` on its input subject, with no stored state.
+/// Stage `H` given `body` on its input subject (each, for the decoder), with no stored state.
 pub fn fuzz_stage<H: Handler>(body: &[u8]) {
-    let mut svc = platform(Vec::new());
-    let subject = input_subject(H::NAME);
-    check(H::NAME, &subject, body, deliver::<H>(&mut svc, &subject, body));
+    let mut subjects = vec![input_subject(H::NAME)];
+    // The decoder reads the CAMs an RSU forwards too, on their own subject.
+    if H::NAME == cits::decoder::STAGE {
+        subjects.push(format!("{}{RSU}", cits::subjects::CAM_PREFIX));
+    }
+    for subject in subjects {
+        let mut svc = platform(Vec::new());
+        check(H::NAME, &subject, body, deliver::<H>(&mut svc, &subject, body));
+    }
 }

@@ -109,7 +109,7 @@ pub async fn replay_with_faults(
     let native: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, &records)
         .unwrap()
         .iter()
-        .map(|d| cits::denm_sender::encode(&d.denm).unwrap())
+        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
         .collect();
 
     // Until the last frame of each RSU is out (redeliveries after the ack wait included), then a

@@ -35,21 +35,13 @@ pub async fn replay_and_collect(
     .unwrap();
 
     let sent = replay(records, options).await.unwrap();
-    // Every CPM comes out of the last stage (a FrameDone each; delivery is at-least-once, so
-    // counted by CPM reference time), then its DENMs have been sent.
-    let expected: std::collections::HashSet<u64> = sent
-        .records
-        .iter()
-        .map(|r| {
-            let cpm = etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&r.cpm).unwrap()).unwrap();
-            cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms)
-        })
-        .collect();
+    // Every message (CPM or CAM) comes out of the last stage, a FrameDone each, then its DENMs
+    // have been sent. Delivery is at-least-once: counted by frame id (distinct per message).
     let mut through = std::collections::HashSet::new();
-    while through.len() < expected.len() {
-        let what = format!("FrameDone {} of {} ({rsu})", through.len(), expected.len());
+    while through.len() < sent.records.len() {
+        let what = format!("FrameDone {} of {} ({rsu})", through.len(), sent.records.len());
         let msg = next_within(&mut done, Duration::from_secs(30), &what).await.unwrap();
-        through.insert(cits::proto::FrameDone::decode(msg.payload.as_ref()).unwrap().reference_time_us);
+        through.insert(cits::proto::FrameDone::decode(msg.payload.as_ref()).unwrap().frame_id);
     }
     tokio::time::sleep(Duration::from_millis(500)).await; // the MQTT leg of the last DENMs
     let mut received = Vec::new();
@@ -65,8 +57,11 @@ pub async fn replay_and_collect(
 pub fn assert_warned_as_natively(lattice: &Lattice, sent: &[Record], received: &[Vec<u8>], what: &str) {
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
     let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
-    let native: Vec<Vec<u8>> =
-        evaluate::run(&graph, sent).unwrap().iter().map(|d| cits::denm_sender::encode(&d.denm).unwrap()).collect();
+    let native: Vec<Vec<u8>> = evaluate::run(&graph, sent)
+        .unwrap()
+        .iter()
+        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
+        .collect();
     assert_eq!(received.len(), native.len(), "{what}: DENMs over MQTT vs native");
     if let Some(i) = (0..received.len()).find(|&i| received[i] != native[i]) {
         let show = |b: &[u8]| format!("{:?}", SimpleDenm::from_denm(&etsi_its::denm::decode(b).unwrap()).unwrap());

@@ -438,16 +438,20 @@ mod tests {
         let js = jetstream::new(client.clone());
         let limits = crate::Limits { max_bytes: 64 << 20, ..Default::default() };
         crate::ensure_streams(&js, &limits).await.unwrap();
-        // Two RSUs' CPMs interleaved, each with its stream sequence and the partition it went to.
+        // Three RSUs' CPMs and CAMs interleaved, each with its stream sequence and the partition
+        // it went to: an RSU's CAMs share its CPMs' partition and order.
         let mut stored: Vec<(u64, u32, String, String)> = Vec::new();
         let stream = js.get_stream("CITS_CPM").await.unwrap();
         for i in 0..12 {
             for rsu in ["rsu-a", "rsu-b", "rsu-c"] {
-                let body = format!("{rsu} cpm {i}");
-                let ack = js.publish(format!("cits.cpm.{rsu}"), body.clone().into()).await.unwrap().await.unwrap();
+                let kind = if i % 3 == 2 { "cam" } else { "cpm" };
+                let body = format!("{rsu} {kind} {i}");
+                let subject = format!("cits.{kind}.{rsu}");
+                let ack = js.publish(subject.clone(), body.clone().into()).await.unwrap().await.unwrap();
                 let raw = stream.get_raw_message(ack.sequence).await.unwrap();
                 let partition = raw.subject.split('.').nth(2).unwrap().parse().unwrap();
-                stored.push((ack.sequence, partition, format!("cits.cpm.{rsu}"), body));
+                assert!(stored.iter().all(|s| !s.2.ends_with(rsu) || s.1 == partition), "{rsu} in one partition");
+                stored.push((ack.sequence, partition, subject, body));
             }
         }
         let spec = crate::stage_input("cits.cpm.*").unwrap();

@@ -49,25 +49,47 @@ pub enum Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamSpec {
     pub name: &'static str,
-    /// The subjects it captures: `cits.<kind>.*` (stage inputs, outboxes) or `cits.dlq.>`.
+    /// The subjects it captures: `cits.<kind>.*` (stage inputs, outboxes) or `cits.dlq.>`; a
+    /// stage subscribes to this one.
     pub subjects: &'static str,
+    /// More `cits.<kind>.*` families a stage input captures beside [`Self::subjects`], partitioned
+    /// alike and delivered to the same subscription in one order per RSU.
+    pub also: &'static [&'static str],
     pub role: Role,
 }
 
 /// Dead letters of every stage (`cits.dlq.<stage>`), kept for inspection.
-pub const DEAD_LETTERS: StreamSpec = StreamSpec { name: "CITS_DLQ", subjects: "cits.dlq.>", role: Role::Kept };
+pub const DEAD_LETTERS: StreamSpec =
+    StreamSpec { name: "CITS_DLQ", subjects: "cits.dlq.>", also: &[], role: Role::Kept };
+
+const fn input_stream(name: &'static str, subjects: &'static str) -> StreamSpec {
+    StreamSpec { name, subjects, also: &[], role: Role::StageInput }
+}
 
 /// Every stream of the pipeline.
 pub const STREAMS: &[StreamSpec] = &[
-    StreamSpec { name: "CITS_CPM", subjects: "cits.cpm.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_DECODED", subjects: "cits.decoded.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_LOCATIONS", subjects: "cits.locations.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_TRAJECTORIES", subjects: "cits.trajectories.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_MATCHED", subjects: "cits.matched.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_PREDICTED", subjects: "cits.predicted.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_RISKS", subjects: "cits.risks.*", role: Role::StageInput },
-    StreamSpec { name: "CITS_DENM", subjects: "cits.outbox.denm.*", role: Role::Outbox { republish: "cits.denm" } },
-    StreamSpec { name: "CITS_DONE", subjects: "cits.outbox.done.*", role: Role::Outbox { republish: "cits.done" } },
+    // What RSUs send: their CPMs and the vehicles' CAMs they hear, in one stream, so one RSU's
+    // messages of both kinds are handled in order and never two at once (the fused pipeline's
+    // state is per RSU).
+    StreamSpec { name: "CITS_CPM", subjects: "cits.cpm.*", also: &["cits.cam.*"], role: Role::StageInput },
+    input_stream("CITS_DECODED", "cits.decoded.*"),
+    input_stream("CITS_LOCATIONS", "cits.locations.*"),
+    input_stream("CITS_TRAJECTORIES", "cits.trajectories.*"),
+    input_stream("CITS_MATCHED", "cits.matched.*"),
+    input_stream("CITS_PREDICTED", "cits.predicted.*"),
+    input_stream("CITS_RISKS", "cits.risks.*"),
+    StreamSpec {
+        name: "CITS_DENM",
+        subjects: "cits.outbox.denm.*",
+        also: &[],
+        role: Role::Outbox { republish: "cits.denm" },
+    },
+    StreamSpec {
+        name: "CITS_DONE",
+        subjects: "cits.outbox.done.*",
+        also: &[],
+        role: Role::Outbox { republish: "cits.done" },
+    },
     DEAD_LETTERS,
 ];
 
@@ -95,10 +117,21 @@ impl StreamSpec {
 
     pub fn config(&self, limits: &Limits) -> stream::Config {
         let (subject_transform, republish) = match self.role {
-            Role::StageInput => (
+            // `cits.<kind>.<rsu>` → `cits.<kind>.<p>.<rsu>`, p from the RSU alone (for every kind
+            // a stream of several captures: `cits.*.*` covers them all and no other).
+            Role::StageInput if self.also.is_empty() => (
                 Some(stream::SubjectTransform {
                     source: self.subjects.to_string(),
                     destination: format!("{}.{{{{partition({PARTITIONS},1)}}}}.{{{{wildcard(1)}}}}", self.prefix()),
+                }),
+                None,
+            ),
+            Role::StageInput => (
+                Some(stream::SubjectTransform {
+                    source: "cits.*.*".to_string(),
+                    destination: format!(
+                        "cits.{{{{wildcard(1)}}}}.{{{{partition({PARTITIONS},2)}}}}.{{{{wildcard(2)}}}}"
+                    ),
                 }),
                 None,
             ),
@@ -114,7 +147,7 @@ impl StreamSpec {
         };
         stream::Config {
             name: self.name.to_string(),
-            subjects: vec![self.subjects.to_string()],
+            subjects: std::iter::once(self.subjects).chain(self.also.iter().copied()).map(String::from).collect(),
             storage: stream::StorageType::File,
             retention: stream::RetentionPolicy::Limits,
             discard: stream::DiscardPolicy::Old,
@@ -129,9 +162,14 @@ impl StreamSpec {
         }
     }
 
-    /// The filter of partition `p`: `cits.cpm.<p>.*`.
+    /// The filter of partition `p`: `cits.cpm.<p>.*` (`cits.*.<p>.*` for a stream of several
+    /// kinds: it holds no other).
     pub fn partition_filter(&self, p: u32) -> String {
-        format!("{}.{p}.*", self.prefix())
+        if self.also.is_empty() {
+            format!("{}.{p}.*", self.prefix())
+        } else {
+            format!("cits.*.{p}.*")
+        }
     }
 }
 
@@ -243,12 +281,21 @@ mod tests {
 
     #[test]
     fn stage_inputs_are_partitioned_by_their_last_token() {
+        let decoded = stage_input("cits.decoded.*").unwrap();
+        let cfg = decoded.config(&Limits::default());
+        let t = cfg.subject_transform.unwrap();
+        assert_eq!(t.source, "cits.decoded.*");
+        assert_eq!(t.destination, "cits.decoded.{{partition(8,1)}}.{{wildcard(1)}}");
+        assert_eq!(decoded.partition_filter(3), "cits.decoded.3.*");
+        // CPMs and CAMs: one stream, one partition per RSU for both.
         let cpm = stage_input("cits.cpm.*").unwrap();
         let cfg = cpm.config(&Limits::default());
+        assert_eq!(cfg.subjects, vec!["cits.cpm.*", "cits.cam.*"]);
         let t = cfg.subject_transform.unwrap();
-        assert_eq!(t.source, "cits.cpm.*");
-        assert_eq!(t.destination, "cits.cpm.{{partition(8,1)}}.{{wildcard(1)}}");
-        assert_eq!(cpm.partition_filter(3), "cits.cpm.3.*");
+        assert_eq!(t.source, "cits.*.*");
+        assert_eq!(t.destination, "cits.{{wildcard(1)}}.{{partition(8,2)}}.{{wildcard(2)}}");
+        assert_eq!(cpm.partition_filter(3), "cits.*.3.*");
+        assert_eq!(published_subject("cits.cam.3.rsu1"), "cits.cam.rsu1");
         assert_eq!(published_subject("cits.cpm.3.rsu1"), "cits.cpm.rsu1");
         assert_eq!(published_subject("cits.cpm.rsu1"), "cits.cpm.rsu1");
         assert!(stage_input("cits.denm.*").is_none());
@@ -263,11 +310,16 @@ mod tests {
 
     #[test]
     fn streams_never_overlap() {
-        for (i, a) in STREAMS.iter().enumerate() {
-            for b in &STREAMS[i + 1..] {
-                assert_ne!(a.prefix(), b.prefix(), "{} and {}", a.name, b.name);
-                assert!(!a.prefix().starts_with(&format!("{}.", b.prefix())));
-                assert!(!b.prefix().starts_with(&format!("{}.", a.prefix())));
+        let prefixes = |s: &StreamSpec| {
+            std::iter::once(s.subjects)
+                .chain(s.also.iter().copied())
+                .map(|p| p.trim_end_matches(".*").trim_end_matches(".>"))
+        };
+        let all: Vec<(&str, &str)> = STREAMS.iter().flat_map(|s| prefixes(s).map(move |p| (s.name, p))).collect();
+        for (i, (a_name, a)) in all.iter().enumerate() {
+            for (b_name, b) in &all[i + 1..] {
+                assert_ne!(a, b, "{a_name} and {b_name}");
+                assert!(!a.starts_with(&format!("{b}.")) && !b.starts_with(&format!("{a}.")), "{a} and {b}");
             }
         }
     }
@@ -277,7 +329,7 @@ mod tests {
         let spec = ConsumerSpec { durable: "decoder".into(), ack_wait: Duration::from_secs(10) };
         let cfg = spec.config(stage_input("cits.cpm.*").unwrap(), 5);
         assert_eq!(cfg.durable_name.as_deref(), Some("decoder-5"));
-        assert_eq!(cfg.filter_subject, "cits.cpm.5.*");
+        assert_eq!(cfg.filter_subject, "cits.*.5.*");
         assert_eq!(cfg.max_ack_pending, 1);
     }
 }

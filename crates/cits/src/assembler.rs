@@ -8,8 +8,12 @@
 
 use prost::Message as _;
 
-use crate::proto::{LocationsContainer, LocationsFrame, Trajectory, TrajectoryFrame, TrajectoryPoint};
-use crate::stage::StageError;
+use crate::association::{is_linked, link, links_key, roster_key, update_roster};
+use crate::collector::SELF_REPORTED;
+use crate::proto::{
+    AwarenessRoster, CamLinks, LocationsContainer, LocationsFrame, Trajectory, TrajectoryFrame, TrajectoryPoint,
+};
+use crate::stage::{decode_state_or_empty, StageError};
 
 pub const STAGE: &str = "assembler";
 
@@ -80,6 +84,55 @@ pub fn key_of(rsu: &str, l: &LocationsContainer) -> String {
 /// A state value to write back: (key, binary protobuf trajectory).
 pub type StateWrite = (String, Vec<u8>);
 
+/// The state a frame needs, in [`assemble_frame`]'s order: each located object's trajectory,
+/// then the RSU's CAM roster and links ([`crate::association`]).
+pub fn state_keys(frame: &LocationsFrame) -> Vec<String> {
+    let objects = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l));
+    objects.chain([roster_key(&frame.rsu_id), links_key(&frame.rsu_id)]).collect()
+}
+
+/// The assembler's step for one frame: `stored[i]` is the value under [`state_keys`]`[i]`.
+/// A CAM's frame updates the roster and gives its station's trajectory unless the station is
+/// linked to a sensor track; a sensor frame links the roster's stations to its objects, whose
+/// trajectories then carry the CAM's intent cue. Returns the values to write back and the output.
+pub fn assemble_frame(
+    mut frame: LocationsFrame,
+    keys: &[String],
+    mut stored: Vec<Option<Vec<u8>>>,
+    cfg: &AssemblerConfig,
+) -> Result<(Vec<StateWrite>, TrajectoryFrame), StageError> {
+    let objects = frame.locations.len();
+    if keys.len() != objects + 2 || stored.len() != keys.len() {
+        return Err(StageError::new("assembler: keys and stored values do not match the frame"));
+    }
+    let mut links: CamLinks = decode_state_or_empty(stored[objects + 1].as_deref());
+    let mut roster: AwarenessRoster = decode_state_or_empty(stored[objects].as_deref());
+    stored.truncate(objects);
+    let keys = &keys[..objects];
+    // Each of the two is written by one kind of frame only (see crate::association).
+    let mut own = Vec::new();
+    let self_reported = frame.locations.iter().any(|l| l.sensor_id == SELF_REPORTED);
+    if self_reported {
+        frame.locations.iter().for_each(|l| update_roster(&mut roster, l));
+        own.push((roster_key(&frame.rsu_id), crate::encode::encode(&roster)));
+    } else if !roster.stations.is_empty() || !links.links.is_empty() {
+        let (cues, changed) = link(&frame.locations, keys, &roster, &mut links);
+        for (l, cue) in frame.locations.iter_mut().zip(cues) {
+            l.cue = cue.or(l.cue);
+        }
+        if changed {
+            own.push((links_key(&frame.rsu_id), crate::encode::encode(&links)));
+        }
+    }
+    let (mut writes, mut out) = assemble(&frame, keys, &stored, cfg)?;
+    if self_reported {
+        // The CAM of a vehicle the cameras track is that track's cue, not a second road user.
+        out.trajectories.retain(|t| !is_linked(&links, t.station_id, frame.reference_time_us));
+    }
+    writes.extend(own);
+    Ok((writes, out))
+}
+
 /// Merges `frame` into the stored trajectories. `stored[i]` is the value under `keys[i]` (None if
 /// absent). Returns the values to write back (one per distinct key) and the output frame.
 pub fn assemble(
@@ -138,6 +191,7 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
         classification: l.classification,
         points: vec![point(l)],
         sensor_id: l.sensor_id,
+        cue: l.cue,
     };
     let Some(mut t) = current else { return fresh(0) };
     let newest = t.points.last().map_or(0, |p| p.measured_at_us);
@@ -166,6 +220,10 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
         Err(i) => t.points.insert(i, point(l)),
     }
     t.classification = l.classification;
+    // What the road user says of its intent (its own CAM, or the CAM linked to this track).
+    if let Some(cue) = &l.cue {
+        t.cue = Some(crate::association::refreshed(t.cue.as_ref(), cue));
+    }
     let newest = t.points.last().map_or(0, |p| p.measured_at_us);
     let cutoff = newest.saturating_sub(cfg.keep_us);
     let keep_from = t.points.partition_point(|p| p.measured_at_us < cutoff);

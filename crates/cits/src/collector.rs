@@ -1,10 +1,12 @@
 //! Collector stage: [`CitsMessageWrapper`] → one [`LocationsFrame`] with the WGS84 location of
-//! every perceived object of the CPM.
+//! every perceived object of the CPM, or of the station that sent a CAM (its own report, with
+//! what it says of its intent).
 
 use crate::calibration::Calibrations;
 use crate::geo::{self, distance, SensorPose, Wgs84};
 use crate::proto::{
-    cits_message_wrapper, CitsMessageWrapper, Cpm, LocationsContainer, LocationsFrame, PerceivedObject,
+    cits_message_wrapper, Awareness, CitsMessageWrapper, Cpm, IntentCue, LocationsContainer, LocationsFrame,
+    ObjectClass, PerceivedObject,
 };
 use crate::stage::StageError;
 
@@ -13,21 +15,28 @@ pub const STAGE: &str = "collector";
 /// Below this speed a velocity vector's direction is noise; the yaw angle is used instead.
 const MIN_SPEED_FOR_HEADING_MPS: f64 = 0.3;
 
+/// The sensor id of a road user's own report (a CAM): no sensor of the RSU measured it.
+pub const SELF_REPORTED: u32 = u32::MAX;
+
+/// Position confidence (m) of a CAM's reference position when it gives none: what a vehicle's
+/// GNSS holds in a city (2 m at 95 %).
+const CAM_POSITION_CONFIDENCE_M: f64 = 2.0;
+
+/// ETSI StationType of a roadside unit: its CAM is no road user.
+const STATION_TYPE_RSU: u32 = 15;
+
 /// Converts all objects of the CPM in `wrapper` to WGS84.
 ///
 /// Objects are placed with the calibration of the sensor that measured them; without one (no
 /// sensor id, or an uncalibrated sensor) the standard's convention applies: x east, y north
 /// from the CPM's reference position.
 pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Result<LocationsFrame, StageError> {
-    let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message else {
-        return Err(StageError::new("wrapper carries no CPM"));
+    let cpm = match &wrapper.message {
+        Some(cits_message_wrapper::Message::Cpm(cpm)) => cpm,
+        Some(cits_message_wrapper::Message::Awareness(a)) => return self_reported(wrapper, a),
+        None => return Err(StageError::new("wrapper carries no CPM or CAM")),
     };
-    let rsu_id = wrapper
-        .ingest
-        .as_ref()
-        .map(|i| i.rsu_id.clone())
-        .filter(|r| !r.is_empty())
-        .ok_or_else(|| StageError::new("wrapper has no RSU id"))?;
+    let rsu_id = rsu_of(wrapper)?;
     let reference = reference_pose(cpm)?;
     let locations = cpm
         .objects
@@ -45,6 +54,67 @@ pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Res
         frame_id: wrapper.frame_id.clone(),
         trace: wrapper.trace.clone(),
     })
+}
+
+fn rsu_of(wrapper: &CitsMessageWrapper) -> Result<String, StageError> {
+    wrapper
+        .ingest
+        .as_ref()
+        .map(|i| i.rsu_id.clone())
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| StageError::new("wrapper has no RSU id"))
+}
+
+/// A CAM's station as a located road user (none for an RSU's own CAM): its reference position,
+/// speed and heading, and its turn signals and yaw rate as its intent cue.
+fn self_reported(wrapper: &CitsMessageWrapper, a: &Awareness) -> Result<LocationsFrame, StageError> {
+    let (lat, lon) = (f64::from(a.latitude) / 1e7, f64::from(a.longitude) / 1e7);
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return Err(StageError::new(format!("CAM reference position unavailable or invalid ({lat}, {lon})")));
+    }
+    let road_user = (a.station_type != STATION_TYPE_RSU).then(|| LocationsContainer {
+        station_id: a.station_id,
+        object_id: 0,
+        measured_at_us: a.generated_at_us,
+        latitude: lat,
+        longitude: lon,
+        classification: class_of_station(a.station_type) as i32,
+        classification_confidence: 100,
+        speed_mps: a.speed_cm_s.map(|v| f64::from(v) / 100.0),
+        heading_deg: a.heading_decideg.map(|h| f64::from(h) / 10.0),
+        sensor_id: SELF_REPORTED,
+        position_confidence_m: CAM_POSITION_CONFIDENCE_M,
+        cue: Some(IntentCue {
+            station_id: a.station_id,
+            reported_at_us: a.generated_at_us,
+            turn_signal: a.turn_signal,
+            yaw_rate_deg_s: a.yaw_rate_centideg_s.map(|y| f64::from(y) / 100.0),
+        }),
+    });
+    Ok(LocationsFrame {
+        rsu_id: rsu_of(wrapper)?,
+        station_id: a.station_id,
+        reference_time_us: a.generated_at_us,
+        locations: road_user.into_iter().collect(),
+        frame_id: wrapper.frame_id.clone(),
+        trace: wrapper.trace.clone(),
+    })
+}
+
+/// The pipeline's class of an ETSI StationType (TS 102 894-2).
+fn class_of_station(station_type: u32) -> ObjectClass {
+    match station_type {
+        1 => ObjectClass::Pedestrian,
+        2 | 12 => ObjectClass::Bicycle,
+        3 | 4 => ObjectClass::Motorcycle,
+        5 => ObjectClass::Car,
+        6 => ObjectClass::Bus,
+        7 | 8 => ObjectClass::Truck,
+        9 | 10 => ObjectClass::OtherVehicle,
+        11 => ObjectClass::Tram,
+        13 => ObjectClass::Animal,
+        _ => ObjectClass::Unknown,
+    }
 }
 
 fn reference_pose(cpm: &Cpm) -> Result<SensorPose, StageError> {
@@ -83,6 +153,7 @@ fn locate(cpm: &Cpm, o: &PerceivedObject, pose: &SensorPose) -> LocationsContain
         heading_deg,
         sensor_id: o.sensor_id,
         position_confidence_m: f64::from(o.x_confidence_cm.max(o.y_confidence_cm)) / 100.0,
+        cue: None,
     }
 }
 

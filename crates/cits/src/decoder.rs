@@ -1,14 +1,18 @@
-//! Decoder stage: a CPM from `cits.cpm.<rsu>` → [`CitsMessageWrapper`]. Reads what RSUs send
-//! (see [`etsi_its::format`]): TS 103 324 or TR 103 562 CPMs, in UPER or XER, bare or in an
-//! unsecured GeoNetworking + BTP packet, recognised per message.
+//! Decoder stage: a CPM from `cits.cpm.<rsu>` or a CAM from `cits.cam.<rsu>` →
+//! [`CitsMessageWrapper`]. Reads what RSUs send (see [`etsi_its::format`]): TS 103 324 or TR 103
+//! 562 CPMs and EN 302 637-2 CAMs, in UPER or XER, bare or in an unsecured GeoNetworking + BTP
+//! packet, recognised per message.
 
+use etsi_its::cam::SimpleCam;
 use etsi_its::cpm::{ObjectKind, SimpleCpm};
 use etsi_its::format;
 
 use crate::proto::{
-    cits_message_wrapper, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject, SensorInformation,
+    cits_message_wrapper, Awareness, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject,
+    SensorInformation, TurnSignal,
 };
 use crate::stage::StageError;
+use crate::subjects::Ingest;
 use crate::{subjects, time};
 
 pub const STAGE: &str = "decoder";
@@ -18,19 +22,26 @@ pub const STAGE: &str = "decoder";
 /// 16 KiB in XER); anything bigger is not a CPM and must not reach a decoder.
 pub const MAX_CPM_BYTES: usize = 256 * 1024;
 
-/// Decodes one CPM received on `subject` at `received_at_us`.
+/// Decodes one CPM or CAM (by its subject) received on `subject` at `received_at_us`.
 pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<CitsMessageWrapper, StageError> {
-    let rsu = subjects::rsu_of_cpm_subject(subject)?;
+    let (ingest, rsu) = subjects::ingest_of_subject(subject)?;
+    let what = ingest.name();
     if payload.is_empty() {
-        return Err(StageError::new("empty CPM payload"));
+        return Err(StageError::new(format!("empty {what} payload")));
     }
     if payload.len() > MAX_CPM_BYTES {
-        return Err(StageError::new(format!("oversized CPM: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
+        return Err(StageError::new(format!("oversized {what}: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
     }
-    // A Release 1 CPM carries its time modulo 65.536 s: the reception time places it.
+    // A Release 1 CPM and every CAM carry their time modulo 65.536 s: the reception time places it.
     let read_as = format::detect(payload);
-    let simple = format::simple_cpm_as(read_as, payload, time::unix_us_to_its_ms(received_at_us))
-        .map_err(|e| StageError::new(format!("invalid CPM: {e}")))?;
+    let received_its_ms = time::unix_us_to_its_ms(received_at_us);
+    let message = match ingest {
+        Ingest::Cpm => format::simple_cpm_as(read_as, payload, received_its_ms)
+            .map(|simple| cits_message_wrapper::Message::Cpm(to_proto(&simple))),
+        Ingest::Cam => format::simple_cam_as(read_as, payload)
+            .map(|simple| cits_message_wrapper::Message::Awareness(awareness(&simple, received_its_ms))),
+    }
+    .map_err(|e| StageError::new(format!("invalid {what}: {e}")))?;
     Ok(CitsMessageWrapper {
         ingest: Some(IngestMetadata {
             rsu_id: rsu.to_string(),
@@ -39,7 +50,7 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
             payload_bytes: payload.len() as u32,
             format: read_as.to_string(),
         }),
-        message: Some(cits_message_wrapper::Message::Cpm(to_proto(&simple))),
+        message: Some(message),
         frame_id: crate::stage::frame_id(subject, payload),
         trace: Vec::new(),
     })
@@ -79,6 +90,29 @@ fn to_proto(c: &SimpleCpm) -> Cpm {
                 sensor_id: o.sensor_id.map(u32::from).unwrap_or(0),
             })
             .collect(),
+    }
+}
+
+fn awareness(c: &SimpleCam, received_its_ms: u64) -> Awareness {
+    let generated_its_ms = etsi_its::cpm::v1::reference_time_near(c.generation_delta_time_ms, received_its_ms);
+    Awareness {
+        station_id: c.station_id,
+        station_type: u32::from(c.station_type),
+        generated_at_us: time::its_ms_to_unix_us(generated_its_ms),
+        latitude: c.lat_e7,
+        longitude: c.lon_e7,
+        heading_decideg: c.heading_decideg.map(u32::from),
+        speed_cm_s: c.speed_cm_s.map(u32::from),
+        yaw_rate_centideg_s: c.yaw_rate_centideg_s.map(i32::from),
+        turn_signal: match c.turn_signals {
+            None => TurnSignal::Unknown,
+            Some(s) => match (s.left, s.right) {
+                (false, false) => TurnSignal::Off,
+                (true, false) => TurnSignal::Left,
+                (false, true) => TurnSignal::Right,
+                (true, true) => TurnSignal::Both,
+            },
+        } as i32,
     }
 }
 
@@ -155,6 +189,39 @@ mod tests {
             assert_eq!(Cpm { protocol_version: b.protocol_version, ..a.clone() }, *b, "{format}");
         }
         assert_eq!(uper.ingest.unwrap().format, "CPM (TS 103 324), UPER");
+    }
+
+    #[test]
+    fn a_cam_decodes_into_an_awareness_report() {
+        let cam = etsi_its::cam::SimpleCam {
+            station_id: 4711,
+            station_type: 5,
+            generation_delta_time_ms: 1000,
+            lat_e7: 478_095_000,
+            lon_e7: 130_550_000,
+            heading_decideg: Some(900),
+            speed_cm_s: Some(1000),
+            yaw_rate_centideg_s: Some(-300),
+            longitudinal_acceleration_dm_s2: None,
+            turn_signals: Some(etsi_its::cam::TurnSignals { left: false, right: true }),
+        };
+        let bytes = etsi_its::cam::encode(&cam.to_cam()).unwrap();
+        // Received 40 ms after its generation: TimestampIts ≡ 1000 (mod 65536).
+        let received_its_ms = 591_619_380_000 - 591_619_380_000 % 65_536 + 1_040;
+        let w = decode("cits.cam.r1", &bytes, time::its_ms_to_unix_us(received_its_ms)).unwrap();
+        assert_eq!(w.ingest.as_ref().unwrap().format, "CAM, UPER");
+        let Some(cits_message_wrapper::Message::Awareness(a)) = w.message else { panic!("no awareness") };
+        assert_eq!(a.generated_at_us, time::its_ms_to_unix_us(received_its_ms - 40));
+        assert_eq!((a.station_id, a.station_type, a.heading_decideg, a.speed_cm_s), (4711, 5, Some(900), Some(1000)));
+        assert_eq!((a.yaw_rate_centideg_s, a.turn_signal), (Some(-300), TurnSignal::Right as i32));
+        // On the CPM subject a CAM is not a CPM, and the other way round.
+        assert!(decode("cits.cpm.r1", &bytes, 0).unwrap_err().reason.contains("invalid CPM: as CAM, UPER: not a CPM"));
+        let cpm_bytes = cpm::encode(&sample().to_cpm()).unwrap();
+        assert!(decode("cits.cam.r1", &cpm_bytes, 0)
+            .unwrap_err()
+            .reason
+            .contains("invalid CAM: as CPM (TS 103 324), UPER: not a CAM"));
+        assert!(decode("cits.cam.r1", &[], 0).unwrap_err().reason.contains("empty CAM"));
     }
 
     #[test]

@@ -5,8 +5,7 @@
 //! noticeably or the repetition interval passed (no duplicates), and a risk that disappeared a
 //! termination (isCancellation). The active warnings are the stage's key-value state.
 
-use etsi_its::denm::RelevanceDistance;
-use etsi_its::denm::SimpleDenm;
+use etsi_its::denm::{DenmVersion, RelevanceDistance, SimpleDenm};
 
 use crate::geo::{distance, wgs84_to_offset, Wgs84};
 use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};
@@ -38,6 +37,8 @@ pub struct SenderConfig {
     pub same_conflict_us: u64,
     /// A warning ends when its risk has not been reported for this long (no flapping).
     pub absent_grace_us: u64,
+    /// The DENM release the RSU is sent (`denm_version`, or `denm_version.<rsu>` for this RSU).
+    pub denm_version: DenmVersion,
 }
 
 impl Default for SenderConfig {
@@ -50,29 +51,33 @@ impl Default for SenderConfig {
             same_conflict_m: 6.0,
             same_conflict_us: 1_500_000,
             absent_grace_us: 500_000,
+            denm_version: DenmVersion::default(),
         }
     }
 }
 
 impl SenderConfig {
-    /// Reads `station_id` (or `station_id.<rsu>` for this RSU, which wins), `repetition_ms`,
-    /// `absent_grace_ms`; others keep defaults.
+    /// Reads `station_id` and `denm_version` (each also as `<key>.<rsu>` for this RSU, which
+    /// wins), `repetition_ms`, `absent_grace_ms`; others keep defaults.
     pub fn from_config<'a>(
         rsu: &str,
         entries: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Self, crate::stage::StageError> {
         let mut cfg = Self::default();
-        let mut own_station = None;
+        let (mut own_station, mut own_version) = (None, None);
         for e in crate::config::entries(STAGE, entries) {
             match e.key {
                 "station_id" => cfg.station_id = station_id(&e)?,
+                "denm_version" => cfg.denm_version = denm_version(&e)?,
                 "repetition_ms" => cfg.repetition_us = e.millis_as_us()?,
                 "absent_grace_ms" => cfg.absent_grace_us = e.millis_as_us()?,
                 k if k.strip_prefix("station_id.") == Some(rsu) => own_station = Some(station_id(&e)?),
+                k if k.strip_prefix("denm_version.") == Some(rsu) => own_version = Some(denm_version(&e)?),
                 _ => {}
             }
         }
         cfg.station_id = own_station.unwrap_or(cfg.station_id);
+        cfg.denm_version = own_version.unwrap_or(cfg.denm_version);
         Ok(cfg)
     }
 }
@@ -83,9 +88,13 @@ fn station_id(e: &crate::config::Entry<'_>) -> Result<u32, crate::stage::StageEr
         .map_err(|_| crate::stage::StageError::new(format!("{STAGE} config `{}` exceeds a StationID", e.key)))
 }
 
-/// A DENM as sent: UPER, EN 302 637-3.
-pub fn encode(d: &SimpleDenm) -> Result<Vec<u8>, crate::stage::StageError> {
-    etsi_its::denm::encode(&d.to_denm()).map_err(|e| {
+fn denm_version(e: &crate::config::Entry<'_>) -> Result<DenmVersion, crate::stage::StageError> {
+    e.value.parse().map_err(|err| crate::stage::StageError::new(format!("{STAGE} config `{}`: {err}", e.key)))
+}
+
+/// A DENM as sent: UPER, EN 302 637-3 V1.3.1 or TS 103 831 V2.2.1.
+pub fn encode(d: &SimpleDenm, version: DenmVersion) -> Result<Vec<u8>, crate::stage::StageError> {
+    version.encode(d).map_err(|e| {
         crate::stage::StageError::new(format!("DENM for ActionID {}/{}: {e}", d.station_id, d.sequence_number))
     })
 }
@@ -281,6 +290,18 @@ mod tests {
         let b = SenderConfig::from_config("rsu-b", config).unwrap();
         assert_eq!((a.station_id, b.station_id, a.repetition_us), (7, 2002, 500_000));
         assert!(SenderConfig::from_config("rsu-a", [("station_id", "99999999999")]).is_err());
+    }
+
+    #[test]
+    fn the_denm_release_is_configured_per_rsu() {
+        let config = [("denm_version.rsu-b", "2.2.1")];
+        assert_eq!(SenderConfig::from_config("rsu-a", config).unwrap().denm_version, DenmVersion::V1_3_1);
+        assert_eq!(SenderConfig::from_config("rsu-b", config).unwrap().denm_version, DenmVersion::V2_2_1);
+        let all = [("denm_version", "2.2.1"), ("denm_version.rsu-b", "1.3.1")];
+        assert_eq!(SenderConfig::from_config("rsu-a", all).unwrap().denm_version, DenmVersion::V2_2_1);
+        assert_eq!(SenderConfig::from_config("rsu-b", all).unwrap().denm_version, DenmVersion::V1_3_1);
+        let err = SenderConfig::from_config("rsu-a", [("denm_version", "3")]).unwrap_err();
+        assert!(err.reason.contains("denm_version") && err.reason.contains("TS 103 831"), "{err}");
     }
 
     #[test]

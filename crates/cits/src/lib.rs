@@ -4,6 +4,7 @@
 //! natively; the Wasm actors in `actors/` only move bytes between NATS and these functions.
 
 pub mod assembler;
+pub mod association;
 pub mod calibration;
 pub mod collector;
 pub mod collision;

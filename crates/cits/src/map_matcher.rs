@@ -383,6 +383,7 @@ impl LaneIndex {
             mode: mode as i32,
             points,
             sensor_id: t.sensor_id,
+            cue: t.cue,
         }
     }
 }

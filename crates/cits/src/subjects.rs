@@ -9,9 +9,44 @@ pub const CPM_WILDCARD: &str = "cits.cpm.*";
 
 /// The RSU id of a CPM subject `cits.cpm.<rsu>`.
 pub fn rsu_of_cpm_subject(subject: &str) -> Result<&str, StageError> {
-    match subject.strip_prefix(CPM_PREFIX) {
+    rsu_after(subject, CPM_PREFIX)
+}
+
+/// Vehicles' CAMs as an RSU hears or forwards them, on MQTT `cits/cam/<rsu>`.
+pub const CAM_PREFIX: &str = "cits.cam.";
+/// Subscription of the decoder for CAMs.
+pub const CAM_WILDCARD: &str = "cits.cam.*";
+
+/// What arrives for the decoder: a CPM (the RSU's perception) or a CAM (a vehicle's own report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ingest {
+    Cpm,
+    Cam,
+}
+
+impl Ingest {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpm => "CPM",
+            Self::Cam => "CAM",
+        }
+    }
+}
+
+/// What an input subject `cits.cpm.<rsu>` or `cits.cam.<rsu>` carries, and for which RSU.
+pub fn ingest_of_subject(subject: &str) -> Result<(Ingest, &str), StageError> {
+    if subject.starts_with(CAM_PREFIX) {
+        return rsu_after(subject, CAM_PREFIX).map(|rsu| (Ingest::Cam, rsu));
+    }
+    rsu_after(subject, CPM_PREFIX).map(|rsu| (Ingest::Cpm, rsu)).map_err(|_| {
+        StageError::new(format!("subject `{subject}` is not of the form {CPM_PREFIX}<rsu> or {CAM_PREFIX}<rsu>"))
+    })
+}
+
+fn rsu_after<'a>(subject: &'a str, prefix: &str) -> Result<&'a str, StageError> {
+    match subject.strip_prefix(prefix) {
         Some(rsu) if !rsu.is_empty() && !rsu.contains(['.', '*', '>']) => Ok(rsu),
-        _ => Err(StageError::new(format!("subject `{subject}` is not of the form {CPM_PREFIX}<rsu>"))),
+        _ => Err(StageError::new(format!("subject `{subject}` is not of the form {prefix}<rsu>"))),
     }
 }
 
@@ -87,6 +122,15 @@ mod tests {
     #[test]
     fn rsu_is_the_last_token() {
         assert_eq!(rsu_of_cpm_subject("cits.cpm.rsu-7").unwrap(), "rsu-7");
+    }
+
+    #[test]
+    fn cams_and_cpms_arrive_on_their_own_subjects() {
+        assert_eq!(ingest_of_subject("cits.cam.rsu-7").unwrap(), (Ingest::Cam, "rsu-7"));
+        assert_eq!(ingest_of_subject("cits.cpm.rsu-7").unwrap(), (Ingest::Cpm, "rsu-7"));
+        for s in ["cits.cam.", "cits.cam.a.b", "cits.vam.r1", "cits.decoded.r1"] {
+            assert!(ingest_of_subject(s).is_err(), "{s}");
+        }
     }
 
     #[test]

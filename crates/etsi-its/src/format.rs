@@ -199,6 +199,23 @@ pub fn simple_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Resu
     simple.map_err(|e| e.context(&format!("as {format}")))
 }
 
+/// Reads a CAM, in any format [`detect`] recognises, into the pipeline's view (only the CAM
+/// codecs are called).
+pub fn simple_cam_as(format: Format, bytes: &[u8]) -> Result<cam::SimpleCam, CodecError> {
+    let simple = match format {
+        Format::Uper(Message::Cam) => cam::decode(bytes).and_then(|c| cam::SimpleCam::from_cam(&c)),
+        Format::Xer(Message::Cam) => cam::decode_xer(bytes).and_then(|c| cam::SimpleCam::from_cam(&c)),
+        Format::GnBtp(Message::Cam) => {
+            let inner = gn::unwrap(bytes)?;
+            return simple_cam_as(detect(inner.payload), inner.payload)
+                .map_err(|e| e.context("in GeoNetworking + BTP"));
+        }
+        Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => Err(CodecError::new("not a CAM")),
+        Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
+    };
+    simple.map_err(|e| e.context(&format!("as {format}")))
+}
+
 /// A wire format CPMs can be sent in: what an RSU or a bridge puts on MQTT. Converts the
 /// pipeline's recordings (TS 103 324 UPER) into what other equipment sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -103,3 +103,21 @@ fn failures_name_the_format_tried() {
     let denm = denm::encode(&denm::fixtures::sample().to_denm()).unwrap();
     assert!(format::simple_cpm(&denm, 0).unwrap_err().message().contains("not a CPM"));
 }
+
+#[test]
+fn cams_read_alike_in_every_format() {
+    let bytes = cam_bytes();
+    let simple = cam::SimpleCam::from_cam(&cam::decode(&bytes).unwrap()).unwrap();
+    let xer = cam::encode_xer(&cam::decode(&bytes).unwrap()).unwrap();
+    let framed = gn::wrap(&bytes, gn::PORT_CAM, &sender(), gn::Broadcast::SingleHop).unwrap();
+    for payload in [&bytes, &xer, &framed] {
+        assert_eq!(format::simple_cam_as(format::detect(payload), payload).unwrap(), simple);
+    }
+    let cpm = cpm::encode(&fixtures::sample().to_cpm()).unwrap();
+    assert!(format::simple_cam_as(format::detect(&cpm), &cpm).unwrap_err().message().contains("not a CAM"));
+    let truncated = &bytes[..bytes.len() / 2];
+    assert!(format::simple_cam_as(format::detect(truncated), truncated)
+        .unwrap_err()
+        .message()
+        .starts_with("as CAM, UPER"));
+}

@@ -555,7 +555,7 @@ mod tests {
         let native: Vec<Vec<u8>> = crate::evaluate::run(&graph, &live.records)
             .unwrap()
             .iter()
-            .map(|d| cits::denm_sender::encode(&d.denm).unwrap())
+            .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
             .collect();
         assert!(!native.is_empty());
         assert_eq!(denms, native);

@@ -1,6 +1,7 @@
 //! CPM recordings in the research's format: a text file of base64 records, one per line; each
 //! record is a 4-byte big-endian length, an 8-byte big-endian timestamp (Unix ms, when the message
-//! arrived at the recording point; file order is arrival order) and the UPER CPM itself.
+//! arrived at the recording point; file order is arrival order) and the UPER CPM itself. A
+//! recording may also hold the CAMs the RSU heard (its content tells: [`subject_of`]).
 
 use std::io::{BufRead, Write};
 
@@ -11,7 +12,27 @@ use base64::Engine as _;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     pub timestamp_ms: u64,
+    /// The message: a CPM, or a CAM.
     pub cpm: Vec<u8>,
+}
+
+impl Record {
+    pub fn is_cam(&self) -> bool {
+        is_cam(&self.cpm)
+    }
+}
+
+/// Whether a recorded message is a CAM (in any format the decoder reads).
+pub fn is_cam(message: &[u8]) -> bool {
+    use etsi_its::format::{detect, Format, Message};
+    matches!(detect(message), Format::Uper(Message::Cam) | Format::Xer(Message::Cam) | Format::GnBtp(Message::Cam))
+}
+
+/// The NATS subject a recorded message arrives on at `rsu` (MQTT `cits/cam/<rsu>` for a CAM,
+/// `cits/cpm/<rsu>` for all else).
+pub fn subject_of(rsu: &str, message: &[u8]) -> String {
+    let prefix = if is_cam(message) { cits::subjects::CAM_PREFIX } else { cits::subjects::CPM_PREFIX };
+    format!("{prefix}{rsu}")
 }
 
 impl Record {

@@ -1,5 +1,5 @@
-//! Publishes a recording over MQTT as RSUs would: topic `cits/cpm/<rsu>`, original pacing divided
-//! by a speed factor, several RSUs at once.
+//! Publishes a recording over MQTT as RSUs would: topic `cits/cpm/<rsu>` (a recorded CAM on
+//! `cits/cam/<rsu>`), original pacing divided by a speed factor, several RSUs at once.
 
 use std::time::{Duration, Instant};
 
@@ -72,8 +72,8 @@ pub struct Live {
 /// the first CPM is stamped `now` and each is sent at its (new) reference time. A faster replay
 /// sends the recording in less time than it spans, so not every CPM can be live: then the last
 /// one is, and each earlier one is older than live by what the replay has gained on the
-/// recording when it is sent — up to the span × (1 − 1/speed), never from the future. Records
-/// that are no CPM are kept as they are.
+/// recording when it is sent — up to the span × (1 − 1/speed), never from the future. A CAM's
+/// generation time moves alike; records that are neither are kept as they are.
 pub fn live(records: &[Record], speed: f64, now_unix_ms: u64) -> Live {
     live_as(records, speed, now_unix_ms, None)
 }
@@ -91,10 +91,21 @@ pub fn live_as(records: &[Record], speed: f64, now_unix_ms: u64, station: Option
         .iter()
         .map(|r| Record {
             timestamp_ms: r.timestamp_ms.saturating_add_signed(shift_ms),
-            cpm: shifted_cpm(&r.cpm, shift_ms, station).unwrap_or_else(|| r.cpm.clone()),
+            cpm: shifted_cpm(&r.cpm, shift_ms, station)
+                .or_else(|| shifted_cam(&r.cpm, shift_ms))
+                .unwrap_or_else(|| r.cpm.clone()),
         })
         .collect();
     Live { records, shift_ms }
+}
+
+/// The UPER CAM with its generation time (TimestampIts mod 65536) moved by `shift_ms`; None when
+/// the bytes are no CAM.
+fn shifted_cam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
+    let mut cam = etsi_its::cam::decode(uper).ok()?;
+    let time = &mut cam.cam.generation_delta_time.0;
+    *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
+    etsi_its::cam::encode(&cam).ok()
 }
 
 /// One CPM as if made now (the recorded CPM's time moved to the current time).
@@ -207,7 +218,11 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
         for ((rsu, client), own) in opts.rsus.iter().zip(&clients).zip(per_rsu) {
             let cpm = &own[i].cpm;
             published_at_us.push(cits::time::now_us());
-            client.publish(format!("cits/cpm/{rsu}"), qos, false, cpm.clone()).await.context("MQTT client closed")?;
+            let kind = if own[i].is_cam() { "cam" } else { "cpm" };
+            client
+                .publish(format!("cits/{kind}/{rsu}"), qos, false, cpm.clone())
+                .await
+                .context("MQTT client closed")?;
             bytes += cpm.len() as u64;
         }
         if opts.progress && ((i + 1) % 50 == 0 || i + 1 == total) {

@@ -4,7 +4,7 @@
 use prost::Message as _;
 
 use super::{entries, Handler, Inbound, MapTiles, Services};
-use crate::assembler::{assemble, key_of, AssemblerConfig};
+use crate::assembler::{assemble_frame, state_keys, AssemblerConfig};
 use crate::calibration::Calibrations;
 use crate::collision::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
 use crate::denm_sender::{encode, step, SenderConfig};
@@ -40,19 +40,25 @@ impl Handler for Decoder {
     const NAME: &'static str = crate::decoder::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let rsu = subjects::rsu_of_cpm_subject(msg.subject)?;
+        let (_, rsu) = subjects::ingest_of_subject(msg.subject)?;
         let config = svc.config()?;
         let registry = RsuRegistry::from_config(Self::NAME, entries(&config))?;
         // The topic alone tells: bytes of an RSU nobody registered never reach the UPER decoder.
         registry.check_rsu(rsu)?;
         let limits = Limits::from_config(Self::NAME, entries(&config))?;
         let wrapper = crate::decoder::decode(msg.subject, msg.body, msg.received_at_us)?;
-        let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message else {
-            return Err(StageError::new("decoded message is not a CPM"));
-        };
-        registry.check(rsu, cpm.station_id)?;
-        limits.check_reference_time(cpm.reference_time_us, msg.received_at_us)?;
-        limits.check_cpm(cpm)?;
+        match &wrapper.message {
+            Some(cits_message_wrapper::Message::Cpm(cpm)) => {
+                registry.check(rsu, cpm.station_id)?;
+                limits.check_reference_time(cpm.reference_time_us, msg.received_at_us)?;
+                limits.check_cpm(cpm)?;
+            }
+            // A CAM is any vehicle's: its station is not the RSU's to register.
+            Some(cits_message_wrapper::Message::Awareness(cam)) => {
+                limits.check_reference_time(cam.generated_at_us, msg.received_at_us)?;
+            }
+            None => return Err(StageError::new("decoded message is neither a CPM nor a CAM")),
+        }
         Ok(vec![Outbound {
             subject: subjects::decoded(rsu),
             body: wrapper.stamp_and_encode(Self::NAME, msg.received_at_us),
@@ -84,7 +90,9 @@ impl Handler for Collector {
     }
 }
 
-/// Trajectories as binary protobuf in key-value, one key per object, a frame at a time.
+/// Trajectories as binary protobuf in key-value, one key per object, a frame at a time; beside
+/// them per RSU the CAM stations heard and their links to sensor tracks (see
+/// [`crate::association`]).
 pub struct Assembler;
 
 impl Handler for Assembler {
@@ -96,9 +104,9 @@ impl Handler for Assembler {
         let config = svc.config()?;
         Limits::from_config(Self::NAME, entries(&config))?.check_locations(&frame, msg.subject)?;
         let cfg = AssemblerConfig::from_config(entries(&config))?;
-        let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
+        let keys = state_keys(&frame);
         let stored = svc.get_many(buckets::TRAJECTORIES, &keys)?;
-        let (writes, out) = assemble(&frame, &keys, &stored, &cfg)?;
+        let (writes, out) = assemble_frame(frame, &keys, stored, &cfg)?;
         svc.set_many(buckets::TRAJECTORIES, writes)?;
         Ok(vec![Outbound {
             subject: subjects::trajectories(&out.rsu_id),
@@ -112,9 +120,10 @@ impl Handler for Assembler {
     }
 }
 
-/// The assembler's state for a frame: each located object's trajectory.
+/// The assembler's state for a frame: each located object's trajectory, the RSU's CAM roster and
+/// links.
 pub(super) fn trajectory_keys(frame: &LocationsFrame) -> Vec<(&'static str, String)> {
-    frame.locations.iter().map(|l| (buckets::TRAJECTORIES, key_of(&frame.rsu_id, l))).collect()
+    state_keys(frame).into_iter().map(|key| (buckets::TRAJECTORIES, key)).collect()
 }
 
 /// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
@@ -261,7 +270,7 @@ impl Handler for DenmSender {
         svc.set_many(buckets::SEQUENCES, vec![(key, crate::denm_sender::encode_sequence(state.next_sequence))])?;
         let mut out = Vec::with_capacity(denms.len() + 1);
         for d in &denms {
-            out.push(Outbound { subject: subjects::denm_outbox(&frame.rsu_id), body: encode(d)? });
+            out.push(Outbound { subject: subjects::denm_outbox(&frame.rsu_id), body: encode(d, cfg.denm_version)? });
         }
         let done = FrameDone {
             rsu_id: frame.rsu_id,

@@ -30,8 +30,8 @@ use crate::fit::line_fit;
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors};
 use intent::{
-    connector_speed_likelihood, lane_seconds, profile_turn_likelihood, speed_level_likelihood, speed_profile,
-    steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
+    connector_speed_likelihood, lane_seconds, profile_turn_likelihood, signal_likelihoods, speed_level_likelihood,
+    speed_profile, steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
 };
 use kinematics::{
     distance_after, fresh_track_motion, kinematics, measured_speed, past, recent_speeds, top_speed_mps, Kinematics,
@@ -275,6 +275,8 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // see `connector_speed_likelihood`).
         level: if lane.turn == Turn::None { speed_level_likelihood(mode, k.speed, to_go) } else { 1.0 },
         steering: approach.map_or([1.0, 1.0], |a| steering_likelihoods(map, t, a)),
+        // What it says of itself (its CAM), on the approach and on a connector alike.
+        signal: signal_likelihoods(t.cue.as_ref(), last.measured_at_us),
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing.
         lateral: approach.and_then(|a| lane_seconds(map, t, a)),

@@ -12,10 +12,12 @@
 
 pub mod fixtures;
 mod simple;
+pub mod v2;
 
 pub use c_its_parser::standards::cdd_1_3_1_1::its_container::*;
 pub use c_its_parser::standards::denm_1_3_1::denm_pdu_descriptions::*;
 pub use simple::{RelevanceDistance, SimpleDenm, Termination};
+pub use v2::DenmVersion;
 
 use crate::CodecError;
 

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use cits::assembler::{assemble, key_of, AssemblerConfig};
+use cits::assembler::{assemble_frame, state_keys, AssemblerConfig};
 use cits::calibration::{Calibrations, SensorCalibration};
 use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
 use cits::denm_sender::{step_covering, SenderConfig};
@@ -146,16 +146,17 @@ impl NativePipeline {
         Ok(p)
     }
 
-    /// One CPM through all stages; returns the DENMs it causes.
-    pub fn process(&mut self, rsu: &str, cpm: &[u8]) -> anyhow::Result<Vec<EmittedDenm>> {
-        let subject = format!("cits.cpm.{rsu}");
-        let wrapper = cits::decoder::decode(&subject, cpm, 0)?;
+    /// One CPM or CAM (received at `received_at_us`) through all stages; returns the DENMs it
+    /// causes.
+    pub fn process(&mut self, rsu: &str, message: &[u8], received_at_us: u64) -> anyhow::Result<Vec<EmittedDenm>> {
+        let subject = crate::recording::subject_of(rsu, message);
+        let wrapper = cits::decoder::decode(&subject, message, received_at_us)?;
         let frame = cits::collector::collect(&wrapper, &self.calibrations)?;
-        let keys: Vec<String> = frame.locations.iter().map(|l| key_of(&frame.rsu_id, l)).collect();
-        let stored: Vec<Option<Vec<u8>>> = keys.iter().map(|k| self.trajectories.get(k).cloned()).collect();
-        let (writes, trajectories) = assemble(&frame, &keys, &stored, &self.assembler)?;
-        self.trajectories.extend(writes);
         let now = frame.reference_time_us;
+        let keys = state_keys(&frame);
+        let stored: Vec<Option<Vec<u8>>> = keys.iter().map(|k| self.trajectories.get(k).cloned()).collect();
+        let (writes, trajectories) = assemble_frame(frame, &keys, stored, &self.assembler)?;
+        self.trajectories.extend(writes);
         let mut predicted = Vec::new();
         for t in &trajectories.trajectories {
             let Some(last) = t.points.last() else { continue };
@@ -207,7 +208,7 @@ pub fn run_scored(
         // delivery shortens every lead.
         let arrived_us = r.timestamp_ms * 1000;
         let from = out.len();
-        out.extend(pipeline.process(crate::demo::RSU_ID, &r.cpm)?);
+        out.extend(pipeline.process(crate::demo::RSU_ID, &r.cpm, arrived_us)?);
         out.append(&mut pipeline.silent);
         for d in &mut out[from..] {
             d.at_us = d.at_us.max(arrived_us);

@@ -93,7 +93,7 @@ pub fn sweep(
         let truth = crate::sim::truth(&sim);
         let mut pipeline = NativePipeline::logging_all_risks(graph, config)?;
         for r in &sim.records {
-            pipeline.process(crate::demo::RSU_ID, &r.cpm)?;
+            pipeline.process(crate::demo::RSU_ID, &r.cpm, r.timestamp_ms * 1000)?;
         }
         let log = pipeline.log.take().unwrap_or_default();
         let scores = grid

@@ -37,7 +37,7 @@ pub fn trace_recording(
     let mut out = Vec::new();
     for r in &sim.records {
         let seen = pipeline.log.as_ref().map_or(0, |l| l.paths.len());
-        pipeline.process(crate::demo::RSU_ID, &r.cpm)?;
+        pipeline.process(crate::demo::RSU_ID, &r.cpm, r.timestamp_ms * 1000)?;
         let Some(log) = &pipeline.log else { continue };
         let Some((now, frame)) = log.risks.last() else { continue };
         let at_ms = (*now / 1000) as i64;

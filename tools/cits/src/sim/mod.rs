@@ -88,6 +88,23 @@ pub const MAX_OBJECTS_PER_CPM: usize = 128;
 /// ETSI SensorType monovideo.
 const SENSOR_TYPE_CAMERA: u8 = 3;
 
+/// CAMs (of the cars that send them, [`Conditions::cam_share`]): 10 Hz, the low-frequency
+/// container with the turn signals every fifth (EN 302 637-2 allows 1–10 Hz and 2 Hz).
+pub const CAM_PERIOD_US: i64 = 100_000;
+const CAM_LOW_FREQUENCY_EVERY: i64 = 5;
+/// A CAM's station id: this plus the road user's number (the RSU's camera ids are its own).
+pub const CAM_STATION_BASE: u32 = 100_000;
+/// GNSS error of a car's CAM position (1σ per axis, m), its speed (m/s) and heading (degrees).
+pub const CAM_POSITION_SIGMA_M: f64 = 0.7;
+const CAM_SPEED_SIGMA_MPS: f64 = 0.1;
+const CAM_HEADING_SIGMA_DEG: f64 = 1.0;
+/// Share of turns drivers indicate (a quarter go unsignalled: Ponziani, SAE 2012-01-0261), and
+/// how long before the turn begins they set the indicator (s).
+pub const SIGNAL_P: f64 = 0.75;
+const SIGNAL_LEAD_S: (f64, f64) = (1.5, 4.0);
+/// ETSI StationType passengerCar.
+const STATION_TYPE_CAR: u8 = 5;
+
 /// Background road users may not reach a shared crossing point within this much of each other.
 pub const CROSSING_WINDOW_S: f64 = 3.0;
 /// Planted conflicts: both users reach the crossing point within this much of each other.
@@ -142,18 +159,22 @@ pub struct Conditions {
     pub extra_latency_us: f64,
     /// Only the first camera reports.
     pub one_camera: bool,
+    /// Share of cars that send CAMs (with their turn signals) the RSU hears.
+    pub cam_share: f64,
 }
 
 impl Conditions {
     pub const NOMINAL: Conditions =
-        Conditions { noise: 1.0, dropout_p: DROPOUT_P, extra_latency_us: 0.0, one_camera: false };
+        Conditions { noise: 1.0, dropout_p: DROPOUT_P, extra_latency_us: 0.0, one_camera: false, cam_share: 0.0 };
     /// The named conditions `cits evaluate --condition` takes.
-    pub const NAMED: [(&'static str, Conditions); 5] = [
+    pub const NAMED: [(&'static str, Conditions); 7] = [
         ("nominal", Conditions::NOMINAL),
         ("noise-x2", Conditions { noise: 2.0, ..Conditions::NOMINAL }),
         ("dropouts-10", Conditions { dropout_p: 0.10, ..Conditions::NOMINAL }),
         ("latency-300ms", Conditions { extra_latency_us: 300_000.0, ..Conditions::NOMINAL }),
         ("one-camera", Conditions { one_camera: true, ..Conditions::NOMINAL }),
+        ("cams-30", Conditions { cam_share: 0.3, ..Conditions::NOMINAL }),
+        ("cams-100", Conditions { cam_share: 1.0, ..Conditions::NOMINAL }),
     ];
 
     pub fn named(name: &str) -> anyhow::Result<Conditions> {
@@ -454,6 +475,14 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             sent.push((arrival_us, sent.len() as u64, Record { timestamp_ms: arrival_us / 1000, cpm: bytes }));
         }
     }
+    // The cars that send CAMs, drawn from a random stream of their own: the cameras film the same
+    // with CAMs as without.
+    let mut cam_rng = Rng::new(params.seed, 4);
+    for user in &users {
+        if user.kind == Kind::Car && cam_rng.chance(params.conditions.cam_share) {
+            cams(user, &world, duration_us, &mut cam_rng, &mut sent)?;
+        }
+    }
     sent.sort_by_key(|s| (s.0, s.1));
     let records: Vec<Record> = sent.into_iter().map(|s| s.2).collect();
 
@@ -504,6 +533,70 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
     })
 }
 
+/// A car's CAMs while the cameras run, at [`CAM_PERIOD_US`], with GNSS noise; drivers who
+/// indicate ([`SIGNAL_P`]) set the indicator [`SIGNAL_LEAD_S`] before the turn begins and
+/// cancel it once out of the turn. Appended to `sent` as (arrival µs, sequence, record).
+fn cams(
+    user: &RoadUser,
+    world: &World,
+    duration_us: i64,
+    rng: &mut Rng,
+    sent: &mut Vec<(u64, u64, Record)>,
+) -> anyhow::Result<()> {
+    use cits::proto::Turn;
+    use etsi_its::cam::{SimpleCam, TurnSignals};
+    let route = &world.routes[user.mover.route];
+    let signalled = route
+        .turn_span
+        .filter(|_| matches!(route.turn, Turn::Left | Turn::Right) && rng.chance(SIGNAL_P))
+        .map(|(from, to)| {
+            (user.mover.time_at(from) - rng.range(SIGNAL_LEAD_S.0, SIGNAL_LEAD_S.1), user.mover.time_at(to))
+        });
+    let heading_at = |t_s: f64| {
+        let (_, v, _) = user.mover.state(&world.routes, t_s)?;
+        (v.0.hypot(v.1) > 0.1).then(|| v.0.atan2(v.1).to_degrees())
+    };
+    let first = (user.entry_us.max(0) + CAM_PERIOD_US - 1) / CAM_PERIOD_US;
+    for tick in first..=(user.exit_us.min(duration_us) / CAM_PERIOD_US) {
+        let t_us = tick * CAM_PERIOD_US;
+        let t_s = t_us as f64 / 1e6;
+        let Some((p, v, _)) = user.mover.state(&world.routes, t_s) else { continue };
+        let at = offset_to_wgs84(
+            world.site.centre,
+            p.0 + CAM_POSITION_SIGMA_M * rng.gauss(),
+            p.1 + CAM_POSITION_SIGMA_M * rng.gauss(),
+        );
+        let speed = (v.0.hypot(v.1) + CAM_SPEED_SIGMA_MPS * rng.gauss()).max(0.0);
+        let heading = heading_at(t_s).map(|h| h + CAM_HEADING_SIGMA_DEG * rng.gauss());
+        // Counter-clockwise positive, as the CAM's yaw rate is.
+        let yaw_rate = match (heading_at(t_s - 0.05), heading_at(t_s + 0.05)) {
+            (Some(a), Some(b)) => Some(-((b - a + 540.0).rem_euclid(360.0) - 180.0) / 0.1),
+            _ => None,
+        };
+        let indicating = signalled.is_some_and(|(on, off)| (on..=off).contains(&t_s));
+        let generated_unix_us = START_UNIX_MS * 1000 + t_us as u64;
+        let cam = SimpleCam {
+            station_id: CAM_STATION_BASE + user.id,
+            station_type: STATION_TYPE_CAR,
+            generation_delta_time_ms: (cits::time::unix_us_to_its_ms(generated_unix_us) % 65_536) as u16,
+            lat_e7: (at.lat * 1e7).round() as i32,
+            lon_e7: (at.lon * 1e7).round() as i32,
+            heading_decideg: heading.map(|h| ((h * 10.0).round() as i32).rem_euclid(3600) as u16),
+            speed_cm_s: Some((speed * 100.0).round() as u16),
+            yaw_rate_centideg_s: yaw_rate.map(|y| (y * 100.0).round().clamp(-32_766.0, 32_766.0) as i16),
+            longitudinal_acceleration_dm_s2: None,
+            turn_signals: (tick % CAM_LOW_FREQUENCY_EVERY == 0).then_some(TurnSignals {
+                left: indicating && route.turn == Turn::Left,
+                right: indicating && route.turn == Turn::Right,
+            }),
+        };
+        let bytes = etsi_its::cam::encode(&cam.to_cam()).context("simulated CAM does not encode")?;
+        let arrival_us = generated_unix_us + rng.range(LATENCY_US.0, LATENCY_US.1) as u64;
+        sent.push((arrival_us, sent.len() as u64, Record { timestamp_ms: arrival_us / 1000, cpm: bytes }));
+    }
+    Ok(())
+}
+
 fn summarize(
     params: &Params,
     records: &[Record],
@@ -515,7 +608,7 @@ fn summarize(
     let mut counts = Vec::with_capacity(records.len());
     let mut out_of_order = 0;
     let mut previous = 0;
-    for r in records {
+    for r in records.iter().filter(|r| !r.is_cam()) {
         let cpm = SimpleCpm::from_cpm(&etsi_its::cpm::decode(&r.cpm)?)?;
         counts.push(cpm.objects.len());
         if cpm.reference_time_its_ms < previous {
@@ -533,7 +626,7 @@ fn summarize(
         *conflicts_by_kind.get_mut(c.kind.name()).unwrap() += 1;
     }
     Ok(Summary {
-        cpms: records.len(),
+        cpms: counts.len(),
         duration_s: f64::from(params.duration_s),
         objects_mean: counts.iter().sum::<usize>() as f64 / counts.len().max(1) as f64,
         objects_max: counts.iter().copied().max().unwrap_or(0),

@@ -1,10 +1,12 @@
 //! Which way a vehicle or rider is going at the junction ahead: a prior per turn times the
 //! evidence its track shows — its speed profile against the distance to the line, where in its
-//! lane it keeps, and on a connector how fast it goes.
+//! lane it keeps, and on a connector how fast it goes — and what it says itself: the turn
+//! signals of its CAM.
 
 use crate::proto::{LanePosition, TravelMode, Turn};
 
 mod lateral;
+mod signal;
 mod speed;
 mod steering;
 
@@ -12,6 +14,7 @@ mod steering;
 pub(super) use lateral::normal_density;
 pub use lateral::LANE_SECONDS;
 pub(crate) use lateral::{lane_seconds, lateral_likelihood};
+pub(crate) use signal::signal_likelihoods;
 pub(crate) use speed::{profile_turn_likelihood, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
 pub(crate) use steering::steering_likelihoods;
 
@@ -26,6 +29,8 @@ pub struct Evidence {
     pub level: f64,
     /// From the heading against the lane, turning left : straight and turning right : straight.
     pub steering: [f64; 2],
+    /// From the turn signals its CAM reports, the same two ratios (1 each without a CAM).
+    pub signal: [f64; 2],
     /// Where in its lane the track kept, second by second, on the approach; None off an
     /// approach or with too few points in its newest second there.
     pub lateral: Option<LanePosition>,
@@ -39,19 +44,19 @@ pub struct Evidence {
 /// differs from junction to junction and from arm to arm, and a split copied from one place is
 /// wrong at the next.
 pub(super) fn turn_prior(mode: TravelMode, turn: Turn, evidence: &Evidence) -> f64 {
-    let (speed, steering, prior) = match turn {
-        Turn::Left => (evidence.turning * evidence.level, evidence.steering[0], evidence.prior[0]),
-        Turn::Right => (evidence.turning * evidence.level, evidence.steering[1], evidence.prior[2]),
-        Turn::Straight => (1.0, 1.0, evidence.prior[1]),
-        _ => (1.0, 1.0, 1.0),
+    let (speed, steering, signal, prior) = match turn {
+        Turn::Left => (evidence.turning * evidence.level, evidence.steering[0], evidence.signal[0], evidence.prior[0]),
+        Turn::Right => (evidence.turning * evidence.level, evidence.steering[1], evidence.signal[1], evidence.prior[2]),
+        Turn::Straight => (1.0, 1.0, 1.0, evidence.prior[1]),
+        _ => (1.0, 1.0, 1.0, 1.0),
     };
     let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
-    prior * speed * steering * lateral
+    prior * speed * steering * signal * lateral
 }
 
 /// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,
-/// 12–16 km/h for cyclists): no turn signal reaches the RSU, so a road user's speed profile is
-/// what tells a turn — it has to slow down to this before the junction.
+/// 12–16 km/h for cyclists): without a CAM no turn signal reaches the RSU, so a road user's speed
+/// profile is what tells a turn — it has to slow down to this before the junction.
 pub(super) fn turn_speed_mps(mode: TravelMode) -> Option<f64> {
     match mode {
         TravelMode::Car => Some(6.0),
