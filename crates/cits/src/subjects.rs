@@ -7,15 +7,9 @@ pub const CPM_PREFIX: &str = "cits.cpm.";
 /// Subscription of the decoder.
 pub const CPM_WILDCARD: &str = "cits.cpm.*";
 
-/// The RSU id of a CPM subject `cits.cpm.<rsu>`.
-pub fn rsu_of_cpm_subject(subject: &str) -> Result<&str, StageError> {
-    rsu_after(subject, CPM_PREFIX)
-}
-
-/// Vehicles' CAMs as an RSU hears or forwards them, on MQTT `cits/cam/<rsu>`.
+/// Vehicles' CAMs as an RSU hears or forwards them, on MQTT `cits/cam/<rsu>` (stored with the
+/// CPMs, so the decoder's subscription `cits.cpm.*` delivers them too).
 pub const CAM_PREFIX: &str = "cits.cam.";
-/// Subscription of the decoder for CAMs.
-pub const CAM_WILDCARD: &str = "cits.cam.*";
 
 /// What arrives for the decoder: a CPM (the RSU's perception) or a CAM (a vehicle's own report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +115,7 @@ mod tests {
 
     #[test]
     fn rsu_is_the_last_token() {
-        assert_eq!(rsu_of_cpm_subject("cits.cpm.rsu-7").unwrap(), "rsu-7");
+        assert_eq!(ingest_of_subject("cits.cpm.rsu-7").unwrap().1, "rsu-7");
     }
 
     #[test]
@@ -136,7 +130,7 @@ mod tests {
     #[test]
     fn other_subjects_are_rejected() {
         for s in ["cits.cpm.", "cits.cpm.a.b", "cits.denm.rsu1", "cpm.rsu1", "cits.cpm.*"] {
-            assert!(rsu_of_cpm_subject(s).is_err(), "{s}");
+            assert!(ingest_of_subject(s).is_err(), "{s}");
         }
     }
 }
