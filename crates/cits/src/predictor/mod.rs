@@ -26,6 +26,7 @@ pub use intent::{Evidence, LANE_SECONDS};
 pub use kinematics::{HISTORY_US, PAST_US};
 pub use lane_map::LaneMap;
 
+use crate::collector::SELF_REPORTED;
 use crate::fit::line_fit;
 use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors};
@@ -278,8 +279,9 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // What it says of itself (its CAM), on the approach and on a connector alike.
         signal: signal_likelihoods(t.cue.as_ref(), last.measured_at_us),
         // On a connector, as it kept on the approach it leaves: the move over is done by the
-        // stop line, on the connector the lane position says nothing.
-        lateral: approach.and_then(|a| lane_seconds(map, t, a)),
+        // stop line, on the connector the lane position says nothing. Nor does a position the
+        // road user reports itself (its CAM's GNSS fix strays by half a lane and more).
+        lateral: approach.filter(|_| t.sensor_id != SELF_REPORTED).and_then(|a| lane_seconds(map, t, a)),
         prior: approach.map_or([1.0; 3], |a| weights(p.priors, map, (a, mode), last.measured_at_us, p.cfg)),
     };
     let horizon_m = p.ahead(p.steps, 0.0).max(k.speed * p.secs(p.steps));

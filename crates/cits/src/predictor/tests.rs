@@ -366,12 +366,13 @@ fn the_lane_position_is_kept_second_by_second_on_the_approach() {
     assert!(lane_seconds(&map(), &short, 1).is_none());
 }
 
-#[test]
-fn on_a_connector_the_lane_position_kept_on_the_approach_still_tells() {
-    // 6 m/s (a turn's speed), just past the line where the connectors still overlap; over
-    // its last second on the approach it kept 0.45 m right of the centerline, or centred.
+/// P(right) of a bicycle at 6 m/s (a turn's speed) just past the line, where the connectors
+/// still overlap, that kept 0.45 m right of the centerline over its last second on the approach,
+/// and of one that kept centred; seen by `sensor_id`.
+fn right_turn_moved_over_and_centred(sensor_id: u32) -> (f64, f64) {
     let track = |offset: f64| {
         let mut t = approaching(2.0, 6.0, 0.0);
+        t.sensor_id = sensor_id;
         t.points.iter_mut().for_each(|q| q.offset_m = offset);
         for (k, y) in [(13u64, 0.25), (14, 1.0)] {
             t.points.push(sampled(k, (0.0, y), 3, y));
@@ -382,8 +383,21 @@ fn on_a_connector_the_lane_position_kept_on_the_approach_still_tells() {
         let paths = predict(&map(), t, &PredictorConfig::default());
         paths.iter().find(|p| p.lanelet_sequence == [4]).map_or(0.0, |p| p.probability)
     };
-    let (moved_over, centred) = (right(&track(-0.45)), right(&track(0.0)));
+    (right(&track(-0.45)), right(&track(0.0)))
+}
+
+#[test]
+fn on_a_connector_the_lane_position_kept_on_the_approach_still_tells() {
+    let (moved_over, centred) = right_turn_moved_over_and_centred(0);
     assert!(moved_over > 0.5 && moved_over > 3.0 * centred, "{moved_over} vs {centred}");
+}
+
+#[test]
+fn a_position_its_road_user_reports_itself_says_nothing_of_its_lane_position() {
+    // Known from its CAM: a GNSS position strays by about half a lane, so keeping right in it
+    // is no sign of a turn.
+    let (moved_over, centred) = right_turn_moved_over_and_centred(crate::collector::SELF_REPORTED);
+    assert!((moved_over - centred).abs() < 1e-9, "{moved_over} vs {centred}");
 }
 
 #[test]

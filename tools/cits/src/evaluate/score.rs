@@ -86,7 +86,8 @@ pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
     v.get(v.len() / 2).copied()
 }
 
-/// The road user a tracked object of a risk is, per the truth's tracker ids, at `at_ms`.
+/// The road user a tracked object of a risk is, per the truth's tracker ids, at `at_ms` (or per
+/// its CAM's station id).
 pub fn road_user(truth: &Truth, o: &cits::proto::ObjectRef, at_ms: i64) -> Option<u32> {
     use cits::proto::TravelMode;
     let kind = match TravelMode::try_from(o.mode).unwrap_or_default() {
@@ -96,6 +97,11 @@ pub fn road_user(truth: &Truth, o: &cits::proto::ObjectRef, at_ms: i64) -> Optio
         TravelMode::Unknown => None,
     };
     let kind_of = |user: u32| truth.road_users.iter().find(|u| u.id == user).map(|u| u.kind);
+    if o.sensor_id == cits::collector::SELF_REPORTED {
+        // A road user known from its own CAM: the simulator numbers CAM stations after the users.
+        let user = o.station_id.checked_sub(crate::sim::CAM_STATION_BASE)?;
+        return kind_of(user).filter(|k| kind.is_none_or(|kind| kind == *k)).map(|_| user);
+    }
     truth
         .tracks
         .iter()

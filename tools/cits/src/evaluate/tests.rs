@@ -215,3 +215,22 @@ fn the_native_pipeline_warns_the_short_recordings_conflicts_with_few_false_alarm
     let ended = denms.iter().filter(|d| d.denm.termination.is_some()).count();
     assert!(ended <= started.len());
 }
+
+#[test]
+fn a_road_user_known_from_its_cam_is_found_by_its_station_id() {
+    use cits::proto::{ObjectRef, TravelMode};
+    let t = truth();
+    let at_ms = t.parameters.start_unix_ms as i64 + 30_000;
+    let cam = |station_id, mode: TravelMode| ObjectRef {
+        station_id,
+        sensor_id: cits::collector::SELF_REPORTED,
+        mode: mode as i32,
+        ..Default::default()
+    };
+    let base = crate::sim::CAM_STATION_BASE;
+    assert_eq!(road_user(&t, &cam(base + 1, TravelMode::Car), at_ms), Some(1));
+    // Not a car by the truth, no such road user, or no CAM station at all.
+    assert_eq!(road_user(&t, &cam(base + 2, TravelMode::Car), at_ms), None);
+    assert_eq!(road_user(&t, &cam(base + 9, TravelMode::Car), at_ms), None);
+    assert_eq!(road_user(&t, &cam(7, TravelMode::Car), at_ms), None);
+}
