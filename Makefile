@@ -17,6 +17,9 @@ HOST_VERSION     := 1.9.2# wasmcloud-host 0.27.1 (platform/host)
 WADM_VERSION     := 0.21.1
 # wasmCloud's NATS KV secrets backend (the Redis password reaches the provider as a secret).
 SECRETS_NATS_KV_VERSION := 0.2.0
+# Compiles the VAM's ASN.1 into crates/etsi-its/src/vam/generated.rs (make codecs); its output
+# builds on the workspace's rasn 0.30.
+RASN_COMPILER_VERSION := 0.16.0
 # Python tools for independent checks (map validation, ETSI cross-checks) and the bench plots.
 PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2
 # The dashboard's page libraries and browser-test driver: dashboard/package.json (exact versions,
@@ -35,6 +38,8 @@ export WASH_KEYS ?= $(CITS_CACHE)/keys
 NATS_SERVER_BIN := $(TOOLS)/nats-server-$(NATS_VERSION)/nats-server
 WASH_BIN        := $(TOOLS)/wash-$(WASH_VERSION)/bin/wash
 SECRETS_BIN     := $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION)/bin/secrets-nats-kv
+RASN_COMPILER_BIN := $(TOOLS)/rasn-compiler-$(RASN_COMPILER_VERSION)/bin/rasn_compiler_cli
+VAM_CODEC       := crates/etsi-its/src/vam/generated.rs
 PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
 HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
@@ -72,7 +77,7 @@ LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 # The lattice's supervisor (tools/cits/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
-.PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory lint
+.PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
 
 help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -232,6 +237,23 @@ bench: setup build ## benchmark BENCH_FACTORS x BENCH_SYSTEMS and BENCH_RSUS int
 	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" BENCH_RSUS="$(BENCH_RSUS)" BENCH_RSUS_SECONDS="$(BENCH_RSUS_SECONDS)" \
 	  tools/bench/run.sh
 
+# ---- codecs ----------------------------------------------------------------------------------
+# The VAM codec is generated here (c-its-parser has none): pycrate's compilation of ETSI's ASN.1
+# (the ASN.1 text is in no registry) written back out as ASN.1 by tools/codecs/pycrate_to_asn1.py,
+# compiled by rasn-compiler, formatted by rustfmt; see tools/codecs/generate.sh. The generated Rust
+# is committed; `codecs-check` (part of lint) regenerates it elsewhere and fails on a difference.
+$(RASN_COMPILER_BIN):
+	cargo +$(RUST_TOOLCHAIN) install rasn-compiler --version $(RASN_COMPILER_VERSION) --locked --features cli \
+	  --root $(TOOLS)/rasn-compiler-$(RASN_COMPILER_VERSION) --target-dir $(CITS_CACHE)/target-rasn-compiler
+
+codecs: $(PYTHON) $(RASN_COMPILER_BIN) ## regenerate the VAM codec (crates/etsi-its/src/vam/generated.rs)
+	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $(VAM_CODEC)
+
+codecs-check: $(PYTHON) $(RASN_COMPILER_BIN) ## the committed VAM codec is what `make codecs` writes
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $$out/generated.rs; \
+	diff -u $(VAM_CODEC) $$out/generated.rs || { echo "$(VAM_CODEC) is not what make codecs writes" >&2; exit 1; }
+
 # ---- test ------------------------------------------------------------------------------------
 test: setup build ## lint, unit, fuzz smoke, Python cross-checks and end-to-end tests
 	$(MAKE) lint test-unit test-fuzz test-python test-e2e
@@ -243,7 +265,7 @@ WASM_ACTORS := $(foreach a,$(ACTORS),-p $(a)) -p cits-actor
 # Allowed: clippy's type_complexity (a state map or a test's script reads clearer as the type it
 # is than behind a one-use alias).
 CLIPPY_ALLOW ?= -A clippy::type_complexity
-lint: patches .setup-toolchains ## cargo fmt --check and cargo clippy -D warnings
+lint: patches .setup-toolchains codecs-check ## cargo fmt --check, cargo clippy -D warnings, generated codecs current
 	cargo fmt --all --check
 	cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 	cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null

@@ -1,10 +1,10 @@
-//! Every input format the decoder recognises (CPM of either release, CAM, DENM; UPER, XER,
+//! Every input format the decoder recognises (CPM of either release, CAM, DENM, VAM; UPER, XER,
 //! GeoNetworking + BTP) on arbitrary bytes: recognised and decoded or refused with a reason, never
 //! a panic; what decodes encodes again (UPER) to the same value.
 #![no_main]
 
 use etsi_its::format::{self, Decoded};
-use etsi_its::{cam, cpm, denm};
+use etsi_its::{cam, cpm, denm, vam};
 
 /// A reception time (TimestampIts, 2023) to place a Release 1 CPM's 16-bit time.
 const RECEIVED_ITS_MS: u64 = 600_000_000_000;
@@ -24,11 +24,13 @@ libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let _ = format::detect(data);
     let _ = format::simple_cpm(data, RECEIVED_ITS_MS);
     let _ = format::simple_cam_as(format::detect(data), data);
+    let _ = format::simple_vam_as(format::detect(data), data);
     match format::decode(data) {
         Ok(Decoded::CpmV2(c)) => round_trip(c.as_ref(), cpm::encode, cpm::decode),
         Ok(Decoded::CpmV1(c)) => round_trip(c.as_ref(), cpm::v1::encode, cpm::v1::decode),
         Ok(Decoded::Cam(c)) => round_trip(c.as_ref(), cam::encode, cam::decode),
         Ok(Decoded::Denm(d)) => round_trip(d.as_ref(), denm::encode, denm::decode),
+        Ok(Decoded::Vam(v)) => round_trip(v.as_ref(), vam::encode, vam::decode),
         Err(e) => assert!(!e.message().is_empty(), "an error without a reason"),
     }
 });

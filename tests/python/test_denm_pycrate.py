@@ -9,23 +9,17 @@ version 2), PDU `DENM_PDU_Descriptions.DENM`.
 * pycrate encoder -> our decoder: DENMs built and encoded by pycrate read back
   with the same values through `etsi-its-vectors --decode HEX`.
 
-The binary is taken from $ETSI_ITS_VECTORS, or run with
-`cargo run -q -p etsi-its --bin etsi-its-vectors` from the repository root.
-Needs pycrate==0.8.1 and pytest.
+The binary: see etsi_vectors.py. Needs pycrate==0.8.1 and pytest.
 """
 
-import copy
-import json
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
+from etsi_vectors import PycrateUper, our_decode, printed_vectors, run_vectors
 from pycrate_asn1dir import ITS_DENM_3
 from pycrate_asn1rt.codecs import ASN1CodecPER
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DENM = ITS_DENM_3.DENM_PDU_Descriptions.DENM
+PER = PycrateUper(DENM)
+pycrate_decode, pycrate_encode = PER.decode, PER.encode
 
 
 DEFAULT_VALIDITY_S = 600
@@ -33,32 +27,6 @@ VECTOR_NAMES = ["sample", "vru", "cancellation", "negation", "extremes_max", "ex
 # What SimpleDenm::to_denm sends for quantities it does not model.
 UNAVAILABLE_ELLIPSE = {"semiMajorConfidence": 4095, "semiMinorConfidence": 4095, "semiMajorOrientation": 3601}
 UNAVAILABLE_ALTITUDE = {"altitudeValue": 800001, "altitudeConfidence": "unavailable"}
-
-
-def run_vectors(*args: str) -> subprocess.CompletedProcess:
-    binary = os.environ.get("ETSI_ITS_VECTORS")
-    if binary:
-        cmd = [binary, *args]
-    else:
-        cmd = ["cargo", "run", "-q", "-p", "etsi-its", "--bin", "etsi-its-vectors", "--", *args]
-    return subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=900)
-
-
-def our_decode(uper: bytes) -> dict:
-    done = run_vectors("--decode", uper.hex())
-    assert done.returncode == 0, f"our decoder rejected {uper.hex()}: {done.stderr}"
-    return json.loads(done.stdout)
-
-
-def pycrate_decode(uper: bytes) -> dict:
-    DENM.from_uper(uper)
-    return DENM.get_val()
-
-
-def pycrate_encode(value: dict) -> bytes:
-    # pycrate keeps (and, dropping DEFAULT values, edits) the dict it is given
-    DENM.set_val(copy.deepcopy(value))
-    return DENM.to_uper()
 
 
 def denm_header(station_id: int) -> dict:
@@ -84,14 +52,7 @@ def absent_defaults_stay_absent():
 
 @pytest.fixture(scope="module")
 def vectors() -> dict:
-    done = run_vectors()
-    assert done.returncode == 0, done.stderr
-    out = {}
-    for line in done.stdout.splitlines():
-        hex_, fields = line.split("\t")
-        fields = json.loads(fields)
-        out[fields.pop("name")] = (bytes.fromhex(hex_), fields)
-    return out
+    return printed_vectors()
 
 
 def expected_fields(value: dict) -> dict:

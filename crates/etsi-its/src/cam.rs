@@ -4,7 +4,10 @@
 pub use c_its_parser::standards::cam_1_4_1::cam_pdu_descriptions::*;
 pub use c_its_parser::standards::cdd_1_3_1_1::its_container::*;
 
-use crate::checks::{require_available, ExpectedHeader};
+use crate::checks::{
+    heading_code, heading_from_code, require_available, speed_code, speed_from_code, yaw_rate_code, yaw_rate_from_code,
+    ExpectedHeader, ACCELERATION_UNAVAILABLE,
+};
 use crate::CodecError;
 
 /// `protocolVersion` of an EN 302 637-2 V1.4.1 CAM.
@@ -16,11 +19,6 @@ pub const MESSAGE_ID: u8 = 2;
 const HEADER: ExpectedHeader =
     ExpectedHeader::new("CAM", "messageID", MESSAGE_ID, PROTOCOL_VERSION, "EN 302 637-2 V1.4.1");
 
-// "unavailable" codes of the ITS-Container
-const HEADING_UNAVAILABLE: u16 = 3601;
-const SPEED_UNAVAILABLE: u16 = 16_383;
-const YAW_RATE_UNAVAILABLE: i16 = 32_767;
-const ACCELERATION_UNAVAILABLE: i16 = 161;
 /// `ExteriorLights` bits.
 const LEFT_TURN_SIGNAL: usize = 2;
 const RIGHT_TURN_SIGNAL: usize = 3;
@@ -68,24 +66,16 @@ impl SimpleCam {
     /// container (vehicle role default, empty path history) only with turn signals. Values are
     /// clamped into their ranges.
     pub fn to_cam(&self) -> CAM {
-        let heading = Heading::new(
-            HeadingValue(self.heading_decideg.map_or(HEADING_UNAVAILABLE, |h| h % 3600)),
-            HeadingConfidence(127),
-        );
-        let speed = Speed::new(
-            SpeedValue(self.speed_cm_s.map_or(SPEED_UNAVAILABLE, |s| s.min(SPEED_UNAVAILABLE - 1))),
-            SpeedConfidence(127),
-        );
+        let heading = Heading::new(HeadingValue(heading_code(self.heading_decideg)), HeadingConfidence(127));
+        let speed = Speed::new(SpeedValue(speed_code(self.speed_cm_s)), SpeedConfidence(127));
         let acceleration = LongitudinalAcceleration::new(
             LongitudinalAccelerationValue(
                 self.longitudinal_acceleration_dm_s2.map_or(ACCELERATION_UNAVAILABLE, |a| a.clamp(-160, 160)),
             ),
             AccelerationConfidence(102),
         );
-        let yaw_rate = YawRate::new(
-            YawRateValue(self.yaw_rate_centideg_s.map_or(YAW_RATE_UNAVAILABLE, |y| y.clamp(-32_766, 32_766))),
-            YawRateConfidence::unavailable,
-        );
+        let yaw_rate =
+            YawRate::new(YawRateValue(yaw_rate_code(self.yaw_rate_centideg_s)), YawRateConfidence::unavailable);
         let high_frequency = BasicVehicleContainerHighFrequency::new(
             heading,
             speed,
@@ -157,9 +147,9 @@ impl SimpleCam {
             turn_signals: None,
         };
         if let HighFrequencyContainer::basicVehicleContainerHighFrequency(hf) = &parameters.high_frequency_container {
-            simple.heading_decideg = Some(hf.heading.heading_value.0).filter(|&h| h < 3600);
-            simple.speed_cm_s = Some(hf.speed.speed_value.0).filter(|&s| s != SPEED_UNAVAILABLE);
-            simple.yaw_rate_centideg_s = Some(hf.yaw_rate.yaw_rate_value.0).filter(|&y| y != YAW_RATE_UNAVAILABLE);
+            simple.heading_decideg = heading_from_code(hf.heading.heading_value.0);
+            simple.speed_cm_s = speed_from_code(hf.speed.speed_value.0);
+            simple.yaw_rate_centideg_s = yaw_rate_from_code(hf.yaw_rate.yaw_rate_value.0);
             simple.longitudinal_acceleration_dm_s2 =
                 Some(hf.longitudinal_acceleration.longitudinal_acceleration_value.0)
                     .filter(|&a| a != ACCELERATION_UNAVAILABLE);

@@ -52,6 +52,41 @@ pub(crate) const LONGITUDE_UNAVAILABLE: i32 = 1_800_000_001;
 /// `TimestampIts ::= INTEGER (0..4398046511103)`: ms, 42 bits.
 pub(crate) const TIMESTAMP_ITS_MAX: u64 = 4_398_046_511_103;
 
+/// "unavailable" codes of the kinematic values CAM and VAM share (`HeadingValue`, `SpeedValue`,
+/// `YawRateValue`, `LongitudinalAccelerationValue`: every ITS-Container version alike).
+pub(crate) const HEADING_UNAVAILABLE: u16 = 3601;
+pub(crate) const SPEED_UNAVAILABLE: u16 = 16_383;
+pub(crate) const YAW_RATE_UNAVAILABLE: i16 = 32_767;
+pub(crate) const ACCELERATION_UNAVAILABLE: i16 = 161;
+
+/// `HeadingValue` of a heading in 0.1° (taken modulo 360°); `None` is unavailable.
+pub(crate) fn heading_code(decideg: Option<u16>) -> u16 {
+    decideg.map_or(HEADING_UNAVAILABLE, |h| h % 3600)
+}
+
+/// The heading a `HeadingValue` gives, 0.1°: none for unavailable (3601) or 3600.
+pub(crate) fn heading_from_code(code: u16) -> Option<u16> {
+    (code < 3600).then_some(code)
+}
+
+/// `SpeedValue` of a speed in cm/s, clamped to 16382; `None` is unavailable.
+pub(crate) fn speed_code(cm_s: Option<u16>) -> u16 {
+    cm_s.map_or(SPEED_UNAVAILABLE, |s| s.min(SPEED_UNAVAILABLE - 1))
+}
+
+pub(crate) fn speed_from_code(code: u16) -> Option<u16> {
+    (code != SPEED_UNAVAILABLE).then_some(code)
+}
+
+/// `YawRateValue` of a yaw rate in 0.01°/s, clamped to ±32766; `None` is unavailable.
+pub(crate) fn yaw_rate_code(centideg_s: Option<i16>) -> i16 {
+    centideg_s.map_or(YAW_RATE_UNAVAILABLE, |y| y.clamp(-32_766, 32_766))
+}
+
+pub(crate) fn yaw_rate_from_code(code: i16) -> Option<i16> {
+    (code != YAW_RATE_UNAVAILABLE).then_some(code)
+}
+
 /// Errors with "`what` unavailable" when latitude or longitude is unavailable.
 pub(crate) fn require_available(lat_e7: i32, lon_e7: i32, what: &str) -> Result<(), CodecError> {
     if lat_e7 == LATITUDE_UNAVAILABLE || lon_e7 == LONGITUDE_UNAVAILABLE {

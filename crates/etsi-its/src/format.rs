@@ -1,5 +1,5 @@
-//! What a received buffer is, among the inputs real RSUs send: a CPM of either release, a CAM or
-//! a DENM, in UPER or XER, bare or in a GeoNetworking + BTP packet; and decoding it.
+//! What a received buffer is, among the inputs real RSUs send: a CPM of either release, a CAM, a
+//! DENM or a VAM, in UPER or XER, bare or in a GeoNetworking + BTP packet; and decoding it.
 //!
 //! Recognised from the first bytes: UPER starts with the `ItsPduHeader` (`protocolVersion`,
 //! then the message id), XER with `<` (the message id and protocol version are read from their
@@ -9,7 +9,7 @@
 
 use crate::cpm::v1::CpmV1;
 use crate::cpm::{CollectivePerceptionMessage, SimpleCpm};
-use crate::{cam, cpm, denm, gn, CodecError};
+use crate::{cam, cpm, denm, gn, vam, CodecError};
 
 /// The kinds of message read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,6 +22,8 @@ pub enum Message {
     Cam,
     /// EN 302 637-3 DENM.
     Denm,
+    /// TS 103 300-3 VAM.
+    Vam,
 }
 
 impl Message {
@@ -31,6 +33,7 @@ impl Message {
             (cpm::MESSAGE_ID, _) => Some(Self::CpmV1),
             (cam::MESSAGE_ID, _) => Some(Self::Cam),
             (denm::MESSAGE_ID, _) => Some(Self::Denm),
+            (vam::MESSAGE_ID, _) => Some(Self::Vam),
             _ => None,
         }
     }
@@ -41,6 +44,7 @@ impl Message {
             Self::CpmV1 => "CPM (TR 103 562)",
             Self::Cam => "CAM",
             Self::Denm => "DENM",
+            Self::Vam => "VAM",
         }
     }
 }
@@ -76,6 +80,7 @@ pub enum Decoded {
     CpmV1(Box<CpmV1>),
     Cam(Box<cam::CAM>),
     Denm(Box<denm::Denm>),
+    Vam(Box<vam::VAM>),
 }
 
 /// Recognises the format of `bytes` without decoding the message (see the module).
@@ -140,7 +145,7 @@ fn unreadable(bytes: &[u8], format: Format) -> CodecError {
         let error = match gn::unwrap(bytes) {
             Err(e) => e,
             Ok(u) => CodecError::new(format!(
-                "BTP port {:?}: the payload is no CPM, CAM or DENM (first byte {:#04x})",
+                "BTP port {:?}: the payload is no CPM, CAM, DENM or VAM (first byte {:#04x})",
                 u.destination_port(),
                 u.payload.first().copied().unwrap_or(0)
             )),
@@ -149,7 +154,7 @@ fn unreadable(bytes: &[u8], format: Format) -> CodecError {
         return if format == Format::SecuredGn { error.context(&format!("as {format}")) } else { error };
     }
     CodecError::new(format!(
-        "as {format}: not a CPM, CAM or DENM in UPER, XER or GeoNetworking (first byte {first:#04x})"
+        "as {format}: not a CPM, CAM, DENM or VAM in UPER, XER or GeoNetworking (first byte {first:#04x})"
     ))
 }
 
@@ -159,6 +164,7 @@ fn decode_uper(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
         Message::CpmV1 => Decoded::CpmV1(Box::new(cpm::v1::decode(bytes)?)),
         Message::Cam => Decoded::Cam(Box::new(cam::decode(bytes)?)),
         Message::Denm => Decoded::Denm(Box::new(denm::decode(bytes)?)),
+        Message::Vam => Decoded::Vam(Box::new(vam::decode(bytes)?)),
     })
 }
 
@@ -168,12 +174,13 @@ fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
         Message::CpmV1 => Decoded::CpmV1(Box::new(cpm::v1::decode_xer(bytes)?)),
         Message::Cam => Decoded::Cam(Box::new(cam::decode_xer(bytes)?)),
         Message::Denm => Decoded::Denm(Box::new(denm::decode_xer(bytes)?)),
+        Message::Vam => Decoded::Vam(Box::new(vam::decode_xer(bytes)?)),
     })
 }
 
 /// Reads a CPM of either release, in any format, into the pipeline's view; `received_its_ms`
 /// (TimestampIts) completes a Release 1 CPM's 16-bit time ([`SimpleCpm::from_cpm_v1`]).
-/// Only the CPM codecs are called (the decoder stage's component links no CAM or DENM decoder).
+/// Only the CPM codecs are called (the decoder stage's component links no CAM, DENM or VAM decoder).
 pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
     simple_cpm_as(detect(bytes), bytes, received_its_ms)
 }
@@ -202,15 +209,47 @@ pub fn simple_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Resu
 /// Reads a CAM, in any format [`detect`] recognises, into the pipeline's view (only the CAM
 /// codecs are called).
 pub fn simple_cam_as(format: Format, bytes: &[u8]) -> Result<cam::SimpleCam, CodecError> {
+    simple_as(
+        format,
+        bytes,
+        Message::Cam,
+        |uper| cam::decode(uper).and_then(|c| cam::SimpleCam::from_cam(&c)),
+        |xer| cam::decode_xer(xer).and_then(|c| cam::SimpleCam::from_cam(&c)),
+    )
+}
+
+/// Reads a VAM, in any format [`detect`] recognises, into the pipeline's view (only the VAM
+/// codecs are called).
+pub fn simple_vam_as(format: Format, bytes: &[u8]) -> Result<vam::SimpleVam, CodecError> {
+    simple_as(
+        format,
+        bytes,
+        Message::Vam,
+        |uper| vam::decode(uper).and_then(|v| vam::SimpleVam::from_vam(&v)),
+        |xer| vam::decode_xer(xer).and_then(|v| vam::SimpleVam::from_vam(&v)),
+    )
+}
+
+/// Reads a `message` in any format with `read_uper` or `read_xer` (decode, then the view);
+/// errors name the format, and "not a CAM" (say) when the buffer is another message.
+fn simple_as<T>(
+    format: Format,
+    bytes: &[u8],
+    message: Message,
+    read_uper: fn(&[u8]) -> Result<T, CodecError>,
+    read_xer: fn(&[u8]) -> Result<T, CodecError>,
+) -> Result<T, CodecError> {
     let simple = match format {
-        Format::Uper(Message::Cam) => cam::decode(bytes).and_then(|c| cam::SimpleCam::from_cam(&c)),
-        Format::Xer(Message::Cam) => cam::decode_xer(bytes).and_then(|c| cam::SimpleCam::from_cam(&c)),
-        Format::GnBtp(Message::Cam) => {
+        Format::Uper(m) if m == message => read_uper(bytes),
+        Format::Xer(m) if m == message => read_xer(bytes),
+        Format::GnBtp(m) if m == message => {
             let inner = gn::unwrap(bytes)?;
-            return simple_cam_as(detect(inner.payload), inner.payload)
+            return simple_as(detect(inner.payload), inner.payload, message, read_uper, read_xer)
                 .map_err(|e| e.context("in GeoNetworking + BTP"));
         }
-        Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => Err(CodecError::new("not a CAM")),
+        Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => {
+            Err(CodecError::new(format!("not a {}", message.name())))
+        }
         Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
     };
     simple.map_err(|e| e.context(&format!("as {format}")))

@@ -23,6 +23,8 @@ pub const PORT_CPM: u16 = 2009;
 pub const PORT_CAM: u16 = 2001;
 /// BTP-B destination port of the DENM.
 pub const PORT_DENM: u16 = 2002;
+/// BTP-B destination port of the VAM (TS 103 248).
+pub const PORT_VAM: u16 = 2018;
 
 /// GeoNetworking protocol version of EN 302 636-4-1 V1.3.1 and later.
 const GN_VERSION: u8 = 1;

@@ -6,6 +6,8 @@
 //! * [`denm`]: Decentralized Environmental Notification Message, EN 302 637-3 V1.3.1, with
 //!   [`denm::SimpleDenm`].
 //! * [`cam`]: Cooperative Awareness Message, EN 302 637-2 V1.4.1, with [`cam::SimpleCam`].
+//! * [`vam`]: VRU Awareness Message, TS 103 300-3 V2.1.1, with [`vam::SimpleVam`]; its codec is
+//!   generated here (rasn-compiler, from the ASN.1 pycrate compiled), not taken from c-its-parser.
 //! * [`gn`]: GeoNetworking + BTP framing of these messages.
 //! * [`format`]: which of these encodings a received buffer is, and decoding it.
 //!
@@ -21,6 +23,7 @@ pub mod cpm;
 pub mod denm;
 pub mod format;
 pub mod gn;
+pub mod vam;
 
 use core::fmt;
 

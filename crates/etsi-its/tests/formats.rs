@@ -1,9 +1,9 @@
 //! Recognising and decoding the other inputs RSUs send: Release 1 CPMs, XER, GeoNetworking +
-//! BTP (secured packets refused), CAMs and DENMs; each failure names the format it tried.
+//! BTP (secured packets refused), CAMs, DENMs and VAMs; each failure names the format it tried.
 
 use etsi_its::cpm::{self, fixtures, v1, ObjectKind, SimpleCpm};
 use etsi_its::format::{self, Decoded, Format, Message};
-use etsi_its::{cam, denm, gn};
+use etsi_its::{cam, denm, gn, vam};
 
 fn sender() -> gn::Sender {
     gn::Sender { station_id: 2001, time_its_ms: 591_619_380_000, lat_e7: 478_095_000, lon_e7: 130_550_000 }
@@ -120,4 +120,54 @@ fn cams_read_alike_in_every_format() {
         .unwrap_err()
         .message()
         .starts_with("as CAM, UPER"));
+}
+
+fn vam_bytes() -> Vec<u8> {
+    let simple = vam::SimpleVam {
+        station_id: 12,
+        station_type: 2,
+        generation_delta_time_ms: 200,
+        lat_e7: 478_095_000,
+        lon_e7: 130_550_000,
+        heading_decideg: Some(1800),
+        speed_cm_s: Some(420),
+        yaw_rate_centideg_s: Some(100),
+        heading_change: Some(vam::HeadingChange { direction: vam::Turn::Right, action_delta_ms: Some(800) }),
+        path_prediction: vec![vam::PathPoint { lat_e7: 478_094_900, lon_e7: 130_550_000, delta_time_10ms: Some(100) }],
+    };
+    vam::encode(&simple.to_vam()).unwrap()
+}
+
+#[test]
+fn vams_are_recognised_and_read_alike_in_every_format() {
+    let bytes = vam_bytes();
+    let decoded = vam::decode(&bytes).unwrap();
+    let simple = vam::SimpleVam::from_vam(&decoded).unwrap();
+    let xer = vam::encode_xer(&decoded).unwrap();
+    let framed = gn::wrap(&bytes, gn::PORT_VAM, &sender(), gn::Broadcast::SingleHop).unwrap();
+    assert_eq!(format::detect(&bytes), Format::Uper(Message::Vam));
+    assert_eq!(format::detect(&xer), Format::Xer(Message::Vam));
+    assert_eq!(format::detect(&framed), Format::GnBtp(Message::Vam));
+    assert_eq!(gn::unwrap(&framed).unwrap().destination_port(), Some(2018));
+    for payload in [&bytes, &xer, &framed] {
+        assert!(matches!(format::decode(payload).unwrap(), Decoded::Vam(v) if *v == decoded));
+        assert_eq!(format::simple_vam_as(format::detect(payload), payload).unwrap(), simple);
+    }
+    assert_eq!(Format::GnBtp(Message::Vam).to_string(), "VAM in GeoNetworking + BTP");
+
+    // each reader refuses the other's message, and names the format it tried
+    let cpm = cpm::encode(&fixtures::sample().to_cpm()).unwrap();
+    assert!(format::simple_vam_as(format::detect(&cpm), &cpm).unwrap_err().message().contains("not a VAM"));
+    assert!(format::simple_cam_as(format::detect(&bytes), &bytes).unwrap_err().message().contains("not a CAM"));
+    assert!(format::simple_cpm(&bytes, 0).unwrap_err().message().contains("not a CPM"));
+    let truncated = &bytes[..bytes.len() / 2];
+    assert!(format::simple_vam_as(format::detect(truncated), truncated)
+        .unwrap_err()
+        .message()
+        .starts_with("as VAM, UPER"));
+    let mut inner = bytes.clone();
+    inner.truncate(bytes.len() - 3);
+    let framed = gn::wrap(&inner, gn::PORT_VAM, &sender(), gn::Broadcast::SingleHop).unwrap();
+    let error = format::simple_vam_as(format::detect(&framed), &framed).unwrap_err();
+    assert!(error.message().starts_with("in GeoNetworking + BTP: as VAM, UPER"), "{error}");
 }
