@@ -74,7 +74,9 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     // Publishing as rsu-b (CPMs, CAMs) or on the lattice's subjects goes nowhere; its own CPM
     // goes through.
     let cpm = cits_tools::demo::probe_cpm();
-    for topic in ["cits/cpm/rsu-b", "cits/cam/rsu-b", "wasmbus/ctl/v1/default/host/stop", "cits/denm/rsu-b"] {
+    for topic in
+        ["cits/cpm/rsu-b", "cits/cam/rsu-b", "cits/vam/rsu-b", "wasmbus/ctl/v1/default/host/stop", "cits/denm/rsu-b"]
+    {
         client.publish(topic, QoS::AtMostOnce, false, cpm.clone()).await.unwrap();
     }
     client.publish("cits/cpm/rsu-a", QoS::AtLeastOnce, false, cpm.clone()).await.unwrap();

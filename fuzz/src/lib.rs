@@ -146,9 +146,9 @@ fn messages(subject: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
 /// Stage `H` given `body` on its input subject (each, for the decoder), with no stored state.
 pub fn fuzz_stage<H: Handler>(body: &[u8]) {
     let mut subjects = vec![input_subject(H::NAME)];
-    // The decoder reads the CAMs an RSU forwards too, on their own subject.
+    // The decoder reads the CAMs and VAMs an RSU forwards too, on their own subjects.
     if H::NAME == cits::decoder::STAGE {
-        subjects.push(format!("{}{RSU}", cits::subjects::CAM_PREFIX));
+        subjects.extend([cits::subjects::CAM_PREFIX, cits::subjects::VAM_PREFIX].map(|p| format!("{p}{RSU}")));
     }
     for subject in subjects {
         let mut svc = platform(Vec::new());

@@ -438,13 +438,13 @@ mod tests {
         let js = jetstream::new(client.clone());
         let limits = crate::Limits { max_bytes: 64 << 20, ..Default::default() };
         crate::ensure_streams(&js, &limits).await.unwrap();
-        // Three RSUs' CPMs and CAMs interleaved, each with its stream sequence and the partition
-        // it went to: an RSU's CAMs share its CPMs' partition and order.
+        // Three RSUs' CPMs, CAMs and VAMs interleaved, each with its stream sequence and the
+        // partition it went to: an RSU's CAMs and VAMs share its CPMs' partition and order.
         let mut stored: Vec<(u64, u32, String, String)> = Vec::new();
         let stream = js.get_stream("CITS_CPM").await.unwrap();
         for i in 0..12 {
             for rsu in ["rsu-a", "rsu-b", "rsu-c"] {
-                let kind = if i % 3 == 2 { "cam" } else { "cpm" };
+                let kind = ["cpm", "cpm", "cam", "cpm", "vam"][i % 5];
                 let body = format!("{rsu} {kind} {i}");
                 let subject = format!("cits.{kind}.{rsu}");
                 let ack = js.publish(subject.clone(), body.clone().into()).await.unwrap().await.unwrap();

@@ -68,10 +68,15 @@ const fn input_stream(name: &'static str, subjects: &'static str) -> StreamSpec 
 
 /// Every stream of the pipeline.
 pub const STREAMS: &[StreamSpec] = &[
-    // What RSUs send: their CPMs and the vehicles' CAMs they hear, in one stream, so one RSU's
-    // messages of both kinds are handled in order and never two at once (the fused pipeline's
-    // state is per RSU).
-    StreamSpec { name: "CITS_CPM", subjects: "cits.cpm.*", also: &["cits.cam.*"], role: Role::StageInput },
+    // What RSUs send: their CPMs and the vehicles' CAMs and VRUs' VAMs they hear, in one stream,
+    // so one RSU's messages of all kinds are handled in order and never two at once (the fused
+    // pipeline's state is per RSU).
+    StreamSpec {
+        name: "CITS_CPM",
+        subjects: "cits.cpm.*",
+        also: &["cits.cam.*", "cits.vam.*"],
+        role: Role::StageInput,
+    },
     input_stream("CITS_DECODED", "cits.decoded.*"),
     input_stream("CITS_LOCATIONS", "cits.locations.*"),
     input_stream("CITS_TRAJECTORIES", "cits.trajectories.*"),
@@ -287,15 +292,16 @@ mod tests {
         assert_eq!(t.source, "cits.decoded.*");
         assert_eq!(t.destination, "cits.decoded.{{partition(8,1)}}.{{wildcard(1)}}");
         assert_eq!(decoded.partition_filter(3), "cits.decoded.3.*");
-        // CPMs and CAMs: one stream, one partition per RSU for both.
+        // CPMs, CAMs and VAMs: one stream, one partition per RSU for all.
         let cpm = stage_input("cits.cpm.*").unwrap();
         let cfg = cpm.config(&Limits::default());
-        assert_eq!(cfg.subjects, vec!["cits.cpm.*", "cits.cam.*"]);
+        assert_eq!(cfg.subjects, vec!["cits.cpm.*", "cits.cam.*", "cits.vam.*"]);
         let t = cfg.subject_transform.unwrap();
         assert_eq!(t.source, "cits.*.*");
         assert_eq!(t.destination, "cits.{{wildcard(1)}}.{{partition(8,2)}}.{{wildcard(2)}}");
         assert_eq!(cpm.partition_filter(3), "cits.*.3.*");
         assert_eq!(published_subject("cits.cam.3.rsu1"), "cits.cam.rsu1");
+        assert_eq!(published_subject("cits.vam.3.rsu1"), "cits.vam.rsu1");
         assert_eq!(published_subject("cits.cpm.3.rsu1"), "cits.cpm.rsu1");
         assert_eq!(published_subject("cits.cpm.rsu1"), "cits.cpm.rsu1");
         assert!(stage_input("cits.denm.*").is_none());

@@ -9,8 +9,9 @@
 //! its JWT and a signature of the server's nonce by its seed (a `.creds` file).
 //!
 //! RSUs speak MQTT, which cannot sign a nonce: an RSU's JWT is a bearer token, passed as the MQTT
-//! password, valid only on MQTT connections, allowed to publish `cits.cpm.<rsu>` (its CPMs) and
-//! `cits.cam.<rsu>` (the CAMs it hears) and subscribe `cits.denm.<rsu>` and nothing else (plus `$MQTT.sub.>`, where the server delivers QoS 1
+//! password, valid only on MQTT connections, allowed to publish `cits.cpm.<rsu>` (its CPMs),
+//! `cits.cam.<rsu>` and `cits.vam.<rsu>` (the CAMs and VAMs it hears) and subscribe
+//! `cits.denm.<rsu>` and nothing else (plus `$MQTT.sub.>`, where the server delivers QoS 1
 //! subscriptions). Adding an RSU needs no server change (the account's signature is enough);
 //! removing one revokes its key in the account JWT, which the server picks up on a config reload.
 //!
@@ -174,7 +175,7 @@ impl Authority {
         check_name(rsu)?;
         let user = KeyPair::new_user();
         let permissions = Permissions {
-            publish: vec![format!("cits.cpm.{rsu}"), format!("cits.cam.{rsu}")],
+            publish: vec![format!("cits.cpm.{rsu}"), format!("cits.cam.{rsu}"), format!("cits.vam.{rsu}")],
             // QoS 1 subscriptions are delivered by the server's MQTT layer on `$MQTT.sub.<id>`.
             subscribe: vec![format!("cits.denm.{rsu}"), "$MQTT.sub.>".into()],
         };
@@ -376,7 +377,7 @@ mod tests {
         let jwt = fs::read_to_string(path).unwrap();
         let claims = verify(&jwt, &auth.account.public_key());
         assert_eq!(claims["iss"], auth.account.public_key());
-        assert_eq!(claims["nats"]["pub"]["allow"], json!(["cits.cpm.rsu7", "cits.cam.rsu7"]));
+        assert_eq!(claims["nats"]["pub"]["allow"], json!(["cits.cpm.rsu7", "cits.cam.rsu7", "cits.vam.rsu7"]));
         assert_eq!(claims["nats"]["sub"]["allow"], json!(["cits.denm.rsu7", "$MQTT.sub.>"]));
         assert_eq!(claims["nats"]["bearer_token"], true);
         assert_eq!(claims["nats"]["allowed_connection_types"], json!(["MQTT"]));

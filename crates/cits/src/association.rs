@@ -212,6 +212,7 @@ mod tests {
                 reported_at_us: t_ms * 1000,
                 turn_signal: signal as i32,
                 yaw_rate_deg_s: Some(0.0),
+                ..Default::default()
             }),
             ..car(SELF_REPORTED, station, 0, t_ms, east_m, speed)
         }

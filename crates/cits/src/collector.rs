@@ -1,12 +1,12 @@
 //! Collector stage: [`CitsMessageWrapper`] → one [`LocationsFrame`] with the WGS84 location of
-//! every perceived object of the CPM, or of the station that sent a CAM (its own report, with
-//! what it says of its intent).
+//! every perceived object of the CPM, or of the station that sent a CAM or a VAM (its own
+//! report, with what it says of its intent).
 
 use crate::calibration::Calibrations;
 use crate::geo::{self, distance, SensorPose, Wgs84};
 use crate::proto::{
-    cits_message_wrapper, Awareness, CitsMessageWrapper, Cpm, IntentCue, LocationsContainer, LocationsFrame,
-    ObjectClass, PerceivedObject,
+    cits_message_wrapper, Awareness, AwarenessMessage, CitsMessageWrapper, Cpm, IntentCue, LocationsContainer,
+    LocationsFrame, ObjectClass, PerceivedObject, Turn,
 };
 use crate::stage::StageError;
 
@@ -15,12 +15,20 @@ pub const STAGE: &str = "collector";
 /// Below this speed a velocity vector's direction is noise; the yaw angle is used instead.
 const MIN_SPEED_FOR_HEADING_MPS: f64 = 0.3;
 
-/// The sensor id of a road user's own report (a CAM): no sensor of the RSU measured it.
+/// The sensor id of a road user's own report (a CAM or a VAM): no sensor of the RSU measured it.
 pub const SELF_REPORTED: u32 = u32::MAX;
 
 /// Position confidence (m) of a CAM's reference position when it gives none: what a vehicle's
 /// GNSS holds in a city (2 m at 95 %).
 const CAM_POSITION_CONFIDENCE_M: f64 = 2.0;
+/// The same for a VAM's: a handheld or bicycle-mounted unit's GNSS among buildings (3.5 m at
+/// 95 %), less than a car's roof antenna holds.
+const VAM_POSITION_CONFIDENCE_M: f64 = 3.5;
+/// A predicted path whose end bears this far off the heading announces a turn to that side
+/// (its chord: a right angle's turn bears about 45° off by its end).
+const PATH_TURN_DEG: f64 = 30.0;
+/// A predicted path shorter than this (m) says nothing of a turn.
+const PATH_MIN_M: f64 = 3.0;
 
 /// ETSI StationType of a roadside unit: its CAM is no road user.
 const STATION_TYPE_RSU: u32 = 15;
@@ -34,7 +42,7 @@ pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Res
     let cpm = match &wrapper.message {
         Some(cits_message_wrapper::Message::Cpm(cpm)) => cpm,
         Some(cits_message_wrapper::Message::Awareness(a)) => return self_reported(wrapper, a),
-        None => return Err(StageError::new("wrapper carries no CPM or CAM")),
+        None => return Err(StageError::new("wrapper carries no CPM, CAM or VAM")),
     };
     let rsu_id = rsu_of(wrapper)?;
     let reference = reference_pose(cpm)?;
@@ -65,12 +73,15 @@ fn rsu_of(wrapper: &CitsMessageWrapper) -> Result<String, StageError> {
         .ok_or_else(|| StageError::new("wrapper has no RSU id"))
 }
 
-/// A CAM's station as a located road user (none for an RSU's own CAM): its reference position,
-/// speed and heading, and its turn signals and yaw rate as its intent cue.
+/// A CAM's or VAM's station as a located road user (none for an RSU's own CAM): its reference
+/// position, speed and heading, and as its intent cue its turn signals and yaw rate (CAM) or the
+/// turn it announces (VAM).
 fn self_reported(wrapper: &CitsMessageWrapper, a: &Awareness) -> Result<LocationsFrame, StageError> {
     let (lat, lon) = (f64::from(a.latitude) / 1e7, f64::from(a.longitude) / 1e7);
+    let vam = a.message == AwarenessMessage::Vam as i32;
     if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-        return Err(StageError::new(format!("CAM reference position unavailable or invalid ({lat}, {lon})")));
+        let what = if vam { "VAM" } else { "CAM" };
+        return Err(StageError::new(format!("{what} reference position unavailable or invalid ({lat}, {lon})")));
     }
     let road_user = (a.station_type != STATION_TYPE_RSU).then(|| LocationsContainer {
         station_id: a.station_id,
@@ -83,12 +94,13 @@ fn self_reported(wrapper: &CitsMessageWrapper, a: &Awareness) -> Result<Location
         speed_mps: a.speed_cm_s.map(|v| f64::from(v) / 100.0),
         heading_deg: a.heading_decideg.map(|h| f64::from(h) / 10.0),
         sensor_id: SELF_REPORTED,
-        position_confidence_m: CAM_POSITION_CONFIDENCE_M,
+        position_confidence_m: if vam { VAM_POSITION_CONFIDENCE_M } else { CAM_POSITION_CONFIDENCE_M },
         cue: Some(IntentCue {
             station_id: a.station_id,
             reported_at_us: a.generated_at_us,
             turn_signal: a.turn_signal,
             yaw_rate_deg_s: a.yaw_rate_centideg_s.map(|y| f64::from(y) / 100.0),
+            announced_turn: announced_turn(a, Wgs84 { lat, lon }) as i32,
         }),
     });
     Ok(LocationsFrame {
@@ -99,6 +111,30 @@ fn self_reported(wrapper: &CitsMessageWrapper, a: &Awareness) -> Result<Location
         frame_id: wrapper.frame_id.clone(),
         trace: wrapper.trace.clone(),
     })
+}
+
+/// The turn a VAM announces: its heading change indication, else the side its predicted path
+/// bends to (straight when it does not bend; none without a path or a heading to judge it by).
+fn announced_turn(a: &Awareness, at: Wgs84) -> Turn {
+    match Turn::try_from(a.heading_change) {
+        Ok(turn @ (Turn::Left | Turn::Right)) => return turn,
+        _ => {}
+    }
+    let (Some(end), Some(heading)) = (a.path_prediction.last(), a.heading_decideg) else { return Turn::None };
+    let end = Wgs84 { lat: f64::from(end.latitude) / 1e7, lon: f64::from(end.longitude) / 1e7 };
+    let (east, north) = geo::wgs84_to_offset(at, end);
+    if east.hypot(north) < PATH_MIN_M {
+        return Turn::None;
+    }
+    // Clockwise from north, as the heading: positive is to the right.
+    let off = (east.atan2(north).to_degrees() - f64::from(heading) / 10.0 + 540.0).rem_euclid(360.0) - 180.0;
+    if off > PATH_TURN_DEG {
+        Turn::Right
+    } else if off < -PATH_TURN_DEG {
+        Turn::Left
+    } else {
+        Turn::Straight
+    }
 }
 
 /// The pipeline's class of an ETSI StationType (TS 102 894-2).
@@ -255,6 +291,62 @@ mod tests {
         assert_eq!(frame.locations.len(), 128);
         assert!(frame.locations.iter().enumerate().all(|(i, l)| l.object_id == i as u32));
         assert_eq!(frame.trace.len(), 1);
+    }
+
+    fn vam(heading_change: Turn, path_to: Option<(f64, f64)>) -> CitsMessageWrapper {
+        let at = Wgs84 { lat: 47.8095, lon: 13.0550 };
+        let point = |(east, north): (f64, f64)| {
+            let p = geo::offset_to_wgs84(at, east, north);
+            crate::proto::PredictedPoint {
+                latitude: (p.lat * 1e7).round() as i32,
+                longitude: (p.lon * 1e7).round() as i32,
+                delta_time_ms: Some(2000),
+            }
+        };
+        let mut w = wrapper(vec![]);
+        w.message = Some(cits_message_wrapper::Message::Awareness(Awareness {
+            station_id: 815,
+            station_type: 2,
+            generated_at_us: 1_700_000_000_000_000,
+            latitude: 478_095_000,
+            longitude: 130_550_000,
+            heading_decideg: Some(0), // north
+            speed_cm_s: Some(500),
+            message: AwarenessMessage::Vam as i32,
+            heading_change: heading_change as i32,
+            path_prediction: path_to.map(point).into_iter().collect(),
+            ..Default::default()
+        }));
+        w
+    }
+
+    fn announced(w: &CitsMessageWrapper) -> Turn {
+        let frame = collect(w, &Calibrations::default()).unwrap();
+        let cue = frame.locations[0].cue.unwrap();
+        Turn::try_from(cue.announced_turn).unwrap()
+    }
+
+    #[test]
+    fn a_vam_makes_its_vru_a_road_user_that_announces_its_turn() {
+        let frame = collect(&vam(Turn::None, None), &Calibrations::default()).unwrap();
+        let l = &frame.locations[0];
+        assert_eq!((l.sensor_id, l.station_id, l.object_id), (SELF_REPORTED, 815, 0));
+        assert_eq!(l.classification, ObjectClass::Bicycle as i32);
+        assert_eq!(l.position_confidence_m, VAM_POSITION_CONFIDENCE_M);
+        // Its heading change indication first, else the side its predicted path bends to.
+        assert_eq!(announced(&vam(Turn::None, None)), Turn::None);
+        assert_eq!(announced(&vam(Turn::Left, Some((8.0, 8.0)))), Turn::Left);
+        assert_eq!(announced(&vam(Turn::None, Some((8.0, 8.0)))), Turn::Right);
+        assert_eq!(announced(&vam(Turn::None, Some((-8.0, 8.0)))), Turn::Left);
+        assert_eq!(announced(&vam(Turn::None, Some((1.0, 10.0)))), Turn::Straight);
+        // Too short a path tells nothing.
+        assert_eq!(announced(&vam(Turn::None, Some((1.0, 1.0)))), Turn::None);
+        let mut lost = vam(Turn::None, None);
+        if let Some(cits_message_wrapper::Message::Awareness(a)) = &mut lost.message {
+            a.latitude = 900_000_001;
+        }
+        let err = collect(&lost, &Calibrations::default()).unwrap_err().reason;
+        assert!(err.contains("VAM reference position unavailable"), "{err}");
     }
 
     #[test]

@@ -1,15 +1,16 @@
-//! Decoder stage: a CPM from `cits.cpm.<rsu>` or a CAM from `cits.cam.<rsu>` →
-//! [`CitsMessageWrapper`]. Reads what RSUs send (see [`etsi_its::format`]): TS 103 324 or TR 103
-//! 562 CPMs and EN 302 637-2 CAMs, in UPER or XER, bare or in an unsecured GeoNetworking + BTP
-//! packet, recognised per message.
+//! Decoder stage: a CPM from `cits.cpm.<rsu>`, a CAM from `cits.cam.<rsu>` or a VAM from
+//! `cits.vam.<rsu>` → [`CitsMessageWrapper`]. Reads what RSUs send (see [`etsi_its::format`]):
+//! TS 103 324 or TR 103 562 CPMs, EN 302 637-2 CAMs and TS 103 300-3 VAMs, in UPER or XER, bare
+//! or in an unsecured GeoNetworking + BTP packet, recognised per message.
 
 use etsi_its::cam::SimpleCam;
 use etsi_its::cpm::{ObjectKind, SimpleCpm};
 use etsi_its::format;
+use etsi_its::vam::SimpleVam;
 
 use crate::proto::{
-    cits_message_wrapper, Awareness, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass, PerceivedObject,
-    SensorInformation, TurnSignal,
+    cits_message_wrapper, Awareness, AwarenessMessage, CitsMessageWrapper, Cpm, IngestMetadata, ObjectClass,
+    PerceivedObject, PredictedPoint, SensorInformation, Turn, TurnSignal,
 };
 use crate::stage::StageError;
 use crate::subjects::Ingest;
@@ -22,7 +23,7 @@ pub const STAGE: &str = "decoder";
 /// 16 KiB in XER); anything bigger is not a CPM and must not reach a decoder.
 pub const MAX_CPM_BYTES: usize = 256 * 1024;
 
-/// Decodes one CPM or CAM (by its subject) received on `subject` at `received_at_us`.
+/// Decodes one CPM, CAM or VAM (by its subject) received on `subject` at `received_at_us`.
 pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<CitsMessageWrapper, StageError> {
     let (ingest, rsu) = subjects::ingest_of_subject(subject)?;
     let what = ingest.name();
@@ -32,7 +33,8 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
     if payload.len() > MAX_CPM_BYTES {
         return Err(StageError::new(format!("oversized {what}: {} bytes (limit {MAX_CPM_BYTES})", payload.len())));
     }
-    // A Release 1 CPM and every CAM carry their time modulo 65.536 s: the reception time places it.
+    // A Release 1 CPM and every CAM and VAM carry their time modulo 65.536 s: the reception time
+    // places it.
     let read_as = format::detect(payload);
     let received_its_ms = time::unix_us_to_its_ms(received_at_us);
     let message = match ingest {
@@ -40,6 +42,8 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
             .map(|simple| cits_message_wrapper::Message::Cpm(to_proto(&simple))),
         Ingest::Cam => format::simple_cam_as(read_as, payload)
             .map(|simple| cits_message_wrapper::Message::Awareness(awareness(&simple, received_its_ms))),
+        Ingest::Vam => format::simple_vam_as(read_as, payload)
+            .map(|simple| cits_message_wrapper::Message::Awareness(vru_awareness(&simple, received_its_ms))),
     }
     .map_err(|e| StageError::new(format!("invalid {what}: {e}")))?;
     Ok(CitsMessageWrapper {
@@ -93,12 +97,16 @@ fn to_proto(c: &SimpleCpm) -> Cpm {
     }
 }
 
+/// The unix time of a CAM's or VAM's `generationDeltaTime`, placed by its reception.
+fn generated_at_us(generation_delta_time_ms: u16, received_its_ms: u64) -> u64 {
+    time::its_ms_to_unix_us(etsi_its::cpm::v1::reference_time_near(generation_delta_time_ms, received_its_ms))
+}
+
 fn awareness(c: &SimpleCam, received_its_ms: u64) -> Awareness {
-    let generated_its_ms = etsi_its::cpm::v1::reference_time_near(c.generation_delta_time_ms, received_its_ms);
     Awareness {
         station_id: c.station_id,
         station_type: u32::from(c.station_type),
-        generated_at_us: time::its_ms_to_unix_us(generated_its_ms),
+        generated_at_us: generated_at_us(c.generation_delta_time_ms, received_its_ms),
         latitude: c.lat_e7,
         longitude: c.lon_e7,
         heading_decideg: c.heading_decideg.map(u32::from),
@@ -113,6 +121,38 @@ fn awareness(c: &SimpleCam, received_its_ms: u64) -> Awareness {
                 (true, true) => TurnSignal::Both,
             },
         } as i32,
+        ..Default::default()
+    }
+}
+
+fn vru_awareness(v: &SimpleVam, received_its_ms: u64) -> Awareness {
+    use etsi_its::vam;
+    Awareness {
+        station_id: v.station_id,
+        station_type: u32::from(v.station_type),
+        generated_at_us: generated_at_us(v.generation_delta_time_ms, received_its_ms),
+        latitude: v.lat_e7,
+        longitude: v.lon_e7,
+        heading_decideg: v.heading_decideg.map(u32::from),
+        speed_cm_s: v.speed_cm_s.map(u32::from),
+        yaw_rate_centideg_s: v.yaw_rate_centideg_s.map(i32::from),
+        turn_signal: TurnSignal::Unknown as i32,
+        message: AwarenessMessage::Vam as i32,
+        heading_change: match v.heading_change.map(|h| h.direction) {
+            None => Turn::None,
+            Some(vam::Turn::Left) => Turn::Left,
+            Some(vam::Turn::Right) => Turn::Right,
+        } as i32,
+        heading_change_in_ms: v.heading_change.and_then(|h| h.action_delta_ms),
+        path_prediction: v
+            .path_prediction
+            .iter()
+            .map(|p| PredictedPoint {
+                latitude: p.lat_e7,
+                longitude: p.lon_e7,
+                delta_time_ms: p.delta_time_10ms.map(|t| u32::from(t) * 10),
+            })
+            .collect(),
     }
 }
 
@@ -222,6 +262,53 @@ mod tests {
             .reason
             .contains("invalid CAM: as CPM (TS 103 324), UPER: not a CAM"));
         assert!(decode("cits.cam.r1", &[], 0).unwrap_err().reason.contains("empty CAM"));
+    }
+
+    #[test]
+    fn a_vam_decodes_into_an_awareness_report_with_its_announced_path() {
+        use etsi_its::vam::{HeadingChange, PathPoint, Turn as VamTurn};
+        let vam = SimpleVam {
+            station_id: 815,
+            station_type: 2,
+            generation_delta_time_ms: 1000,
+            lat_e7: 478_095_000,
+            lon_e7: 130_550_000,
+            heading_decideg: Some(1800),
+            speed_cm_s: Some(450),
+            yaw_rate_centideg_s: None,
+            heading_change: Some(HeadingChange { direction: VamTurn::Left, action_delta_ms: Some(1500) }),
+            path_prediction: vec![PathPoint { lat_e7: 478_094_600, lon_e7: 130_550_000, delta_time_10ms: Some(100) }],
+        };
+        let bytes = etsi_its::vam::encode(&vam.to_vam()).unwrap();
+        let received_its_ms = 591_619_380_000 - 591_619_380_000 % 65_536 + 1_040;
+        let w = decode("cits.vam.r1", &bytes, time::its_ms_to_unix_us(received_its_ms)).unwrap();
+        assert_eq!(w.ingest.as_ref().unwrap().format, "VAM, UPER");
+        let Some(cits_message_wrapper::Message::Awareness(a)) = w.message else { panic!("no awareness") };
+        assert_eq!(a.message, AwarenessMessage::Vam as i32);
+        assert_eq!(a.generated_at_us, time::its_ms_to_unix_us(received_its_ms - 40));
+        assert_eq!((a.station_id, a.station_type, a.heading_decideg, a.speed_cm_s), (815, 2, Some(1800), Some(450)));
+        assert_eq!((a.heading_change, a.heading_change_in_ms), (Turn::Left as i32, Some(1500)));
+        assert_eq!(
+            a.path_prediction,
+            [PredictedPoint { latitude: 478_094_600, longitude: 130_550_000, delta_time_ms: Some(1000) }]
+        );
+        // A VAM is no CAM, and a CAM no VAM.
+        assert!(decode("cits.cam.r1", &bytes, 0).unwrap_err().reason.contains("invalid CAM: as VAM, UPER: not a CAM"));
+        let cam = etsi_its::cam::SimpleCam {
+            station_id: 1,
+            station_type: 5,
+            generation_delta_time_ms: 0,
+            lat_e7: vam.lat_e7,
+            lon_e7: vam.lon_e7,
+            heading_decideg: None,
+            speed_cm_s: None,
+            yaw_rate_centideg_s: None,
+            longitudinal_acceleration_dm_s2: None,
+            turn_signals: None,
+        };
+        let cam_bytes = etsi_its::cam::encode(&cam.to_cam()).unwrap();
+        let err = decode("cits.vam.r1", &cam_bytes, 0).unwrap_err().reason;
+        assert!(err.contains("invalid VAM: as CAM, UPER: not a VAM"), "{err}");
     }
 
     #[test]

@@ -10,12 +10,17 @@ pub const CPM_WILDCARD: &str = "cits.cpm.*";
 /// Vehicles' CAMs as an RSU hears or forwards them, on MQTT `cits/cam/<rsu>` (stored with the
 /// CPMs, so the decoder's subscription `cits.cpm.*` delivers them too).
 pub const CAM_PREFIX: &str = "cits.cam.";
+/// Pedestrians' and cyclists' VAMs as an RSU hears or forwards them, on MQTT `cits/vam/<rsu>`
+/// (stored with the CPMs as well).
+pub const VAM_PREFIX: &str = "cits.vam.";
 
-/// What arrives for the decoder: a CPM (the RSU's perception) or a CAM (a vehicle's own report).
+/// What arrives for the decoder: a CPM (the RSU's perception), a CAM (a vehicle's own report)
+/// or a VAM (a vulnerable road user's own report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ingest {
     Cpm,
     Cam,
+    Vam,
 }
 
 impl Ingest {
@@ -23,17 +28,23 @@ impl Ingest {
         match self {
             Self::Cpm => "CPM",
             Self::Cam => "CAM",
+            Self::Vam => "VAM",
         }
     }
 }
 
-/// What an input subject `cits.cpm.<rsu>` or `cits.cam.<rsu>` carries, and for which RSU.
+/// What an input subject `cits.cpm.<rsu>`, `cits.cam.<rsu>` or `cits.vam.<rsu>` carries, and for
+/// which RSU.
 pub fn ingest_of_subject(subject: &str) -> Result<(Ingest, &str), StageError> {
-    if subject.starts_with(CAM_PREFIX) {
-        return rsu_after(subject, CAM_PREFIX).map(|rsu| (Ingest::Cam, rsu));
+    for (prefix, ingest) in [(CAM_PREFIX, Ingest::Cam), (VAM_PREFIX, Ingest::Vam)] {
+        if subject.starts_with(prefix) {
+            return rsu_after(subject, prefix).map(|rsu| (ingest, rsu));
+        }
     }
     rsu_after(subject, CPM_PREFIX).map(|rsu| (Ingest::Cpm, rsu)).map_err(|_| {
-        StageError::new(format!("subject `{subject}` is not of the form {CPM_PREFIX}<rsu> or {CAM_PREFIX}<rsu>"))
+        StageError::new(format!(
+            "subject `{subject}` is not of the form {CPM_PREFIX}<rsu>, {CAM_PREFIX}<rsu> or {VAM_PREFIX}<rsu>"
+        ))
     })
 }
 
@@ -121,8 +132,9 @@ mod tests {
     #[test]
     fn cams_and_cpms_arrive_on_their_own_subjects() {
         assert_eq!(ingest_of_subject("cits.cam.rsu-7").unwrap(), (Ingest::Cam, "rsu-7"));
+        assert_eq!(ingest_of_subject("cits.vam.rsu-7").unwrap(), (Ingest::Vam, "rsu-7"));
         assert_eq!(ingest_of_subject("cits.cpm.rsu-7").unwrap(), (Ingest::Cpm, "rsu-7"));
-        for s in ["cits.cam.", "cits.cam.a.b", "cits.vam.r1", "cits.decoded.r1"] {
+        for s in ["cits.cam.", "cits.cam.a.b", "cits.vam.", "cits.vam.a.b", "cits.xam.r1", "cits.decoded.r1"] {
             assert!(ingest_of_subject(s).is_err(), "{s}");
         }
     }

@@ -53,11 +53,11 @@ impl Handler for Decoder {
                 limits.check_reference_time(cpm.reference_time_us, msg.received_at_us)?;
                 limits.check_cpm(cpm)?;
             }
-            // A CAM is any vehicle's: its station is not the RSU's to register.
-            Some(cits_message_wrapper::Message::Awareness(cam)) => {
-                limits.check_reference_time(cam.generated_at_us, msg.received_at_us)?;
+            // A CAM or VAM is any road user's: its station is not the RSU's to register.
+            Some(cits_message_wrapper::Message::Awareness(report)) => {
+                limits.check_reference_time(report.generated_at_us, msg.received_at_us)?;
             }
-            None => return Err(StageError::new("decoded message is neither a CPM nor a CAM")),
+            None => return Err(StageError::new("decoded message is neither a CPM, a CAM nor a VAM")),
         }
         Ok(vec![Outbound {
             subject: subjects::decoded(rsu),

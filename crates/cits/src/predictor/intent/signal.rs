@@ -2,8 +2,13 @@
 //! `exteriorLights`). No camera sees them, and they come seconds before any braking or steering:
 //! drivers indicate most turns and seldom indicate going straight. So an indicator weighs for its
 //! side's turn, and a fresh report of both off weighs against turning.
+//!
+//! A VRU's VAM may announce a turn as well (its heading change indication, or a predicted path
+//! that bends): no field study gives how often such announcements come true, so one weighs as a
+//! driver's indicator does. A VAM that announces nothing (or a straight path, which a device
+//! extrapolating its motion sends as well) says nothing.
 
-use crate::proto::{IntentCue, TurnSignal};
+use crate::proto::{IntentCue, Turn, TurnSignal};
 
 /// Share of turns drivers indicate: a field study of 12,000 turning vehicles found a quarter of
 /// turns unsignalled (Ponziani, SAE 2012-01-0261).
@@ -17,8 +22,8 @@ const P_SIGNAL_WHEN_STRAIGHT: f64 = 0.03;
 pub const SIGNAL_FRESH_US: u64 = 1_500_000;
 
 /// Likelihood ratios turning left : going straight and turning right : going straight from the
-/// newest turn-signal state the road user reported; 1 each without a fresh one (or with hazard
-/// lights, which say nothing of a turn).
+/// newest turn-signal state and announced turn the road user reported; 1 each without a fresh
+/// report (or with hazard lights, which say nothing of a turn).
 pub(crate) fn signal_likelihoods(cue: Option<&IntentCue>, at_us: u64) -> [f64; 2] {
     let Some(cue) = cue.filter(|c| c.reported_at_us.saturating_add(SIGNAL_FRESH_US) >= at_us) else {
         return [1.0, 1.0];
@@ -26,12 +31,18 @@ pub(crate) fn signal_likelihoods(cue: Option<&IntentCue>, at_us: u64) -> [f64; 2
     let own = P_SIGNAL_WHEN_TURNING / P_SIGNAL_WHEN_STRAIGHT;
     let other = P_WRONG_SIDE / P_SIGNAL_WHEN_STRAIGHT;
     let off = (1.0 - P_SIGNAL_WHEN_TURNING - P_WRONG_SIDE) / (1.0 - 2.0 * P_SIGNAL_WHEN_STRAIGHT);
-    match TurnSignal::try_from(cue.turn_signal).unwrap_or(TurnSignal::Unknown) {
+    let [left, right] = match TurnSignal::try_from(cue.turn_signal).unwrap_or(TurnSignal::Unknown) {
         TurnSignal::Left => [own, other],
         TurnSignal::Right => [other, own],
         TurnSignal::Off => [off, off],
         TurnSignal::Both | TurnSignal::Unknown => [1.0, 1.0],
-    }
+    };
+    let [announced_left, announced_right] = match Turn::try_from(cue.announced_turn).unwrap_or(Turn::None) {
+        Turn::Left => [own, other],
+        Turn::Right => [other, own],
+        _ => [1.0, 1.0],
+    };
+    [left * announced_left, right * announced_right]
 }
 
 #[cfg(test)]
@@ -39,7 +50,18 @@ mod tests {
     use super::*;
 
     fn cue(signal: TurnSignal, at_ms: u64) -> IntentCue {
-        IntentCue { station_id: 1, reported_at_us: at_ms * 1000, turn_signal: signal as i32, yaw_rate_deg_s: None }
+        IntentCue { station_id: 1, reported_at_us: at_ms * 1000, turn_signal: signal as i32, ..Default::default() }
+    }
+
+    #[test]
+    fn a_turn_a_vru_announces_weighs_as_an_indicator_and_a_straight_path_not() {
+        let announcing = |turn: Turn| IntentCue { announced_turn: turn as i32, ..cue(TurnSignal::Unknown, 1000) };
+        let indicating = signal_likelihoods(Some(&cue(TurnSignal::Left, 1000)), 1_500_000);
+        assert_eq!(signal_likelihoods(Some(&announcing(Turn::Left)), 1_500_000), indicating);
+        let [left, right] = signal_likelihoods(Some(&announcing(Turn::Right)), 1_500_000);
+        assert!(right > 20.0 && left < 0.5, "{left} {right}");
+        assert_eq!(signal_likelihoods(Some(&announcing(Turn::Straight)), 1_500_000), [1.0, 1.0]);
+        assert_eq!(signal_likelihoods(Some(&announcing(Turn::Right)), 2_600_000), [1.0, 1.0]);
     }
 
     #[test]
