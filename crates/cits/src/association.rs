@@ -12,13 +12,16 @@ use crate::collector::SELF_REPORTED;
 use crate::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 use crate::proto::{AwarenessRoster, CamLink, CamLinks, IntentCue, LocationsContainer, ObjectClass, TurnSignal};
 
-/// A CAM station is matched against a frame's objects measured at most this long after it.
-pub const CAM_FRESH_US: u64 = 1_000_000;
-/// A link holds this long after the last frame that confirmed it: a CAM within it is the
-/// linked track's, not a road user of its own (a track lost for a few frames keeps its CAM).
-pub const LINK_HOLD_US: u64 = 1_000_000;
+/// How long a road user's report of itself stands for it: until its next one is due at the
+/// latest — a vehicle's CAM within 1 s (T_GenCamMax, EN 302 637-2), a VRU's VAM within 5 s
+/// (T_GenVamMax, TS 103 300-2: a walking pedestrian's VAM is due every 4 m or 4° of turn).
+/// A station is matched against a frame's objects measured at most this long after its report,
+/// and a link holds this long after the last frame that confirmed it: a report within it is
+/// the linked track's, not a road user of its own (a track lost for a few frames keeps it).
+pub const CAM_WINDOW_US: u64 = 1_000_000;
+pub const VAM_WINDOW_US: u64 = 5_000_000;
 /// Stations not heard for this long leave the roster.
-pub const ROSTER_KEEP_US: u64 = 5_000_000;
+pub const ROSTER_KEEP_US: u64 = 2 * VAM_WINDOW_US;
 /// A CAM's position, moved on to the object's measurement time, lies within this of the
 /// object's (plus both position confidences): GNSS and camera errors, and a CAM's reference
 /// point (the vehicle's front centre or its GNSS antenna) against the camera's box centre.
@@ -72,16 +75,32 @@ pub fn update_roster(roster: &mut AwarenessRoster, l: &LocationsContainer) {
     roster.stations.sort_by_key(|s| s.station_id);
 }
 
-/// Whether `station`'s CAM at `at_us` belongs to a linked sensor track.
+/// How long a report of a road user of `class` stands for it ([`CAM_WINDOW_US`]): VRUs send
+/// VAMs, vehicles CAMs.
+pub fn report_window_us(class: i32) -> u64 {
+    use ObjectClass as C;
+    match C::try_from(class).unwrap_or(C::Unknown) {
+        C::Pedestrian | C::Bicycle | C::Animal => VAM_WINDOW_US,
+        _ => CAM_WINDOW_US,
+    }
+}
+
+fn holds(k: &CamLink, at_us: u64) -> bool {
+    // Links stored before the window was kept per link hold a CAM's.
+    let window = if k.window_us == 0 { CAM_WINDOW_US } else { k.window_us };
+    k.linked_at_us.saturating_add(window) >= at_us
+}
+
+/// Whether `station`'s CAM or VAM at `at_us` belongs to a linked sensor track.
 pub fn is_linked(links: &CamLinks, station: u32, at_us: u64) -> bool {
-    links.links.iter().any(|k| k.cam_station_id == station && k.linked_at_us.saturating_add(LINK_HOLD_US) >= at_us)
+    links.links.iter().any(|k| k.cam_station_id == station && holds(k, at_us))
 }
 
 /// Links the roster's stations to the objects of a sensor frame (`keys[i]`: the assembler key of
 /// `locations[i]`) and returns each object's intent cue (None: no CAM of it). Each station
 /// takes at most one object and each object one station, nearest first; a link already held
 /// is kept while its object stays within [`STICKY_GATE`] gates. Links not confirmed for
-/// [`LINK_HOLD_US`] are dropped. Returns whether the links changed.
+/// their report window are dropped. Returns whether the links changed.
 pub fn link(
     locations: &[LocationsContainer],
     keys: &[String],
@@ -118,9 +137,14 @@ pub fn link(
         cues[o] = station.cue;
         let at = locations[o].measured_at_us;
         links.links.retain(|k| k.cam_station_id != station.station_id && k.track_key != keys[o]);
-        links.links.push(CamLink { cam_station_id: station.station_id, track_key: keys[o].clone(), linked_at_us: at });
+        links.links.push(CamLink {
+            cam_station_id: station.station_id,
+            track_key: keys[o].clone(),
+            linked_at_us: at,
+            window_us: report_window_us(station.classification),
+        });
     }
-    links.links.retain(|k| k.linked_at_us.saturating_add(LINK_HOLD_US) >= frame_time);
+    links.links.retain(|k| holds(k, frame_time));
     links.links.sort_by_key(|k| k.cam_station_id);
     let changed = *links != before;
     (cues, changed)
@@ -130,7 +154,8 @@ pub fn link(
 /// the same road user (another kind, too old, moving otherwise).
 fn cost(station: &LocationsContainer, object: &LocationsContainer) -> Option<f64> {
     let dt_us = object.measured_at_us.saturating_sub(station.measured_at_us);
-    if dt_us > CAM_FRESH_US || station.measured_at_us > object.measured_at_us + CAM_FRESH_US {
+    let window = report_window_us(station.classification);
+    if dt_us > window || station.measured_at_us > object.measured_at_us + window {
         return None;
     }
     if !same_kind(station.classification, object.classification) {
@@ -243,8 +268,35 @@ mod tests {
         assert_eq!(links.links.len(), 1);
         assert_eq!(links.links[0].track_key, "r1/1001/1/7");
         assert!(is_linked(&links, 4711, 2_100_000));
-        assert!(!is_linked(&links, 4711, 2_300_000), "lapsed after {LINK_HOLD_US} µs");
+        assert!(!is_linked(&links, 4711, 2_300_000), "lapsed after {CAM_WINDOW_US} µs");
         assert!(!is_linked(&links, 4712, 1_300_000));
+    }
+
+    #[test]
+    fn a_pedestrians_vam_stands_for_it_until_the_next_is_due() {
+        // A pedestrian walking east at 1.4 m/s sends a VAM every 4 m (2.9 s); the cameras see it
+        // every 100 ms. Its VAM links to its track 2.5 s after it was sent and the link holds
+        // until the next is due.
+        let walker = |sensor_id, station, object, t_ms, east_m| LocationsContainer {
+            classification: ObjectClass::Pedestrian as i32,
+            position_confidence_m: if sensor_id == SELF_REPORTED { 3.5 } else { 0.3 },
+            ..car(sensor_id, station, object, t_ms, east_m, 1.4)
+        };
+        let mut r = AwarenessRoster::default();
+        update_roster(&mut r, &walker(SELF_REPORTED, 815, 0, 1000, 10.0));
+        let objects = vec![walker(1, 1001, 7, 3500, 13.3)];
+        let mut links = CamLinks::default();
+        link(&objects, &keys(&objects), &r, &mut links);
+        assert_eq!(links.links.len(), 1, "a VAM 2.5 s old still links");
+        assert_eq!(links.links[0].window_us, VAM_WINDOW_US);
+        assert!(is_linked(&links, 815, 8_400_000) && !is_linked(&links, 815, 8_600_000));
+        // A car's CAM of that age is stale.
+        let mut r = AwarenessRoster::default();
+        update_roster(&mut r, &car(SELF_REPORTED, 4711, 0, 1000, 10.0, 1.4));
+        let objects = vec![car(1, 1001, 7, 3500, 13.5, 1.4)];
+        let mut links = CamLinks::default();
+        link(&objects, &keys(&objects), &r, &mut links);
+        assert!(links.links.is_empty());
     }
 
     #[test]
@@ -297,7 +349,7 @@ mod tests {
         // A late CAM does not overwrite a newer one; stations long silent leave.
         let r = roster(&[cam(1, 1100, 1.0, 10.0, TurnSignal::Off), cam(1, 1000, 0.0, 10.0, TurnSignal::Left)]);
         assert_eq!(r.stations[0].cue.unwrap().turn_signal, TurnSignal::Off as i32);
-        let r = roster(&[cam(1, 1000, 0.0, 10.0, TurnSignal::Off), cam(2, 7000, 0.0, 10.0, TurnSignal::Off)]);
+        let r = roster(&[cam(1, 1000, 0.0, 10.0, TurnSignal::Off), cam(2, 12_000, 0.0, 10.0, TurnSignal::Off)]);
         assert_eq!(r.stations.iter().map(|s| s.station_id).collect::<Vec<_>>(), vec![2]);
     }
 }

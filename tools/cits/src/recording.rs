@@ -1,37 +1,48 @@
 //! CPM recordings in the research's format: a text file of base64 records, one per line; each
 //! record is a 4-byte big-endian length, an 8-byte big-endian timestamp (Unix ms, when the message
 //! arrived at the recording point; file order is arrival order) and the UPER CPM itself. A
-//! recording may also hold the CAMs the RSU heard (its content tells: [`subject_of`]).
+//! recording may also hold the CAMs and VAMs the RSU heard (its content tells: [`subject_of`]).
 
 use std::io::{BufRead, Write};
 
 use anyhow::{bail, Context as _};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+pub use cits::subjects::Ingest;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     pub timestamp_ms: u64,
-    /// The message: a CPM, or a CAM.
+    /// The message: a CPM, a CAM or a VAM.
     pub cpm: Vec<u8>,
 }
 
 impl Record {
-    pub fn is_cam(&self) -> bool {
-        is_cam(&self.cpm)
+    /// What the record holds (see [`ingest_of`]).
+    pub fn ingest(&self) -> Ingest {
+        ingest_of(&self.cpm)
     }
 }
 
-/// Whether a recorded message is a CAM (in any format the decoder reads).
-pub fn is_cam(message: &[u8]) -> bool {
+/// What a recorded message is, by its header (in any format the decoder reads): a CAM, a VAM,
+/// or a CPM (all else, so that the decoder says what is wrong with it).
+pub fn ingest_of(message: &[u8]) -> Ingest {
     use etsi_its::format::{detect, Format, Message};
-    matches!(detect(message), Format::Uper(Message::Cam) | Format::Xer(Message::Cam) | Format::GnBtp(Message::Cam))
+    match detect(message) {
+        Format::Uper(Message::Cam) | Format::Xer(Message::Cam) | Format::GnBtp(Message::Cam) => Ingest::Cam,
+        Format::Uper(Message::Vam) | Format::Xer(Message::Vam) | Format::GnBtp(Message::Vam) => Ingest::Vam,
+        _ => Ingest::Cpm,
+    }
 }
 
-/// The NATS subject a recorded message arrives on at `rsu` (MQTT `cits/cam/<rsu>` for a CAM,
-/// `cits/cpm/<rsu>` for all else).
+/// The NATS subject a recorded message arrives on at `rsu`: MQTT `cits/cam/<rsu>` for a CAM,
+/// `cits/vam/<rsu>` for a VAM, `cits/cpm/<rsu>` for all else.
 pub fn subject_of(rsu: &str, message: &[u8]) -> String {
-    let prefix = if is_cam(message) { cits::subjects::CAM_PREFIX } else { cits::subjects::CPM_PREFIX };
+    let prefix = match ingest_of(message) {
+        Ingest::Cpm => cits::subjects::CPM_PREFIX,
+        Ingest::Cam => cits::subjects::CAM_PREFIX,
+        Ingest::Vam => cits::subjects::VAM_PREFIX,
+    };
     format!("{prefix}{rsu}")
 }
 

@@ -93,6 +93,7 @@ pub fn live_as(records: &[Record], speed: f64, now_unix_ms: u64, station: Option
             timestamp_ms: r.timestamp_ms.saturating_add_signed(shift_ms),
             cpm: shifted_cpm(&r.cpm, shift_ms, station)
                 .or_else(|| shifted_cam(&r.cpm, shift_ms))
+                .or_else(|| shifted_vam(&r.cpm, shift_ms))
                 .unwrap_or_else(|| r.cpm.clone()),
         })
         .collect();
@@ -106,6 +107,14 @@ fn shifted_cam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
     let time = &mut cam.cam.generation_delta_time.0;
     *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
     etsi_its::cam::encode(&cam).ok()
+}
+
+/// The UPER VAM with its generation time moved by `shift_ms`, as [`shifted_cam`].
+fn shifted_vam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
+    let mut vam = etsi_its::vam::decode(uper).ok()?;
+    let time = &mut vam.vam.generation_delta_time.0;
+    *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
+    etsi_its::vam::encode(&vam).ok()
 }
 
 /// One CPM as if made now (the recorded CPM's time moved to the current time).
@@ -218,11 +227,9 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
         for ((rsu, client), own) in opts.rsus.iter().zip(&clients).zip(per_rsu) {
             let cpm = &own[i].cpm;
             published_at_us.push(cits::time::now_us());
-            let kind = if own[i].is_cam() { "cam" } else { "cpm" };
-            client
-                .publish(format!("cits/{kind}/{rsu}"), qos, false, cpm.clone())
-                .await
-                .context("MQTT client closed")?;
+            // The MQTT topic of its NATS subject (`cits/cam/<rsu>` for `cits.cam.<rsu>`, ...).
+            let topic = crate::recording::subject_of(rsu, cpm).replace('.', "/");
+            client.publish(topic, qos, false, cpm.clone()).await.context("MQTT client closed")?;
             bytes += cpm.len() as u64;
         }
         if opts.progress && ((i + 1) % 50 == 0 || i + 1 == total) {

@@ -63,7 +63,8 @@ pub struct EvaluateArgs {
     maps: Vec<evaluate::maps::MapJunction>,
     /// With --seeds: what the sensors and the network make of the traffic — nominal,
     /// noise-x2, dropouts-10, latency-300ms or one-camera (robustness rows) — or how many cars
-    /// send CAMs with their turn signals: cams-30, cams-100 (nominal: none).
+    /// send CAMs with their turn signals: cams-30, cams-100, or how many cyclists and
+    /// pedestrians send VAMs: vams-30, vams-100 (nominal: none).
     // Names and values are the simulator's (sim::Conditions::NAMED); the doc line above lists
     // them, as the help always has, so the list clap would add is hidden.
     #[arg(

@@ -249,6 +249,18 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
             },
             _ => "a DENM without its risk".to_string(),
         };
+        // Which of the two the pipeline knew only from its own CAM or VAM (not the cameras).
+        let self_reported: Vec<String> = [&risk.first, &risk.second]
+            .into_iter()
+            .flatten()
+            .filter(|o| o.sensor_id == cits::collector::SELF_REPORTED)
+            .map(|o| road_user(truth, o, at_ms).map_or(format!("station {}", o.station_id), |u| format!("#{u}")))
+            .collect();
+        let users = if self_reported.is_empty() {
+            users
+        } else {
+            format!("{users}, known from its own report: {}", self_reported.join(", "))
+        };
         s.explained.push(format!(
             "{class} {users} (PET {pet:.2} s): at {} ttc {:.2} s p {:.2}",
             crate::watch::format_time_us(d.at_us),

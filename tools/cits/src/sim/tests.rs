@@ -247,3 +247,38 @@ fn library_pedestrians_walk_up_to_the_kerb_classic_ones_start_there() {
         }
     }
 }
+
+#[test]
+fn vams_come_as_the_vru_basic_service_triggers_them_from_vrus_only() {
+    let params = Params { duration_s: 60, conditions: Conditions::named("vams-100").unwrap(), ..Params::new(7, 60) };
+    let sim = simulate(graph(), &params).unwrap();
+    let mut by_station: HashMap<u32, Vec<(u64, etsi_its::vam::SimpleVam)>> = HashMap::new();
+    for r in sim.records.iter().filter(|r| r.ingest() == recording::Ingest::Vam) {
+        let vam = etsi_its::vam::SimpleVam::from_vam(&etsi_its::vam::decode(&r.cpm).unwrap()).unwrap();
+        by_station.entry(vam.station_id).or_default().push((r.timestamp_ms, vam));
+    }
+    assert!(by_station.len() > 10, "{} VRUs sent VAMs", by_station.len());
+    for (station, vams) in &by_station {
+        let user = sim.users.iter().find(|u| u.id + CAM_STATION_BASE == *station).expect("a road user's station");
+        let expected = if user.kind == Kind::Bicycle { STATION_TYPE_CYCLIST } else { STATION_TYPE_PEDESTRIAN };
+        assert!(user.kind != Kind::Car && vams.iter().all(|(_, v)| v.station_type == expected), "{station}");
+        // At least every 5 s (plus the delivery's jitter), never twice within one 100 ms check.
+        for w in vams.windows(2) {
+            let gap_ms = w[1].0.abs_diff(w[0].0);
+            assert!(gap_ms <= 5_000 + 200, "{station}: {gap_ms} ms between VAMs");
+        }
+        let ticks: BTreeSet<u16> = vams.iter().map(|(_, v)| v.generation_delta_time_ms / 100).collect();
+        assert_eq!(ticks.len(), vams.len(), "{station}: two VAMs in one check");
+    }
+    // A cyclist at cruising speed sends a VAM every 4 m: about one a second, far more than every 5 s.
+    let cyclist =
+        sim.users.iter().filter(|u| u.kind == Kind::Bicycle).find_map(|u| by_station.get(&(u.id + CAM_STATION_BASE)));
+    let cyclist = cyclist.expect("a cyclist's VAMs");
+    let span_s = (cyclist.last().unwrap().0 - cyclist[0].0) as f64 / 1000.0;
+    assert!(cyclist.len() as f64 > span_s / 2.0, "{} VAMs in {span_s} s", cyclist.len());
+    // The same traffic and camera films as without VAMs.
+    let nominal = simulate(graph(), &Params { conditions: Conditions::NOMINAL, ..params }).unwrap();
+    let cpms =
+        |s: &Simulation| s.records.iter().filter(|r| r.ingest() == recording::Ingest::Cpm).cloned().collect::<Vec<_>>();
+    assert_eq!(cpms(&sim), cpms(&nominal));
+}
