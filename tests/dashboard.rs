@@ -151,6 +151,12 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     assert!(seen["reason"].as_str().unwrap().contains("UPER"), "{seen}");
     assert_eq!(seen["stages"].as_array().unwrap().len(), 7, "{seen}");
     assert_eq!(seen["chart"], true);
+    // What rsu1 sent, per format: the replay's CPMs and the garbage.
+    let inputs = seen["inputs"].as_array().unwrap();
+    let row = |format: &str| inputs.iter().find(|r| r[0] == "rsu1" && r[1] == format).map(|r| r[2].clone());
+    let cpms: u64 = row("CPM (TS 103 324), UPER").and_then(|n| n.as_str()?.parse().ok()).unwrap_or(0);
+    assert!(cpms > 100, "the replay's CPMs counted: {seen}");
+    assert_eq!(row("unknown format"), Some(serde_json::json!("1")), "{seen}");
 
     // Application page: switch to the fused deployment, a stored version.
     let app = browser(&lattice, &url, &["application"]);

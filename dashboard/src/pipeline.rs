@@ -1,6 +1,7 @@
 //! The Pipeline page: per stage, throughput and p50/p95 latency in the stage and on the hop
 //! before it (from the traces FrameDone carries), backlog of its input stream's consumers per
-//! partition, and dead letters with their reasons; end-to-end latency over time.
+//! partition, and dead letters with their reasons; end-to-end latency over time; what each RSU
+//! sends, counted per message format as the decoder recognises it.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
@@ -187,6 +188,37 @@ pub struct StageView {
     pub reasons: BTreeMap<String, u64>,
 }
 
+/// Messages an RSU sent on its input subjects in one format, since the dashboard started.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct InputCount {
+    pub rsu: String,
+    /// As the decoder names it (`etsi_its::format::Format`), e.g. "CPM (TS 103 324), UPER".
+    pub format: String,
+    pub messages: u64,
+}
+
+/// What the RSUs send, per RSU and format: their CPMs, CAMs and VAMs as they arrive (the
+/// decoder recognises each message the same way, see `etsi_its::format::detect`).
+#[derive(Default)]
+pub struct Inputs {
+    counts: BTreeMap<(String, String), u64>,
+}
+
+impl Inputs {
+    pub fn record(&mut self, subject: &str, payload: &[u8]) {
+        let Ok((_, rsu)) = cits::subjects::ingest_of_subject(subject) else { return };
+        let format = etsi_its::format::detect(payload).to_string();
+        *self.counts.entry((rsu.to_string(), format)).or_insert(0) += 1;
+    }
+
+    pub fn view(&self) -> Vec<InputCount> {
+        self.counts
+            .iter()
+            .map(|((rsu, format), n)| InputCount { rsu: rsu.clone(), format: format.clone(), messages: *n })
+            .collect()
+    }
+}
+
 #[derive(Serialize, Debug, Default)]
 pub struct PipelineView {
     pub stages: Vec<StageView>,
@@ -195,6 +227,7 @@ pub struct PipelineView {
     pub frames_total: u64,
     pub dead_letters_total: u64,
     pub dead_letters: Vec<DeadLetterView>,
+    pub inputs: Vec<InputCount>,
     pub refreshed_at_ms: u64,
     pub error: Option<String>,
 }
@@ -245,6 +278,15 @@ impl PipelineWatch {
                 return;
             }
         };
+        let mut inputs_sub = Vec::new();
+        for subject in cits::subjects::INPUT_WILDCARDS {
+            match self.nats.subscribe(subject).await {
+                Ok(s) => inputs_sub.push(s),
+                Err(e) => tracing::error!("cannot subscribe to {subject}: {e}"),
+            }
+        }
+        let mut arriving = futures::stream::select_all(inputs_sub);
+        let mut inputs = Inputs::default();
         let mut traces = Traces::default();
         let mut dead: VecDeque<DeadLetterView> = VecDeque::new();
         let mut dlq_next_seq = 0u64;
@@ -257,8 +299,13 @@ impl PipelineWatch {
                         traces.record(&frame.trace, cits::time::now_ms());
                     }
                 }
+                Some(msg) = arriving.next() => inputs.record(msg.subject.as_str(), &msg.payload),
                 _ = tick.tick() => {
-                    let mut view = PipelineView { refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
+                    let mut view = PipelineView {
+                        refreshed_at_ms: cits::time::now_ms(),
+                        inputs: inputs.view(),
+                        ..Default::default()
+                    };
                     let mut errors = Vec::new();
                     if let Err(e) = read_dead_letters(&js, &mut dlq_next_seq, &mut dead, &hub).await {
                         errors.push(format!("dead letters: {e:#}"));
@@ -442,6 +489,28 @@ mod tests {
         // Out of the window after 10 s; still in the chart.
         assert_eq!(t.stage("collector", 20_600).frames, 0);
         assert_eq!(t.series(), vec![SeriesPoint { t_s: 10, frames: 2, p50_ms: Some(6.0), p95_ms: Some(10.0) }]);
+    }
+
+    #[test]
+    fn inputs_are_counted_per_rsu_and_format() {
+        let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let xer = etsi_its::cpm::encode_xer(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let mut inputs = Inputs::default();
+        for (subject, payload) in [
+            ("cits.cpm.rsu1", &cpm[..]),
+            ("cits.cpm.rsu1", &cpm[..]),
+            ("cits.cpm.rsu1", &xer[..]),
+            ("cits.vam.rsu2", b"garbage"),
+            ("cits.denm.rsu1", &cpm[..]),
+        ] {
+            inputs.record(subject, payload);
+        }
+        let counts: Vec<String> =
+            inputs.view().iter().map(|c| format!("{} {}: {}", c.rsu, c.format, c.messages)).collect();
+        assert_eq!(
+            counts,
+            ["rsu1 CPM (TS 103 324), UPER: 2", "rsu1 CPM (TS 103 324), XER: 1", "rsu2 unknown format: 1"]
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@ async function login() {
   await page.click('#login');
   await page.waitForSelector('#operator button', { timeout: 10000 });
 }
-const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
+const shot = (name, fullPage = false) => page.screenshot({ path: join(shots, `${name}.png`), fullPage });
 // Plans, checks the diff, applies, and waits until wadm reports the new version reconciled.
 async function planApplyReconcile(expectInDiff, name) {
   await page.waitForSelector('#plan-diff, #plan-error', { timeout: 20000 });
@@ -159,12 +159,14 @@ const steps = {
     await page.click(`${row} .inspect`);
     await detail().catch(async () => { await page.click(`${row} .inspect`); await detail(); });
     await page.waitForSelector('.stage-box', { timeout: 10000 });
-    await shot('pipeline');
+    // The whole page: what the RSUs send is below the backlog and the dead letters.
+    await shot('pipeline', true);
     return page.evaluate((row) => ({
       reason: document.querySelector(`${row} td:nth-child(4)`).textContent,
       detail: document.querySelector('#dead-letter-detail').textContent.split('\n')[0],
       stages: [...document.querySelectorAll('.stage-box')].map((g) => g.dataset.stage),
       chart: !!document.querySelector('#latency-chart canvas'),
+      inputs: [...document.querySelectorAll('#inputs tr')].slice(1).map((tr) => [...tr.children].map((td) => td.textContent)),
     }), row);
   },
 };

@@ -296,6 +296,10 @@ function renderPipeline() {
   for (const s of P.stages) for (const p of s.backlog.partitions) rows.push(h('tr', { class: p.pending + p.ack_pending > 0 ? 'busy' : null },
     h('td', {}, s.name), h('td', { class: 'mono' }, p.consumer), h('td', { class: 'mono' }, p.filter), h('td', { class: 'num' }, p.pending), h('td', { class: 'num' }, p.ack_pending), h('td', { class: 'num' }, p.redelivered)));
   $('#backlog').replaceChildren(table(['stage', 'consumer', 'partition', 'pending', 'ack pending', 'redelivered'], rows));
+  $('#inputs').replaceChildren(P.inputs.length
+    ? table(['RSU', 'format', 'messages'], P.inputs.map((c) => h('tr', { class: c.format === 'unknown format' ? 'busy' : null },
+      h('td', {}, c.rsu), h('td', {}, c.format), h('td', { class: 'num' }, c.messages))))
+    : h('p', { class: 'muted' }, 'nothing received yet'));
   // Rebuilt only when the list changed: rebuilt on every refresh, it could take the button away
   // under an operator's click.
   const shown = P.dead_letters.slice(0, 50);

@@ -116,9 +116,8 @@ fn self_reported(wrapper: &CitsMessageWrapper, a: &Awareness) -> Result<Location
 /// The turn a VAM announces: its heading change indication, else the side its predicted path
 /// bends to (straight when it does not bend; none without a path or a heading to judge it by).
 fn announced_turn(a: &Awareness, at: Wgs84) -> Turn {
-    match Turn::try_from(a.heading_change) {
-        Ok(turn @ (Turn::Left | Turn::Right)) => return turn,
-        _ => {}
+    if let Ok(turn @ (Turn::Left | Turn::Right)) = Turn::try_from(a.heading_change) {
+        return turn;
     }
     let (Some(end), Some(heading)) = (a.path_prediction.last(), a.heading_decideg) else { return Turn::None };
     let end = Wgs84 { lat: f64::from(end.latitude) / 1e7, lon: f64::from(end.longitude) / 1e7 };

@@ -14,6 +14,9 @@ pub const CAM_PREFIX: &str = "cits.cam.";
 /// (stored with the CPMs as well).
 pub const VAM_PREFIX: &str = "cits.vam.";
 
+/// Every subject RSUs send on: their CPMs, and the CAMs and VAMs they hear.
+pub const INPUT_WILDCARDS: [&str; 3] = ["cits.cpm.*", "cits.cam.*", "cits.vam.*"];
+
 /// What arrives for the decoder: a CPM (the RSU's perception), a CAM (a vehicle's own report)
 /// or a VAM (a vulnerable road user's own report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,8 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
         // secrets (sealed with its encryption key) and who may read them in two KV buckets.
         ("secrets", secrets_backend_permissions()),
         // The dashboard reads: control queries (hosts, inventories, links, config), wadm's models
-        // and status, stream and consumer info, stored dead letters, and what the pipeline says.
+        // and status, stream and consumer info, stored dead letters, what the pipeline says, and
+        // what the RSUs send (counted per format).
         (
             "dashboard",
             Permissions {
@@ -50,13 +51,16 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
                     "$JS.API.CONSUMER.LIST.*".into(),
                     format!("$JS.API.STREAM.MSG.GET.{}", cits_jetstream::DEAD_LETTERS.name),
                 ],
-                subscribe: vec![
+                subscribe: [
                     "_INBOX.>".into(),
                     format!("wasmbus.evt.{lattice}.>"),
                     format!("wadm.status.{lattice}.>"),
                     "cits.done.*".into(),
                     "cits.denm.*".into(),
-                ],
+                ]
+                .into_iter()
+                .chain(cits::subjects::INPUT_WILDCARDS.map(String::from))
+                .collect(),
             },
         ),
         // The dashboard's changes, made only after the operator logged in on the page: models
