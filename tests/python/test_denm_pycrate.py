@@ -13,7 +13,15 @@ The binary: see etsi_vectors.py. Needs pycrate==0.8.1 and pytest.
 """
 
 import pytest
-from etsi_vectors import PycrateUper, our_decode, printed_vectors, run_vectors
+from etsi_vectors import (
+    UNAVAILABLE_ALTITUDE,
+    UNAVAILABLE_ELLIPSE,
+    PycrateUper,
+    our_decode,
+    position,
+    printed_vectors,
+    run_vectors,
+)
 from pycrate_asn1dir import ITS_DENM_3
 from pycrate_asn1rt.codecs import ASN1CodecPER
 
@@ -24,9 +32,6 @@ pycrate_decode, pycrate_encode = PER.decode, PER.encode
 
 DEFAULT_VALIDITY_S = 600
 VECTOR_NAMES = ["sample", "vru", "cancellation", "negation", "extremes_max", "extremes_min", "full"]
-# What SimpleDenm::to_denm sends for quantities it does not model.
-UNAVAILABLE_ELLIPSE = {"semiMajorConfidence": 4095, "semiMinorConfidence": 4095, "semiMajorOrientation": 3601}
-UNAVAILABLE_ALTITUDE = {"altitudeValue": 800001, "altitudeConfidence": "unavailable"}
 
 
 def denm_header(station_id: int) -> dict:
@@ -205,19 +210,6 @@ def test_full_denm_carries_every_container_as_built(vectors):
     assert goods["companyName"] == "Gefahrgut Müller"
     assert stationary["vehicleIdentification"] == {"wMInumber": "WVW", "vDS": "ZZZ1KZ"}
     assert stationary["energyStorageType"] == (0b0100100, 7)
-
-
-def position(lat: int, lon: int) -> dict:
-    return {
-        "latitude": lat,
-        "longitude": lon,
-        "positionConfidenceEllipse": {
-            "semiMajorConfidence": 350,
-            "semiMinorConfidence": 200,
-            "semiMajorOrientation": 450,
-        },
-        "altitude": {"altitudeValue": 52000, "altitudeConfidence": "alt-001-00"},
-    }
 
 
 PYCRATE_DENMS = {

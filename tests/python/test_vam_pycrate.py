@@ -15,7 +15,15 @@ The binary: see etsi_vectors.py. Needs pycrate==0.8.1 and pytest.
 
 import etsi_vectors
 import pytest
-from etsi_vectors import PycrateUper, printed_vectors, run_vectors
+from etsi_vectors import (
+    PycrateUper,
+    heading_view,
+    position,
+    position_as_sent,
+    printed_vectors,
+    run_vectors,
+    station_view,
+)
 from pycrate_asn1dir import ITS_VAM_3
 
 VAM = ITS_VAM_3.VAM_PDU_Descriptions.VAM
@@ -27,8 +35,6 @@ VECTOR_NAMES = ["walking", "standing", "turning", "extremes", "long_path"]
 # crates/etsi-its/src/vam/mod.rs for V2.1.1's vam(14)).
 PROTOCOL_VERSION, MESSAGE_ID = 2, 16
 # What SimpleVam::to_vam sends for quantities it does not model.
-UNAVAILABLE_ELLIPSE = {"semiMajorConfidence": 4095, "semiMinorConfidence": 4095, "semiMajorOrientation": 3601}
-UNAVAILABLE_ALTITUDE = {"altitudeValue": 800001, "altitudeConfidence": "unavailable"}
 UNAVAILABLE_ACCELERATION = {"longitudinalAccelerationValue": 161, "longitudinalAccelerationConfidence": 102}
 HEADING_UNAVAILABLE, SPEED_UNAVAILABLE, YAW_RATE_UNAVAILABLE, ACTION_DELTA_UNAVAILABLE = 3601, 16383, 32767, 127
 
@@ -52,15 +58,10 @@ def expected_fields(value: dict) -> dict:
     def available(v, unavailable):
         return None if v is None or v == unavailable else v
 
-    heading = hf["heading"]["headingValue"] if hf else None
     change = motion.get("headingChangeIndication")
     return {
-        "station_id": value["header"]["stationID"],
-        "station_type": basic["stationType"],
-        "generation_delta_time_ms": value["vam"]["generationDeltaTime"],
-        "lat_e7": basic["referencePosition"]["latitude"],
-        "lon_e7": basic["referencePosition"]["longitude"],
-        "heading_decideg": heading if heading is not None and heading < 3600 else None,
+        **station_view(value["header"], value["vam"]["generationDeltaTime"], basic),
+        "heading_decideg": heading_view(hf["heading"]["headingValue"] if hf else None),
         "speed_cm_s": available(hf["speed"]["speedValue"] if hf else None, SPEED_UNAVAILABLE),
         "yaw_rate_centideg_s": available(
             hf["yawRate"]["yawRateValue"] if hf and "yawRate" in hf else None, YAW_RATE_UNAVAILABLE
@@ -102,12 +103,7 @@ def test_pycrate_decodes_our_encoding_to_the_intended_values(vectors, name):
     parameters = value["vam"]["vamParameters"]
     basic = parameters["basicContainer"]
     assert basic["stationType"] == fields["station_type"]
-    assert basic["referencePosition"] == {
-        "latitude": fields["lat_e7"],
-        "longitude": fields["lon_e7"],
-        "positionConfidenceEllipse": UNAVAILABLE_ELLIPSE,
-        "altitude": UNAVAILABLE_ALTITUDE,
-    }
+    assert basic["referencePosition"] == position_as_sent(fields["lat_e7"], fields["lon_e7"])
 
     # the high-frequency container is always sent; unavailable codes for what is None
     hf = parameters["vruHighFrequencyContainer"]
@@ -144,12 +140,7 @@ def test_pycrate_decodes_our_encoding_to_the_intended_values(vectors, name):
         else:
             assert len(motion["pathPrediction"]) == len(path)
             for got, want in zip(motion["pathPrediction"], path):
-                assert got["pathPosition"] == {
-                    "latitude": want["lat_e7"],
-                    "longitude": want["lon_e7"],
-                    "positionConfidenceEllipse": UNAVAILABLE_ELLIPSE,
-                    "altitude": UNAVAILABLE_ALTITUDE,
-                }
+                assert got["pathPosition"] == position_as_sent(want["lat_e7"], want["lon_e7"])
                 assert got.get("pathDeltaTime") == want["delta_time_10ms"]
     assert set(parameters) <= {"basicContainer", "vruHighFrequencyContainer", "vruMotionPredictionContainer"}
     assert expected_fields(value) == fields
@@ -164,19 +155,6 @@ def test_message_id_is_the_cdd_number_not_v2_1_1_s_name():
     header = ITS_VAM_3.VAM_Temp_Imports.ItsPduHeader
     assert header._cont["messageID"]._cont["vam"] == 14
     assert ITS_VAM_3.VAM_PDU_Descriptions.ItsPduHeaderVam._typeref.called == ("VAM-Temp-Imports", "ItsPduHeader")
-
-
-def position(lat: int, lon: int) -> dict:
-    return {
-        "latitude": lat,
-        "longitude": lon,
-        "positionConfidenceEllipse": {
-            "semiMajorConfidence": 350,
-            "semiMinorConfidence": 200,
-            "semiMajorOrientation": 450,
-        },
-        "altitude": {"altitudeValue": 42000, "altitudeConfidence": "alt-001-00"},
-    }
 
 
 def header(station_id: int) -> dict:

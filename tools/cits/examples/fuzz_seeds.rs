@@ -85,7 +85,31 @@ fn main() -> anyhow::Result<()> {
             seeds.write("fused", &format!("{name}-batch-{i:04}"), &fused.to_bytes())?;
         }
     }
+    own_reports(&graph, &seeds)?;
     eprintln!("fuzz seeds of {} recording(s) in {}", recordings.len(), out.display());
+    Ok(())
+}
+
+/// Road users' own reports for the decoder and the formats target: the CAMs and VAMs of Euro
+/// NCAP's right hook filmed with them, in UPER and XER (what the recordings in data/ do not hold).
+fn own_reports(graph: &cits::proto::LaneGraph, seeds: &Seeds) -> anyhow::Result<()> {
+    use cits_tools::sim::ncap::{cases, film_case, Outcome, Shape};
+    use cits_tools::sim::Conditions;
+    let case = cases(graph, &[Shape::RightHook], &[Outcome::Contact])?[0];
+    for (condition, ingest) in [("cams-100", recording::Ingest::Cam), ("vams-100", recording::Ingest::Vam)] {
+        let records = film_case(graph, &case, 1, Conditions::named(condition)?)?.sim.records;
+        for (i, r) in records.iter().filter(|r| r.ingest() == ingest).take(8).enumerate() {
+            let xer = match ingest {
+                recording::Ingest::Vam => etsi_its::vam::encode_xer(&etsi_its::vam::decode(&r.cpm)?)?,
+                _ => etsi_its::cam::encode_xer(&etsi_its::cam::decode(&r.cpm)?)?,
+            };
+            let name = format!("{}-{i:02}", ingest.name().to_lowercase());
+            for target in ["formats", "stage_decoder"] {
+                seeds.write(target, &format!("{name}-uper"), &r.cpm)?;
+                seeds.write(target, &format!("{name}-xer"), &xer)?;
+            }
+        }
+    }
     Ok(())
 }
 
