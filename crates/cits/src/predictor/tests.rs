@@ -688,6 +688,35 @@ fn steering_off_the_lane_tells_the_turn_and_its_side() {
     assert!((0.9..=1.1).contains(&r), "{r}");
 }
 
+#[test]
+fn a_cams_yaw_rate_tells_the_steering_before_the_camera_sees_it() {
+    use super::intent::steering_likelihoods;
+    use crate::proto::IntentCue;
+    let map = map();
+    let speed = 10.0 / 3.6;
+    // 2 m into a right turn's onset: 2° off the lane, under the cameras' 2° heading noise; the
+    // car's gyro reports 6.4°/s to the right (speed × 0.02 rad/m² × 2 m).
+    let turning = steering_car(speed, 2.0, Some(0.0), 2.0);
+    let with_yaw = |t: &MatchedTrajectory, yaw_deg_s: f64| {
+        let newest = t.points.last().unwrap().measured_at_us;
+        let cue = IntentCue { reported_at_us: newest, yaw_rate_deg_s: Some(yaw_deg_s), ..Default::default() };
+        MatchedTrajectory { cue: Some(cue), ..t.clone() }
+    };
+    let yaw = -(speed * 0.02 * 2.0f64).to_degrees();
+    let [_, seen] = steering_likelihoods(&map, &turning, 1);
+    let [left, told] = steering_likelihoods(&map, &with_yaw(&turning, yaw), 1);
+    assert!(told > 3.0 * seen && left < 0.5, "right {seen} → {told}, left {left}");
+    // A car going straight whose gyro says so: the turns lose weight.
+    let straight = steering_car(speed, 2.0, None, 2.0);
+    let [_, seen] = steering_likelihoods(&map, &straight, 1);
+    let [_, told] = steering_likelihoods(&map, &with_yaw(&straight, 0.0), 1);
+    assert!(told < seen, "right {seen} → {told}");
+    // An old yaw rate says nothing.
+    let mut stale = with_yaw(&turning, yaw);
+    stale.cue.as_mut().unwrap().reported_at_us -= 600_000;
+    assert_eq!(steering_likelihoods(&map, &stale, 1), steering_likelihoods(&map, &turning, 1));
+}
+
 /// [`approaching`] with the speeds the sensor measured at each point.
 fn approaching_measured(to_go: f64, speed: f64, decel: f64) -> MatchedTrajectory {
     let mut t = approaching(to_go, speed, decel);

@@ -3,6 +3,10 @@
 //! turn from a point near the stop line on, more and more — the cue every turning vehicle and
 //! rider gives, braking, moving over or not. Turns ease in (a clothoid, as NCAP's test paths and
 //! drivers' steering do): the heading grows with the square of the distance since the onset.
+//!
+//! A vehicle that sends CAMs reports its yaw rate too (its own gyro, no tracker's smoothing): on
+//! that clothoid the heading turns at speed × build-up × distance since the onset, so the newest
+//! yaw rate is one more measurement of each hypothesis.
 
 use crate::finite;
 use crate::proto::{MatchedTrajectory, TravelMode};
@@ -24,6 +28,12 @@ const OUTLIER_RAD: f64 = 0.6;
 const BUILD_UP_PER_M2: [f64; 4] = [0.008, 0.015, 0.03, 0.06];
 /// The largest heading off the lane a turn reaches (rad): a right angle and a little more.
 const TURN_MAX_RAD: f64 = 1.8;
+/// How far (1σ, rad/s) a vehicle's yaw rate wanders while it keeps its lane (a gyro's noise
+/// and a driver's corrections), and how fresh a reported yaw rate must be to count (CAMs come
+/// every 100 ms; an older one tells of another moment of the turn).
+const YAW_WANDER_RAD_S: f64 = 0.03;
+const YAW_FRESH_US: u64 = 500_000;
+
 /// Where a turn's steering may begin, metres along the way from the stop line (negative before
 /// it), and the step the onset is weighed at.
 fn onsets_m(mode: TravelMode) -> (f64, f64, f64) {
@@ -90,6 +100,16 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
         return [1.0, 1.0]; // before any onset: nothing to tell yet
     }
     let straight: Vec<f64> = samples.iter().map(|&(_, off, noise)| log_density(off, noise)).collect();
+    // The road user's own yaw rate (left positive, rad/s) at its newest point, and its speed.
+    let newest = t.points.last();
+    let yaw = t
+        .cue
+        .as_ref()
+        .filter(|c| newest.is_some_and(|p| c.reported_at_us.saturating_add(YAW_FRESH_US) >= p.measured_at_us))
+        .and_then(|c| c.yaw_rate_deg_s)
+        .map(f64::to_radians)
+        .zip(newest.and_then(|p| p.speed_mps));
+    let yaw_straight = yaw.map_or(0.0, |(w, _)| log_density(w, YAW_WANDER_RAD_S));
     [1.0, -1.0].map(|side| {
         let mut ratios = Vec::new();
         let mut onset = first;
@@ -99,16 +119,23 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
                 ratios.extend(BUILD_UP_PER_M2.iter().map(|_| 1.0));
             } else {
                 for rate in BUILD_UP_PER_M2 {
-                    let log_ratio: f64 = samples
-                        .iter()
-                        .zip(&straight)
-                        .filter(|((along, _, _), _)| *along > onset)
-                        .map(|(&(along, off, noise), straight)| {
-                            let past = along - onset;
-                            log_density(off - side * finite::min(0.5 * rate * past * past, TURN_MAX_RAD), noise)
-                                - straight
-                        })
-                        .sum();
+                    // The yaw rate this hypothesis gives now: none once the turn's heading is reached.
+                    let past = newest_along - onset;
+                    let yaw_log_ratio = yaw.map_or(0.0, |(w, speed)| {
+                        let turning = if 0.5 * rate * past * past < TURN_MAX_RAD { speed * rate * past } else { 0.0 };
+                        log_density(w - side * turning, YAW_WANDER_RAD_S) - yaw_straight
+                    });
+                    let log_ratio: f64 = yaw_log_ratio
+                        + samples
+                            .iter()
+                            .zip(&straight)
+                            .filter(|((along, _, _), _)| *along > onset)
+                            .map(|(&(along, off, noise), straight)| {
+                                let past = along - onset;
+                                log_density(off - side * finite::min(0.5 * rate * past * past, TURN_MAX_RAD), noise)
+                                    - straight
+                            })
+                            .sum::<f64>();
                     ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
                 }
             }
