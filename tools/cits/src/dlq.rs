@@ -18,14 +18,5 @@ pub async fn ensure_and_count(client: &async_nats::Client) -> anyhow::Result<BTr
 
 /// The number of dead letters stored per stage (the stream must exist).
 pub async fn count(js: &jetstream::Context) -> anyhow::Result<BTreeMap<String, u64>> {
-    let stream = js.get_stream(STREAM).await.context("cannot open the dead-letter stream")?;
-    let info = stream.info_with_subjects(SUBJECTS).await.context("cannot read the dead-letter stream")?;
-    let mut counts = BTreeMap::new();
-    futures::pin_mut!(info);
-    use futures::TryStreamExt as _;
-    while let Some((subject, count)) = info.try_next().await? {
-        let stage = subject.trim_start_matches("cits.dlq.").to_string();
-        *counts.entry(stage).or_insert(0) += count as u64;
-    }
-    Ok(counts)
+    crate::outbox::per_subject(js, STREAM, SUBJECTS, "cits.dlq.").await.context("dead letters")
 }

@@ -11,6 +11,7 @@ pub mod lattice;
 pub mod manifest;
 pub mod map;
 pub mod native;
+pub mod outbox;
 pub mod recording;
 pub mod replay;
 pub mod rsu;
