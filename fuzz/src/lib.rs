@@ -145,10 +145,11 @@ fn messages(subject: &str, body: &[u8]) -> Vec<(String, Vec<u8>)> {
 
 /// Stage `H` given `body` on its input subject (each, for the decoder), with no stored state.
 pub fn fuzz_stage<H: Handler>(body: &[u8]) {
+    use cits::subjects::Ingest;
     let mut subjects = vec![input_subject(H::NAME)];
     // The decoder reads the CAMs and VAMs an RSU forwards too, on their own subjects.
     if H::NAME == cits::decoder::STAGE {
-        subjects.extend([cits::subjects::CAM_PREFIX, cits::subjects::VAM_PREFIX].map(|p| format!("{p}{RSU}")));
+        subjects.extend([Ingest::Cam, Ingest::Vam].map(|i| format!("{}{RSU}", i.prefix())));
     }
     for subject in subjects {
         let mut svc = platform(Vec::new());

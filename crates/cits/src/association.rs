@@ -169,7 +169,7 @@ fn cost(station: &LocationsContainer, object: &LocationsContainer) -> Option<f64
         cost = cost.max((a - b).abs() / SPEED_GATE_MPS);
         if let (Some(ha), Some(hb)) = (station.heading_deg, object.heading_deg) {
             if a >= HEADING_MIN_SPEED_MPS && b >= HEADING_MIN_SPEED_MPS {
-                let off = (ha - hb + 540.0).rem_euclid(360.0) - 180.0;
+                let off = crate::geo::heading_difference_deg(ha, hb);
                 cost = cost.max(off.abs() / HEADING_GATE_DEG);
             }
         }

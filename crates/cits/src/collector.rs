@@ -126,7 +126,7 @@ fn announced_turn(a: &Awareness, at: Wgs84) -> Turn {
         return Turn::None;
     }
     // Clockwise from north, as the heading: positive is to the right.
-    let off = (east.atan2(north).to_degrees() - f64::from(heading) / 10.0 + 540.0).rem_euclid(360.0) - 180.0;
+    let off = geo::heading_difference_deg(geo::heading_deg(east, north), f64::from(heading) / 10.0);
     if off > PATH_TURN_DEG {
         Turn::Right
     } else if off < -PATH_TURN_DEG {

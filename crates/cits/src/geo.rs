@@ -97,6 +97,11 @@ pub fn distance(east: f64, north: f64) -> f64 {
     (east * east + north * north).sqrt()
 }
 
+/// How far heading `to` lies clockwise of heading `from` (degrees, -180..180).
+pub fn heading_difference_deg(to: f64, from: f64) -> f64 {
+    (to - from + 540.0).rem_euclid(360.0) - 180.0
+}
+
 /// Heading (degrees clockwise from north, 0..360) of an east/north vector.
 pub fn heading_deg(east: f64, north: f64) -> f64 {
     normalize_deg(east.atan2(north).to_degrees())
@@ -154,6 +159,14 @@ mod tests {
         assert!((heading_deg(-1.0, 0.0) - 270.0).abs() < 1e-9);
         let pose = SensorPose { origin: SALZBURG, x_axis_heading_deg: 30.0 };
         assert!((pose.heading_of_angle(90.0) - 300.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn heading_differences_are_signed_and_take_the_short_way() {
+        assert!((heading_difference_deg(10.0, 350.0) - 20.0).abs() < 1e-9);
+        assert!((heading_difference_deg(350.0, 10.0) + 20.0).abs() < 1e-9);
+        assert!((heading_difference_deg(90.0, 90.0)).abs() < 1e-9);
+        assert!((heading_difference_deg(180.0, 0.0) + 180.0).abs() < 1e-9);
     }
 
     proptest! {

@@ -27,6 +27,17 @@ pub enum Ingest {
 }
 
 impl Ingest {
+    pub const ALL: [Ingest; 3] = [Ingest::Cpm, Ingest::Cam, Ingest::Vam];
+
+    /// The subject prefix it arrives under (`cits.cpm.` …, then the RSU).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Self::Cpm => CPM_PREFIX,
+            Self::Cam => CAM_PREFIX,
+            Self::Vam => VAM_PREFIX,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Cpm => "CPM",
@@ -39,12 +50,12 @@ impl Ingest {
 /// What an input subject `cits.cpm.<rsu>`, `cits.cam.<rsu>` or `cits.vam.<rsu>` carries, and for
 /// which RSU.
 pub fn ingest_of_subject(subject: &str) -> Result<(Ingest, &str), StageError> {
-    for (prefix, ingest) in [(CAM_PREFIX, Ingest::Cam), (VAM_PREFIX, Ingest::Vam)] {
-        if subject.starts_with(prefix) {
-            return rsu_after(subject, prefix).map(|rsu| (ingest, rsu));
-        }
+    let ingest = Ingest::ALL.into_iter().find(|i| subject.starts_with(i.prefix())).unwrap_or(Ingest::Cpm);
+    let rsu = rsu_after(subject, ingest.prefix());
+    if ingest != Ingest::Cpm {
+        return rsu.map(|rsu| (ingest, rsu));
     }
-    rsu_after(subject, CPM_PREFIX).map(|rsu| (Ingest::Cpm, rsu)).map_err(|_| {
+    rsu.map(|rsu| (Ingest::Cpm, rsu)).map_err(|_| {
         StageError::new(format!(
             "subject `{subject}` is not of the form {CPM_PREFIX}<rsu>, {CAM_PREFIX}<rsu> or {VAM_PREFIX}<rsu>"
         ))

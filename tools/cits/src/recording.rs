@@ -38,12 +38,7 @@ pub fn ingest_of(message: &[u8]) -> Ingest {
 /// The NATS subject a recorded message arrives on at `rsu`: MQTT `cits/cam/<rsu>` for a CAM,
 /// `cits/vam/<rsu>` for a VAM, `cits/cpm/<rsu>` for all else.
 pub fn subject_of(rsu: &str, message: &[u8]) -> String {
-    let prefix = match ingest_of(message) {
-        Ingest::Cpm => cits::subjects::CPM_PREFIX,
-        Ingest::Cam => cits::subjects::CAM_PREFIX,
-        Ingest::Vam => cits::subjects::VAM_PREFIX,
-    };
-    format!("{prefix}{rsu}")
+    format!("{}{rsu}", ingest_of(message).prefix())
 }
 
 impl Record {

@@ -104,16 +104,19 @@ pub fn live_as(records: &[Record], speed: f64, now_unix_ms: u64, station: Option
 /// the bytes are no CAM.
 fn shifted_cam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
     let mut cam = etsi_its::cam::decode(uper).ok()?;
-    let time = &mut cam.cam.generation_delta_time.0;
-    *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
+    shift_delta_time(&mut cam.cam.generation_delta_time.0, shift_ms);
     etsi_its::cam::encode(&cam).ok()
+}
+
+/// Moves a `generationDeltaTime` (TimestampIts mod 65536) by `shift_ms`.
+fn shift_delta_time(time: &mut u16, shift_ms: i64) {
+    *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
 }
 
 /// The UPER VAM with its generation time moved by `shift_ms`, as [`shifted_cam`].
 fn shifted_vam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
     let mut vam = etsi_its::vam::decode(uper).ok()?;
-    let time = &mut vam.vam.generation_delta_time.0;
-    *time = (i64::from(*time) + shift_ms).rem_euclid(65_536) as u16;
+    shift_delta_time(&mut vam.vam.generation_delta_time.0, shift_ms);
     etsi_its::vam::encode(&vam).ok()
 }
 

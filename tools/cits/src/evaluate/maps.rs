@@ -149,8 +149,8 @@ mod tests {
             assert!(cars >= 4 && bicycles >= 2, "{file}@{k}: {cars} car and {bicycles} bicycle routes");
             for (_, pose) in &site.sensors {
                 let (e, n) = cits::geo::wgs84_to_offset(pose.origin, site.centre);
-                let towards = e.atan2(n).to_degrees().rem_euclid(360.0);
-                let off = (towards - pose.x_axis_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+                let towards = cits::geo::heading_deg(e, n);
+                let off = cits::geo::heading_difference_deg(towards, pose.x_axis_heading_deg);
                 assert!(off.abs() < 0.5, "{file}@{k}: camera looks {off:.1}° away from the centre");
                 assert!(e.hypot(n) >= 20.0, "{file}@{k}: camera inside the box");
             }

@@ -653,7 +653,7 @@ impl Motion {
         };
         let (p, v, _) = user.mover.state(&world.routes, t_s)?;
         let yaw_rate_deg_s = match (heading_at(t_s - 0.05), heading_at(t_s + 0.05)) {
-            (Some(a), Some(b)) => Some(-((b - a + 540.0).rem_euclid(360.0) - 180.0) / 0.1),
+            (Some(a), Some(b)) => Some(-cits::geo::heading_difference_deg(b, a) / 0.1),
             _ => None,
         };
         let speed = v.0.hypot(v.1);
@@ -675,7 +675,7 @@ fn vams(user: &RoadUser, world: &World, duration_us: i64, rng: &mut Rng, air: &m
         let Some(m) = Motion::at(user, world, t_s) else { continue };
         let due = last.is_none_or(|(t, p, speed, heading)| {
             let turned = match (heading, m.heading_deg) {
-                (Some(a), Some(b)) => ((b - a + 540.0).rem_euclid(360.0) - 180.0).abs() > VAM_TURNED_DEG,
+                (Some(a), Some(b)) => cits::geo::heading_difference_deg(b, a).abs() > VAM_TURNED_DEG,
                 _ => false,
             };
             t_us - t >= VAM_MAX_PERIOD_US
