@@ -62,6 +62,9 @@ DASHBOARD_PORT ?= 8480
 SPEED      ?= 1
 # wasmCloud hosts in the lattice (make run HOSTS=2): every stage and provider runs on each.
 HOSTS      ?= 1
+# What the lattice is made of (make run TOPOLOGY=cluster): single (one nats-server, HOSTS hosts),
+# cluster (three nats-servers in one cluster, streams R3, a host on each), or a topology file.
+TOPOLOGY   ?= single
 # The default recording: ≈3,300 CPMs over ≈3.5 min from the simulator (see data/default.truth.json).
 RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
@@ -73,6 +76,7 @@ BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server
 # A replay faster than real time sends CPMs older than live: the age limit widens with it.
 LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
+	$(if $(filter single,$(TOPOLOGY)),,CITS_TOPOLOGY=$(TOPOLOGY)) \
 	$(if $(filter 1,$(SPEED)),,MAX_AGE_MS=300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
 # The lattice's supervisor (tools/cits/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
@@ -232,9 +236,11 @@ BENCH_FACTORS ?= 1 2 4 8 16
 BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native native-fused
 BENCH_RSUS ?= 1 2 4 8 16
 BENCH_RSUS_SECONDS ?= 60
+# Then an hour at 1x as four RSUs on the same lattice, never cleaned: latency and memory stay flat.
+BENCH_SOAK_MINUTES ?= 60
 bench: setup build ## benchmark BENCH_FACTORS x BENCH_SYSTEMS and BENCH_RSUS intersections
 	@$(LATTICE_ENV) PYTHON=$(PYTHON) RECORDING=$(RECORDING) BENCH_FACTORS="$(BENCH_FACTORS)" \
-	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" BENCH_RSUS="$(BENCH_RSUS)" BENCH_RSUS_SECONDS="$(BENCH_RSUS_SECONDS)" \
+	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" BENCH_RSUS="$(BENCH_RSUS)" BENCH_RSUS_SECONDS="$(BENCH_RSUS_SECONDS)" BENCH_SOAK_MINUTES="$(BENCH_SOAK_MINUTES)" \
 	  tools/bench/run.sh
 
 # ---- codecs ----------------------------------------------------------------------------------

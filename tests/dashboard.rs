@@ -168,3 +168,26 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     });
     eprintln!("dashboard test: {:.0} s; screenshots in {}", started.elapsed().as_secs_f64(), screenshots().display());
 }
+
+/// A host killed without a word (its process group, kill -9) is not dropped from the page: it is
+/// shown as missing, and every stage it ran is listed as running on one host where it ran on two.
+#[test]
+fn a_killed_host_is_shown_missing_with_what_now_runs_once() {
+    let lattice = Lattice::start_hosts("dashboard-missing", None, 2);
+    let url = lattice.start_dashboard();
+    let seen = browser(&lattice, &url, &["lattice", "--components", &STAGES.join(",")]);
+    assert_eq!(seen["hosts"], 2, "{seen}");
+    lattice.crash_host(2).unwrap();
+    let seen = browser(&lattice, &url, &["missing-host", "--host", "host-2"]);
+    assert_eq!(seen["missing"], serde_json::json!(["host-2"]), "{seen}");
+    assert_eq!(seen["live"], serde_json::json!(["host-1"]), "{seen}");
+    let degraded: Vec<(String, u64, u64)> = seen["degraded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_u64().unwrap(), r[2].as_u64().unwrap()))
+        .collect();
+    for stage in STAGES {
+        assert!(degraded.contains(&(stage.to_string(), 1, 2)), "{stage} runs once now: {degraded:?}");
+    }
+}

@@ -55,4 +55,24 @@ async fn every_stage_dead_letters_what_it_cannot_read_and_keeps_running() {
         ["decoder", "collector", "assembler", "map_matcher", "predictor", "collision_detector", "denm_sender"]
     );
     assert!(tokio::time::timeout(Duration::from_millis(500), dlq.next()).await.is_err(), "no further dead letter");
+
+    // The same bad bytes sent again and again are each a dead letter, each kept: the stream
+    // holds one per message sent, not one per distinct payload.
+    const AGAIN: u64 = 200;
+    for _ in 0..AGAIN {
+        nats.publish(format!("cits.cpm.{rsu}"), garbage.clone().into()).await.unwrap();
+    }
+    nats.flush().await.unwrap();
+    let js = async_nats::jetstream::new(nats.clone());
+    let expected = inputs.len() as u64 + AGAIN;
+    let kept = || async {
+        let mut stream = js.get_stream(cits_jetstream::DEAD_LETTERS.name).await.unwrap();
+        stream.info().await.unwrap().state.messages
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while kept().await < expected && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(kept().await, expected, "every dead letter kept, none twice");
 }

@@ -15,6 +15,11 @@ use crate::hub::Hub;
 pub struct LatticeView {
     pub lattice: String,
     pub hosts: Vec<HostView>,
+    /// Hosts seen before that no longer answer and never said they stopped (a killed process,
+    /// a lost machine): wadm may still call the application deployed.
+    pub missing_hosts: Vec<MissingHostView>,
+    /// What the missing hosts ran that now runs on fewer hosts than before.
+    pub degraded: Vec<DegradedView>,
     pub links: Vec<LinkView>,
     /// Named config: name → its entries (as the hosts hold them).
     pub config: BTreeMap<String, BTreeMap<String, String>>,
@@ -24,7 +29,7 @@ pub struct LatticeView {
     pub error: Option<String>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct HostView {
     pub id: String,
     pub name: String,
@@ -36,7 +41,7 @@ pub struct HostView {
     pub providers: Vec<InstanceView>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct InstanceView {
     pub id: String,
     pub name: String,
@@ -45,6 +50,94 @@ pub struct InstanceView {
     pub instances: u32,
     /// The wadm application that manages it (annotation), if any.
     pub app: Option<String>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct MissingHostView {
+    pub id: String,
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    /// When it last answered the host ping.
+    pub last_seen_ms: u64,
+    /// Component and provider ids it ran then.
+    pub components: Vec<String>,
+    pub providers: Vec<String>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct DegradedView {
+    pub id: String,
+    /// `component` or `provider`.
+    pub kind: &'static str,
+    /// Hosts that run it now, and that ran it with the missing hosts still there.
+    pub hosts_now: usize,
+    pub hosts_before: usize,
+}
+
+/// Every host the page has seen answer, so that one that stops answering is shown as missing
+/// rather than silently dropped from the list. A host that announced its stop is forgotten.
+#[derive(Debug, Default)]
+pub struct HostRoster {
+    seen: BTreeMap<String, (HostView, u64)>,
+}
+
+impl HostRoster {
+    /// The hosts that answered at `now_ms` (all of them: the rest count as missing).
+    pub fn answered(&mut self, hosts: &[HostView], now_ms: u64) {
+        for host in hosts {
+            self.seen.insert(host.id.clone(), (host.clone(), now_ms));
+        }
+    }
+
+    /// A `host_stopped` event: it left on purpose.
+    pub fn stopped(&mut self, id: &str) {
+        self.seen.remove(id);
+    }
+
+    /// The seen hosts missing from `live`, and what runs on fewer hosts because of them.
+    pub fn missing(&self, live: &[HostView]) -> (Vec<MissingHostView>, Vec<DegradedView>) {
+        let is_live = |id: &str| live.iter().any(|h| h.id == id);
+        let missing: Vec<MissingHostView> = self
+            .seen
+            .values()
+            .filter(|(h, _)| !is_live(&h.id))
+            .map(|(h, at)| MissingHostView {
+                id: h.id.clone(),
+                name: h.name.clone(),
+                labels: h.labels.clone(),
+                last_seen_ms: *at,
+                components: h.components.iter().map(|c| c.id.clone()).collect(),
+                providers: h.providers.iter().map(|p| p.id.clone()).collect(),
+            })
+            .collect();
+        let mut degraded = Vec::new();
+        for (kind, ids) in [
+            ("component", missing.iter().flat_map(|m| &m.components).collect::<BTreeSet<_>>()),
+            ("provider", missing.iter().flat_map(|m| &m.providers).collect::<BTreeSet<_>>()),
+        ] {
+            for id in ids {
+                let runs = |h: &HostView| match kind {
+                    "component" => h.components.iter().any(|c| &c.id == id),
+                    _ => h.providers.iter().any(|p| &p.id == id),
+                };
+                let hosts_now = live.iter().filter(|h| runs(h)).count();
+                let gone = missing
+                    .iter()
+                    .filter(|m| if kind == "component" { m.components.contains(id) } else { m.providers.contains(id) })
+                    .count();
+                degraded.push(DegradedView { id: id.clone(), kind, hosts_now, hosts_before: hosts_now + gone });
+            }
+        }
+        (missing, degraded)
+    }
+}
+
+/// The host a `host_stopped` event is about.
+fn stopped_host(payload: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    (v.get("type")?.as_str()? == "com.wasmcloud.lattice.host_stopped")
+        .then(|| v.get("source").and_then(|s| s.as_str()).map(str::to_string))
+        .flatten()
 }
 
 #[derive(Serialize, Debug)]
@@ -116,6 +209,7 @@ impl LatticeWatch {
             }
         };
         let mut log: VecDeque<EventView> = VecDeque::with_capacity(EVENT_LOG);
+        let mut roster = HostRoster::default();
         let mut tick = tokio::time::interval(Duration::from_secs(5));
         let mut dirty = true;
         loop {
@@ -124,16 +218,22 @@ impl LatticeWatch {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 if let Some(e) = events.as_mut() {
                     while let Some(msg) = e.now_or_never_flat() {
+                        if let Some(host) = stopped_host(&msg.payload) {
+                            roster.stopped(&host);
+                        }
                         record(&mut log, &msg.payload);
                     }
                 }
-                let view = self.view(&log).await;
+                let view = self.view(&log, &mut roster).await;
                 hub.publish("lattice", &view);
                 dirty = false;
             }
             tokio::select! {
                 msg = async { match events.as_mut() { Some(e) => e.next().await, None => std::future::pending().await } } => {
                     let Some(msg) = msg else { events = None; continue };
+                    if let Some(host) = stopped_host(&msg.payload) {
+                        roster.stopped(&host);
+                    }
                     // Any event, heartbeats included, changes the page (uptimes, the log).
                     dirty = record(&mut log, &msg.payload).is_some() || dirty;
                 }
@@ -142,20 +242,20 @@ impl LatticeWatch {
         }
     }
 
-    async fn view(&self, log: &VecDeque<EventView>) -> LatticeView {
+    async fn view(&self, log: &VecDeque<EventView>, roster: &mut HostRoster) -> LatticeView {
         let mut view = LatticeView {
             lattice: self.lattice.clone(),
             events: log.iter().cloned().collect(),
             refreshed_at_ms: cits::time::now_ms(),
             ..Default::default()
         };
-        if let Err(e) = self.fill(&mut view).await {
+        if let Err(e) = self.fill(&mut view, roster).await {
             view.error = Some(e.to_string());
         }
         view
     }
 
-    async fn fill(&self, view: &mut LatticeView) -> anyhow::Result<()> {
+    async fn fill(&self, view: &mut LatticeView, roster: &mut HostRoster) -> anyhow::Result<()> {
         let hosts = self.ctl.get_hosts().await.map_err(|e| anyhow::anyhow!("host ping: {e}"))?;
         for host in hosts.into_iter().filter_map(|h| h.into_data()) {
             let inventory = match self.ctl.get_host_inventory(host.id()).await {
@@ -203,6 +303,8 @@ impl LatticeWatch {
             });
         }
         view.hosts.sort_by(|a, b| a.labels.get("host").cmp(&b.labels.get("host")).then(a.id.cmp(&b.id)));
+        roster.answered(&view.hosts, view.refreshed_at_ms);
+        (view.missing_hosts, view.degraded) = roster.missing(&view.hosts);
 
         let links = self.ctl.get_links().await.map_err(|e| anyhow::anyhow!("link.get: {e}"))?;
         let mut names: BTreeSet<String> = BTreeSet::new();
@@ -264,6 +366,55 @@ mod tests {
         assert_eq!(e.kind, "component_scaled");
         assert_eq!(e.summary, "component_id=cits-decoder image_ref=file:///x.wasm instances=3 host=NBCDEFGHIJ");
         assert!(event_view(b"not json").is_none());
+    }
+
+    fn host(id: &str, components: &[&str], providers: &[&str]) -> HostView {
+        let instance = |id: &&str| InstanceView {
+            id: id.to_string(),
+            name: id.to_string(),
+            image: String::new(),
+            instances: 1,
+            app: None,
+        };
+        HostView {
+            id: id.into(),
+            name: id.into(),
+            version: "1.9.2".into(),
+            uptime: String::new(),
+            uptime_seconds: 0,
+            labels: BTreeMap::from([("host".into(), id.into())]),
+            components: components.iter().map(instance).collect(),
+            providers: providers.iter().map(instance).collect(),
+        }
+    }
+
+    #[test]
+    fn a_host_that_stops_answering_is_missing_with_what_now_runs_once() {
+        let (one, two) =
+            (host("N1", &["decoder", "collector"], &["nats"]), host("N2", &["decoder"], &["nats", "redis"]));
+        let mut roster = HostRoster::default();
+        roster.answered(&[one.clone(), two.clone()], 1_000);
+        assert_eq!(roster.missing(&[one.clone(), two]), (vec![], vec![]), "all there");
+        roster.answered(std::slice::from_ref(&one), 6_000);
+        let (missing, degraded) = roster.missing(std::slice::from_ref(&one));
+        assert_eq!(missing.len(), 1);
+        assert_eq!((missing[0].id.as_str(), missing[0].last_seen_ms), ("N2", 1_000));
+        assert_eq!(missing[0].components, ["decoder"]);
+        let summary: Vec<(&str, &str, usize, usize)> =
+            degraded.iter().map(|d| (d.kind, d.id.as_str(), d.hosts_now, d.hosts_before)).collect();
+        assert_eq!(summary, [("component", "decoder", 1, 2), ("provider", "nats", 1, 2), ("provider", "redis", 0, 1)]);
+        // Back again: nothing missing. Stopped on purpose: forgotten, not missing.
+        roster.answered(&[one.clone(), host("N2", &["decoder"], &[])], 7_000);
+        roster.stopped("N2");
+        assert_eq!(roster.missing(&[one]).0, vec![]);
+    }
+
+    #[test]
+    fn only_a_host_stopped_event_names_a_stopped_host() {
+        let stopped = br#"{"type":"com.wasmcloud.lattice.host_stopped","source":"NHOST","data":{}}"#;
+        assert_eq!(stopped_host(stopped).as_deref(), Some("NHOST"));
+        let heartbeat = br#"{"type":"com.wasmcloud.lattice.host_heartbeat","source":"NHOST","data":{}}"#;
+        assert_eq!(stopped_host(heartbeat), None);
     }
 
     #[test]

@@ -85,6 +85,18 @@ const steps = {
       events: document.querySelectorAll('#page-lattice tbody tr').length,
     }));
   },
+  // A host that stopped answering is shown as missing, with what now runs on fewer hosts.
+  async 'missing-host'() {
+    await open('lattice');
+    await page.waitForFunction((name) => [...document.querySelectorAll('.missing-host h2')]
+      .some((e) => e.textContent.startsWith(`${name} is missing`)), args.host, { timeout });
+    await shot('lattice-missing-host', true);
+    return page.evaluate(() => ({
+      missing: [...document.querySelectorAll('.missing-host h2')].map((e) => e.textContent.split(' is missing')[0]),
+      live: [...document.querySelectorAll('.host h2')].map((e) => e.textContent.split(' ')[0]),
+      degraded: [...document.querySelectorAll('.degraded-row')].map((r) => [r.dataset.id, ...[...r.querySelectorAll('.num')].map((n) => Number(n.textContent))]),
+    }));
+  },
   async application() {
     await open('application');
     await page.waitForSelector('.version-row', { timeout });

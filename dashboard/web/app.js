@@ -123,6 +123,15 @@ function renderLattice() {
     h('h3', {}, `Providers (${host.providers.length})`),
     table(['name', 'id', 'image'], host.providers.map((p) => h('tr', { class: 'provider-row', 'data-id': p.id },
       h('td', {}, p.name), h('td', { class: 'mono' }, p.id), h('td', { class: 'mono muted' }, p.image.split('/').pop()))))));
+  const missing = (L.missing_hosts || []).map((m) => h('div', { class: 'card error missing-host', 'data-host': m.id },
+    h('h2', {}, `${m.labels.host || m.name} is missing`, ' ', h('span', { class: 'mono' }, m.id.slice(0, 12) + '…')),
+    h('div', {}, `Last answered ${time(m.last_seen_ms)}; it did not say it stopped (killed, or its machine lost). It ran `,
+      `${m.components.length} component(s) and ${m.providers.length} provider(s). `,
+      Object.entries(m.labels).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`)))));
+  const degraded = (L.degraded || []).length === 0 ? '' : h('div', { class: 'card error', id: 'lattice-degraded' },
+    h('h2', {}, 'Running on fewer hosts than before'),
+    table(['kind', 'id', 'hosts now', 'hosts before'], L.degraded.map((d) => h('tr', { class: 'degraded-row', 'data-id': d.id },
+      h('td', {}, d.kind), h('td', { class: 'mono' }, d.id), h('td', { class: 'num' }, d.hosts_now), h('td', { class: 'num' }, d.hosts_before)))));
   const links = table(['source', 'name', 'target', 'interface', 'source config', 'target config'], L.links.map((l) => h('tr', { class: 'link-row' },
     h('td', { class: 'mono' }, l.source), h('td', {}, l.name), h('td', { class: 'mono' }, l.target), h('td', { class: 'mono' }, l.interface),
     h('td', {}, l.source_config.map((c) => h('span', { class: 'chip' }, c))), h('td', {}, l.target_config.map((c) => h('span', { class: 'chip' }, c))))));
@@ -132,7 +141,8 @@ function renderLattice() {
   const events = table(['time', 'event', 'detail'], L.events.slice(0, 60).map((e) => h('tr', {}, h('td', {}, time(e.time)), h('td', {}, e.kind), h('td', { class: 'mono' }, e.summary))));
   root.replaceChildren(
     L.error ? h('div', { class: 'card error' }, L.error) : '',
-    h('div', { class: 'card' }, h('h2', {}, `Lattice ${L.lattice}`, ' ', h('span', { class: 'muted' }, `${L.hosts.length} host(s), ${L.links.length} links — refreshed ${time(L.refreshed_at_ms)}`))),
+    h('div', { class: 'card' }, h('h2', {}, `Lattice ${L.lattice}`, ' ', h('span', { class: 'muted' }, `${L.hosts.length} host(s)${(L.missing_hosts || []).length ? `, ${L.missing_hosts.length} missing` : ''}, ${L.links.length} links — refreshed ${time(L.refreshed_at_ms)}`))),
+    ...missing, degraded,
     h('div', { class: 'hosts', id: 'lattice-hosts' }, hosts),
     h('div', { class: 'card' }, h('h2', {}, 'Links'), links),
     h('div', { class: 'grid2' }, h('div', { class: 'card' }, h('h2', {}, 'Named config'), config), h('div', { class: 'card' }, h('h2', {}, 'Lattice events'), events)));

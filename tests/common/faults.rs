@@ -20,6 +20,8 @@ pub enum Fault {
     RestartRedis,
     /// kill -9 of nats-server, started again on its JetStream store.
     RestartNats,
+    /// kill -9 of server `n` (from 1) of a NATS cluster, started again on its store.
+    RestartNatsNode(u8),
 }
 
 impl Fault {
@@ -41,6 +43,7 @@ impl Fault {
             }
             Fault::RestartRedis => lattice.step(&["crash-restart", "redis"]).unwrap(),
             Fault::RestartNats => lattice.step(&["crash-restart", "nats"]).unwrap(),
+            Fault::RestartNatsNode(n) => lattice.step(&["crash-restart", "nats", &n.to_string()]).unwrap(),
         }
     }
 }
@@ -61,6 +64,8 @@ pub struct Outcome {
     pub duplicated_at: Vec<String>,
     /// RSUs whose DENMs (from JetStream, what RSUs are sent) equal the in-process pipeline's.
     pub denms_equal: bool,
+    /// DENMs JetStream holds for the RSUs after this replay (earlier replays' included).
+    pub denms: usize,
 }
 
 impl Outcome {
@@ -71,8 +76,14 @@ impl Outcome {
 
 /// Replays `recording` at `speed` as `rsus` over MQTT (QoS 1), injects `faults` at the given
 /// times after the start, waits until every frame came out (or `patience` passed) and accounts.
+///
+/// `history` holds what was replayed on this lattice before (as sent), and this replay is added
+/// to it: the pipeline learns (turn priors) and numbers its DENMs across replays, so its DENMs
+/// are held against the in-process pipeline given the same history — equal whatever the faults
+/// and however long each message took.
 pub async fn replay_with_faults(
     lattice: &Lattice,
+    history: &mut Vec<cits_tools::recording::Record>,
     recording: &str,
     speed: f64,
     rsus: &[&str],
@@ -95,6 +106,7 @@ pub async fn replay_with_faults(
     assert_eq!(summary.messages as usize, records.len() * rsus.len(), "every CPM acknowledged by the MQTT listener");
     // As sent (made now): their frame ids and the in-process DENMs are of these bytes.
     let records = summary.records;
+    history.extend(records.iter().cloned());
 
     // What must come out: per RSU, one frame per CPM in sending order, and the in-process DENMs.
     let expected: BTreeMap<String, Vec<String>> = rsus
@@ -106,7 +118,7 @@ pub async fn replay_with_faults(
         .collect();
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
     let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
-    let native: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, &records)
+    let native: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, history)
         .unwrap()
         .iter()
         .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
@@ -138,10 +150,14 @@ pub async fn replay_with_faults(
         lost_at: Vec::new(),
         duplicated_at: Vec::new(),
         denms_equal: true,
+        denms: 0,
     };
     for rsu in rsus {
-        let got = done.get(*rsu).cloned().unwrap_or_default();
         let want = &expected[*rsu];
+        // This replay's frames (the stream holds the earlier replays' too).
+        let this_replay: HashSet<&String> = want.iter().collect();
+        let got: Vec<String> =
+            done.get(*rsu).into_iter().flatten().filter(|id| this_replay.contains(id)).cloned().collect();
         outcome.frames_out += got.len();
         let got_set: HashSet<&String> = got.iter().collect();
         let missing: Vec<usize> = (0..want.len()).filter(|&i| !got_set.contains(&want[i])).collect();
@@ -165,6 +181,7 @@ pub async fn replay_with_faults(
         let subject = cits::subjects::denm_outbox(rsu);
         let sent: Vec<Vec<u8>> =
             denms.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
+        outcome.denms += sent.len();
         if sent != native {
             eprintln!("{rsu}: {} DENMs sent, {} in process", sent.len(), native.len());
             // Where they part, decoded: which warning changed tells which state did.

@@ -67,6 +67,18 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// The first of `n` consecutive free TCP ports on loopback (a cluster's servers listen on a
+/// lattice's ports plus 0, 1, 2).
+pub fn free_ports(n: u16) -> u16 {
+    loop {
+        let base = free_port();
+        if base.checked_add(n).is_some() && (1..n).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
+        {
+            return base;
+        }
+    }
+}
+
 /// A running lattice with the pipeline deployed; torn down (by PID) on drop.
 pub struct Lattice {
     pub repo: PathBuf,
@@ -75,9 +87,14 @@ pub struct Lattice {
     pub mqtt_port: u16,
     pub redis_port: u16,
     http_port: u16,
+    cluster_port: u16,
     manifest: Option<PathBuf>,
     /// wasmCloud hosts in the lattice.
     pub hosts: u8,
+    /// The lattice's servers and hosts when not one server and `hosts` hosts.
+    topology: Option<cits_tools::lattice::Topology>,
+    /// The NATS server (from 0) whose MQTT listener replays connect to.
+    pub rsu_server: usize,
     /// The pipeline's `limits.max_age_ms` when not the production value (replays faster than
     /// real time send CPMs older than live, see `cits_tools::replay::live`).
     max_age_ms: Option<u64>,
@@ -97,12 +114,6 @@ impl Lattice {
     /// Like [`Lattice::start_with`] on `hosts` wasmCloud hosts (every stage and provider on each).
     pub fn start_hosts(name: &str, manifest: Option<&str>, hosts: u8) -> Self {
         Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts, None)
-    }
-
-    /// Like [`Lattice::start_hosts`] for replays of a long recording faster than real time: the
-    /// pipeline accepts CPMs up to `max_age` old (production: 60 s).
-    pub fn start_hosts_replaying(name: &str, manifest: Option<&str>, hosts: u8, max_age: Duration) -> Self {
-        Self::start_full(name, manifest, &["up", "deploy", "probe"], hosts, Some(max_age.as_millis() as u64))
     }
 
     /// The native baseline instead of the actors: the stages as `cits stage` processes on the
@@ -135,6 +146,30 @@ impl Lattice {
         self.state.parent().expect("state dir has a parent").to_path_buf()
     }
 
+    /// A lattice of a named topology (`cluster`: three NATS servers in one cluster, a host on
+    /// each), `manifest` deployed, replays connecting to the MQTT listener of server `rsu_server`.
+    pub fn start_topology(
+        name: &str,
+        topology: &str,
+        manifest: Option<&str>,
+        rsu_server: usize,
+        max_age: Duration,
+    ) -> Self {
+        let topology = cits_tools::lattice::Topology::parse_arg(topology).expect("a topology");
+        let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let hosts = topology.hosts.len() as u8;
+        Self::start_lattice(
+            state,
+            manifest,
+            &["up", "deploy", "probe"],
+            hosts,
+            Some(max_age.as_millis() as u64),
+            Some(topology),
+            rsu_server,
+        )
+    }
+
     fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
         let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
@@ -142,17 +177,34 @@ impl Lattice {
     }
 
     fn start_in(state: PathBuf, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
+        Self::start_lattice(state, manifest, steps, hosts, max_age_ms, None, 0)
+    }
+
+    fn start_lattice(
+        state: PathBuf,
+        manifest: Option<&str>,
+        steps: &[&str],
+        hosts: u8,
+        max_age_ms: Option<u64>,
+        topology: Option<cits_tools::lattice::Topology>,
+        rsu_server: usize,
+    ) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
+        // A cluster's servers listen on these plus 0, 1, 2.
+        let servers = topology.as_ref().map_or(1, |t| t.nats.len() as u16);
         let lattice = Self {
             state,
-            nats_port: free_port(),
-            mqtt_port: free_port(),
+            nats_port: free_ports(servers),
+            mqtt_port: free_ports(servers),
             redis_port: free_port(),
-            http_port: free_port(),
+            http_port: free_ports(servers),
+            cluster_port: free_ports(servers),
             manifest: manifest.map(|m| repo.join(m)),
             repo,
             hosts,
             max_age_ms,
+            topology,
+            rsu_server,
         };
         for step in steps {
             if let Err(e) = lattice.step(&step.split_whitespace().collect::<Vec<_>>()) {
@@ -177,10 +229,14 @@ impl Lattice {
             mqtt_port: self.mqtt_port,
             redis_port: self.redis_port,
             nats_http_port: self.http_port,
+            nats_cluster_port: self.cluster_port,
             hosts: self.hosts.into(),
-            topology: None,
+            topology: self.topology.clone(),
             manifest: self.manifest.clone(),
             max_age_ms: self.max_age_ms,
+            // The server reserves each stream's limit up front against 75 % of the disk free at
+            // its start: 10 × 256 MiB failed CI on a busy disk. A test replays a few MB per stream.
+            stream_max_bytes: 64 << 20,
             ..settings
         })
     }
@@ -218,7 +274,10 @@ impl Lattice {
 
     pub async fn nats_as(&self, creds: &std::path::Path) -> anyhow::Result<async_nats::Client> {
         let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
-        Ok(options.connect(format!("127.0.0.1:{}", self.nats_port)).await?)
+        // Every server of a cluster: the test goes on through another while one is killed.
+        let servers = self.topology.as_ref().map_or(1, |t| t.nats.len() as u16);
+        let urls: Vec<String> = (0..servers).map(|i| format!("nats://127.0.0.1:{}", self.nats_port + i)).collect();
+        Ok(options.connect(urls.join(",")).await?)
     }
 
     /// Redis URL with the pipeline's ACL user and password.
@@ -239,7 +298,7 @@ impl Lattice {
         }
         cits_tools::replay::ReplayOptions {
             mqtt_host: "127.0.0.1".into(),
-            mqtt_port: self.mqtt_port,
+            mqtt_port: self.mqtt_port + self.rsu_server as u16,
             rsus: rsus.iter().map(|r| r.to_string()).collect(),
             speed,
             qos,

@@ -19,6 +19,9 @@
 # per-frame CSVs, JSON per run) goes to $BENCH_OUT (default results/<UTC time>), linked as
 # results/latest, and is printed.
 #
+# Then the soak (BENCH_SOAK_MINUTES, default 60; 0: none): the recording back to back at 1x as four
+# RSUs against BENCH_SOAK_SYSTEM (default wasmcloud) on the same lattice, never cleaned in between,
+# with latency and memory (nats-server, Redis, the host, JetStream) per minute: flat or not.
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
 # BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native native-fused"), BENCH_RSUS (default empty: no
 # many-intersections runs), BENCH_RSUS_SECONDS (default 60), BENCH_OUT, RECORDING, PYTHON.
@@ -29,6 +32,11 @@ FACTORS="${BENCH_FACTORS:-1 2 4 8 16}"
 SYSTEMS="${BENCH_SYSTEMS:-wasmcloud wasmcloud-fused native native-fused}"
 RSUS_N="${BENCH_RSUS:-}"
 RSUS_SECONDS="${BENCH_RSUS_SECONDS:-60}"
+# The soak: the recording back to back at 1x as SOAK_RSUS RSUs for SOAK_MINUTES against SOAK_SYSTEM,
+# never cleaned in between (0 minutes: none).
+SOAK_MINUTES="${BENCH_SOAK_MINUTES:-60}"
+SOAK_RSUS=4
+SOAK_SYSTEM="${BENCH_SOAK_SYSTEM:-wasmcloud}"
 # The recording's station (`cits lattice` registers RSUs with it); RSU k of N sends as STATION+k-1.
 STATION="${RSU_STATION:-1001}"
 OUT="${BENCH_OUT:-$REPO/results/$(date -u +%Y%m%dT%H%M%SZ)}"
@@ -69,6 +77,7 @@ export MAX_AGE_MS="${MAX_AGE_MS:-300000}"
 # The stations of the many-intersections RSUs get the recording's cameras (in every deployment, so
 # that all runs see the same configuration).
 max_n=1
+((SOAK_MINUTES > 0)) && max_n=$SOAK_RSUS
 for n in $RSUS_N; do
     if ((n > max_n)); then max_n=$n; fi
 done
@@ -91,6 +100,10 @@ for system in $SYSTEMS; do
             "${LATTICE[@]}" rsu-add "bench-$system-n$n-$k" $((STATION + k - 1))
         done
     done
+done
+
+for ((k = 1; k <= SOAK_RSUS; k++)); do
+    "${LATTICE[@]}" rsu-add "soak-$k" $((STATION + k - 1))
 done
 
 # The wadm manifest of a wasmCloud system.
@@ -184,6 +197,15 @@ for n in $RSUS_N; do
             --seconds "$RSUS_SECONDS" --rsu "bench-$system-n$n" "${cpu[@]}" "${common[@]}"
     done
 done
+
+if ((SOAK_MINUTES > 0)); then
+    switch_to "$SOAK_SYSTEM"
+    log "soak: $SOAK_SYSTEM, $SOAK_RSUS RSUs at 1x for $SOAK_MINUTES min"
+    memory=(--memory "nats=$(pid_of nats)" --memory "redis=$(pid_of redis)")
+    [[ "$SOAK_SYSTEM" == wasmcloud* ]] && memory+=(--memory "host=$(pid_of host-1)")
+    "$CITS_TOOL" bench soak --minutes "$SOAK_MINUTES" --rsus "$SOAK_RSUS" --rsu soak --station-base "$STATION" \
+        "${memory[@]}" --file "$RECORDING" --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT"
+fi
 
 "${LATTICE[@]}" down
 trap - EXIT

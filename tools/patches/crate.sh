@@ -37,4 +37,25 @@ install_crate() {
     find "$2" -exec touch -h -d @1153704088 {} +
     touch "$2/.cits-patched"
     echo "patched $(basename "$1") → $2"
+    forget_stale_build "$(basename "$1")"
+}
+
+# forget_stale_build NAME-VERSION: with the fixed date, Cargo never sees that a patch changed, and
+# would keep the build of the previous patch. So each patch's checksum (this script and the
+# patch script) is kept beside the build output ($CARGO_TARGET_DIR/.cits-patches/<crate>), and
+# when it differs, the crate's build output is removed from every profile it is built in.
+forget_stale_build() {
+    local target=${CARGO_TARGET_DIR:-} crate=${1%-*} sum stamp
+    [[ -n "$target" ]] || return 0
+    sum=$(cat "$0" "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)
+    stamp="$target/.cits-patches/$1"
+    if [[ -d "$target" && -f "$stamp" && "$(cat "$stamp")" != "$sum" ]]; then
+        echo "the patch of $1 changed: its earlier builds are removed"
+        for profile in dev platform release; do
+            cargo clean --quiet -p "$crate" --profile "$profile" 2>/dev/null || true
+            cargo clean --quiet -p "$crate" --profile "$profile" --target wasm32-wasip2 2>/dev/null || true
+        done
+    fi
+    mkdir -p "$(dirname "$stamp")"
+    echo "$sum" >"$stamp"
 }

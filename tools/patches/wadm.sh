@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the copy of wadm 0.21.1 that Cargo.toml's [patch.crates-io] points at: the crates.io
-# release (checksum-verified) with one change: putting a manifest version that wadm holds already,
+# release (checksum-verified) with two changes. First: putting a manifest version that wadm holds already,
 # with the same content, is answered as a success (nothing is stored twice) instead of "Manifest
 # version … already exists".
 #
@@ -48,6 +48,26 @@ src = src.replace(refused, """        let incoming_version = manifest.version().
         }
         if !current_manifests.add_version(manifest) {
 """)
+open(path, "w").write(src)
+PY
+
+# Second change: wadm makes every stream and bucket of its own with one replica, so in a NATS
+# cluster its state lives on one server and wadm stops when that one is lost. WADM_STREAM_REPLICAS
+# (the lattice supervisor sets 3 in a cluster) gives them that many.
+python3 - "$work/wadm-$VERSION/src/nats.rs" <<'PY'
+import sys
+path = sys.argv[1]
+src = open(path).read()
+one = "num_replicas: 1,"
+if src.count(one) != 6:
+    sys.exit(f"wadm patch: expected six streams and buckets with one replica, found {src.count(one)}")
+src = src.replace(one, "num_replicas: stream_replicas(),")
+src += '''
+/// cits patch (tools/patches/wadm.sh): replicas of wadm's streams and buckets.
+fn stream_replicas() -> usize {
+    std::env::var("WADM_STREAM_REPLICAS").ok().and_then(|r| r.parse().ok()).filter(|&r| r >= 1).unwrap_or(1)
+}
+'''
 open(path, "w").write(src)
 PY
 

@@ -60,6 +60,7 @@ fn publish(outbound: &[(String, Outbound)]) -> Result<(), StageError> {
                 subject: out.subject.clone(),
                 body: out.body.clone(),
                 msg_id: id.clone(),
+                ..Default::default()
             })
             .collect(),
     };

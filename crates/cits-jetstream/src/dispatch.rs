@@ -27,6 +27,34 @@ pub struct Delivery {
     /// The subject the message was published on (not the partitioned subject it is stored under).
     pub subject: String,
     pub payload: Bytes,
+    /// Where the stage's input stream stored it (`None`: not from a stream, or a batch).
+    pub stream_sequence: Option<u64>,
+}
+
+impl Delivery {
+    /// What the component is called with: a message from a stream as a [`cits::subjects::BATCH`]
+    /// of one that carries its stream sequence (a dead letter's id needs it); anything else as
+    /// it is.
+    pub fn invocation(&self) -> (String, Bytes) {
+        match self.stream_sequence {
+            Some(seq) if self.subject != cits::subjects::BATCH => {
+                let batch = cits::proto::MessageBatch { messages: vec![self.batched()] };
+                debug_assert_eq!(batch.messages[0].stream_sequence, seq);
+                (cits::subjects::BATCH.to_string(), Bytes::from(prost::Message::encode_to_vec(&batch)))
+            }
+            _ => (self.subject.clone(), self.payload.clone()),
+        }
+    }
+
+    /// This message as one of a batch.
+    pub fn batched(&self) -> cits::proto::BatchedMessage {
+        cits::proto::BatchedMessage {
+            subject: self.subject.clone(),
+            body: self.payload.to_vec(),
+            stream_sequence: self.stream_sequence.unwrap_or(0),
+            ..Default::default()
+        }
+    }
 }
 
 /// Where deliveries go: the component, and the dead-letter path for what it never accepted.
@@ -195,7 +223,7 @@ mod tests {
     }
 
     fn msg(payload: &str) -> Delivery {
-        Delivery { subject: "cits.cpm.r1".into(), payload: Bytes::from(payload.to_string()) }
+        Delivery { subject: "cits.cpm.r1".into(), payload: Bytes::from(payload.to_string()), stream_sequence: None }
     }
 
     fn cfg(limit_ms: u64) -> HandlerConfig {

@@ -147,7 +147,7 @@ async fn pull_partition<T: Target>(
                         }),
                         None => Vec::new(),
                     };
-                    let handled_up_to = handle(&msg, also, redeliveries, &cfg, target.as_ref()).await;
+                    let handled_up_to = handle(&msg, seq, also, redeliveries, &cfg, target.as_ref()).await;
                     if started.elapsed() > SLOW {
                         warn!(consumer = %name, took_ms = started.elapsed().as_millis() as u64, "slow message");
                     }
@@ -229,7 +229,7 @@ pub async fn store_dead_letter(
 ) -> Result<(), String> {
     let error = cits::stage::StageError::new(reason);
     let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
-    let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload);
+    let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload, msg.stream_sequence);
     crate::publish_all(js, vec![(id, letter.subject, letter.body)]).await.map_err(|e| format!("{e:#}"))
 }
 
@@ -255,17 +255,11 @@ struct ReadAhead {
 /// partition's next messages in order all the same).
 const READ_AHEAD_LIMIT: Duration = Duration::from_millis(500);
 
-/// One message read ahead: stream sequence and the message as the component gets it.
-struct Ahead {
-    seq: u64,
-    delivery: Delivery,
-}
-
 impl ReadAhead {
     /// Up to `max` messages of the partition after sequence `seq`, in stream order, by one direct
     /// get with `batch` (nats-server 2.11; the stream allows direct gets): the server answers
-    /// with the messages, then a 204 status (or 404 when there are none).
-    async fn after(&self, seq: u64, max: usize) -> anyhow::Result<Vec<Ahead>> {
+    /// with the messages, then a 204 status (or 404 when there are none). Each has its sequence.
+    async fn after(&self, seq: u64, max: usize) -> anyhow::Result<Vec<Delivery>> {
         let inbox = self.client.new_inbox();
         let mut replies = self.client.subscribe(inbox.clone()).await?;
         let request = format!(r#"{{"seq":{},"next_by_subj":"{}","batch":{max}}}"#, seq + 1, self.filter);
@@ -287,8 +281,11 @@ impl ReadAhead {
             else {
                 anyhow::bail!("direct get: a reply without Nats-Sequence or Nats-Subject");
             };
-            let delivery = Delivery { subject: crate::published_subject(&stored_subject), payload: reply.payload };
-            ahead.push(Ahead { seq: stored_seq, delivery });
+            ahead.push(Delivery {
+                subject: crate::published_subject(&stored_subject),
+                payload: reply.payload,
+                stream_sequence: Some(stored_seq),
+            });
         }
         let _ = replies.unsubscribe().await;
         Ok(ahead)
@@ -296,17 +293,14 @@ impl ReadAhead {
 }
 
 /// The pulled message and the ones read ahead as one [`cits::subjects::BATCH`] delivery.
-fn batch_of(first: &Delivery, also: &[Ahead]) -> Delivery {
-    let messages = std::iter::once(first)
-        .chain(also.iter().map(|a| &a.delivery))
-        .map(|d| cits::proto::BatchedMessage {
-            subject: d.subject.clone(),
-            body: d.payload.to_vec(),
-            msg_id: String::new(),
-        })
-        .collect();
+fn batch_of(first: &Delivery, also: &[Delivery]) -> Delivery {
+    let messages = std::iter::once(first).chain(also).map(Delivery::batched).collect();
     let batch = cits::proto::MessageBatch { messages };
-    Delivery { subject: cits::subjects::BATCH.to_string(), payload: Bytes::from(batch.encode_to_vec()) }
+    Delivery {
+        subject: cits::subjects::BATCH.to_string(),
+        payload: Bytes::from(batch.encode_to_vec()),
+        stream_sequence: None,
+    }
 }
 
 /// One message, with the messages read ahead after it if any: delivered (acknowledged), or
@@ -319,13 +313,18 @@ fn batch_of(first: &Delivery, also: &[Ahead]) -> Delivery {
 /// takes its neighbours to the dead letters.
 async fn handle<T: Target>(
     msg: &jetstream::Message,
-    also: Vec<Ahead>,
+    seq: Option<u64>,
+    also: Vec<Delivery>,
     redeliveries: u32,
     cfg: &HandlerConfig,
     target: &T,
 ) -> Option<u64> {
-    let delivery = Delivery { subject: crate::published_subject(msg.subject.as_str()), payload: msg.payload.clone() };
-    if let Some(last) = also.last().map(|a| a.seq) {
+    let delivery = Delivery {
+        subject: crate::published_subject(msg.subject.as_str()),
+        payload: msg.payload.clone(),
+        stream_sequence: seq,
+    };
+    if let Some(last) = also.last().and_then(|a| a.stream_sequence) {
         let batch = batch_of(&delivery, &also);
         let once = HandlerConfig { max_attempts: 1, max_unanswered: 1, ..cfg.clone() };
         let keep_alive = || async {
@@ -461,10 +460,10 @@ mod tests {
         let expect = |from: usize, n: usize| -> Vec<(u64, String, String)> {
             in_partition[from..].iter().take(n).map(|s| (s.0, s.2.clone(), s.3.clone())).collect()
         };
-        let got = |ahead: Vec<Ahead>| -> Vec<(u64, String, String)> {
+        let got = |ahead: Vec<Delivery>| -> Vec<(u64, String, String)> {
             ahead
                 .into_iter()
-                .map(|a| (a.seq, a.delivery.subject, String::from_utf8(a.delivery.payload.to_vec()).unwrap()))
+                .map(|a| (a.stream_sequence.unwrap(), a.subject, String::from_utf8(a.payload.to_vec()).unwrap()))
                 .collect()
         };
         // From the first message: the next five of its partition (other partitions skipped).
@@ -477,16 +476,35 @@ mod tests {
 
     #[test]
     fn a_batch_carries_the_pulled_message_first_then_the_ones_read_ahead() {
-        let d = |s: &str, b: &str| Delivery { subject: s.into(), payload: Bytes::from(b.to_string()) };
-        let also = vec![
-            Ahead { seq: 8, delivery: d("cits.cpm.r2", "two") },
-            Ahead { seq: 9, delivery: d("cits.cpm.r1", "three") },
-        ];
-        let batch = batch_of(&d("cits.cpm.r1", "one"), &also);
+        let d = |s: &str, b: &str, seq| Delivery {
+            subject: s.into(),
+            payload: Bytes::from(b.to_string()),
+            stream_sequence: Some(seq),
+        };
+        let also = vec![d("cits.cpm.r2", "two", 8), d("cits.cpm.r1", "three", 9)];
+        let batch = batch_of(&d("cits.cpm.r1", "one", 5), &also);
         assert_eq!(batch.subject, cits::subjects::BATCH);
+        assert_eq!(batch.invocation(), (batch.subject.clone(), batch.payload.clone()), "invoked as it is");
         let messages = cits::proto::MessageBatch::decode(batch.payload).unwrap().messages;
-        let seen: Vec<(&str, &[u8])> = messages.iter().map(|m| (m.subject.as_str(), m.body.as_slice())).collect();
-        assert_eq!(seen, vec![("cits.cpm.r1", &b"one"[..]), ("cits.cpm.r2", b"two"), ("cits.cpm.r1", b"three")]);
+        let seen: Vec<(&str, &[u8], u64)> =
+            messages.iter().map(|m| (m.subject.as_str(), m.body.as_slice(), m.stream_sequence)).collect();
+        assert_eq!(
+            seen,
+            vec![("cits.cpm.r1", &b"one"[..], 5), ("cits.cpm.r2", b"two", 8), ("cits.cpm.r1", b"three", 9)]
+        );
+    }
+
+    #[test]
+    fn a_message_from_a_stream_is_invoked_as_a_batch_of_one_with_its_sequence() {
+        let pulled =
+            Delivery { subject: "cits.cpm.r1".into(), payload: Bytes::from_static(b"one"), stream_sequence: Some(5) };
+        let (subject, payload) = pulled.invocation();
+        assert_eq!(subject, cits::subjects::BATCH);
+        let messages = cits::proto::MessageBatch::decode(payload).unwrap().messages;
+        assert_eq!(messages, vec![pulled.batched()]);
+        assert_eq!((messages[0].subject.as_str(), messages[0].stream_sequence), ("cits.cpm.r1", 5));
+        let plain = Delivery { stream_sequence: None, ..pulled };
+        assert_eq!(plain.invocation(), (plain.subject.clone(), plain.payload.clone()));
     }
 
     #[test]

@@ -106,11 +106,19 @@ pub struct Limits {
     pub max_bytes: i64,
     /// How long a message id is remembered to drop a duplicate publish.
     pub duplicate_window: Duration,
+    /// Servers of a cluster that keep each stream (1 on a single server, 3 in a cluster: a
+    /// majority goes on when one is lost).
+    pub replicas: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_age: Duration::from_secs(24 * 3600), max_bytes: 1 << 30, duplicate_window: Duration::from_secs(120) }
+        Self {
+            max_age: Duration::from_secs(24 * 3600),
+            max_bytes: 1 << 30,
+            duplicate_window: Duration::from_secs(120),
+            replicas: 1,
+        }
     }
 }
 
@@ -159,6 +167,7 @@ impl StreamSpec {
             max_age: limits.max_age,
             max_bytes: limits.max_bytes,
             duplicate_window: limits.duplicate_window,
+            num_replicas: limits.replicas.max(1),
             subject_transform,
             republish,
             // The messaging provider reads a partition's backlog ahead with batched direct gets.

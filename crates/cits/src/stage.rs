@@ -30,10 +30,20 @@ pub fn frame_id(subject: &str, payload: &[u8]) -> String {
     format!("{:016x}", fnv1a(&[subject.as_bytes(), &[0], payload]))
 }
 
-/// The message id of the dead letter for `payload` on `subject` that `stage` gave up on: the
-/// same for a redelivered message, so JetStream keeps one dead letter per input.
-pub fn dead_letter_id(stage: &str, subject: &str, payload: &[u8]) -> String {
-    format!("{}:{stage}:dlq", frame_id(subject, payload))
+/// The id of one received input for its dead letters: the frame id and, when the message came
+/// from a stream, its stream sequence. A redelivery has the same sequence, so JetStream keeps one
+/// dead letter per input; an RSU sending the same bad bytes twice gets two, and both are counted.
+pub fn input_id(subject: &str, payload: &[u8], stream_sequence: Option<u64>) -> String {
+    match stream_sequence {
+        Some(seq) => format!("{}@{seq}", frame_id(subject, payload)),
+        None => frame_id(subject, payload),
+    }
+}
+
+/// The message id of the dead letter for `payload` on `subject` (at `stream_sequence` of the
+/// stage's input stream, if known) that `stage` gave up on: see [`input_id`].
+pub fn dead_letter_id(stage: &str, subject: &str, payload: &[u8], stream_sequence: Option<u64>) -> String {
+    format!("{}:{stage}:dlq", input_id(subject, payload, stream_sequence))
 }
 
 /// 64-bit FNV-1a: stable across builds and platforms (std's hasher promises neither).
@@ -102,6 +112,15 @@ mod tests {
         assert_ne!(frame_id("a", b"bc"), frame_id("ab", b"c"));
         // Known value: FNV-1a 64 of the empty input is its offset basis, of "\0" its first step.
         assert_eq!(frame_id("", &[]), format!("{:016x}", 0xaf63_bd4c_8601_b7dfu64));
+    }
+
+    #[test]
+    fn a_dead_letter_id_tells_a_redelivery_from_the_same_bytes_sent_again() {
+        let at = |seq| dead_letter_id("decoder", "cits.cpm.r1", b"junk", seq);
+        assert_eq!(at(Some(7)), at(Some(7)), "redelivered: one dead letter");
+        assert_ne!(at(Some(7)), at(Some(8)), "sent again: a dead letter each");
+        assert_ne!(at(Some(7)), dead_letter_id("decoder", "cits.cpm.r1", b"junk!", Some(7)));
+        assert_eq!(at(None), format!("{}:decoder:dlq", frame_id("cits.cpm.r1", b"junk")));
     }
 
     #[test]

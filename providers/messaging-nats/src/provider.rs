@@ -108,7 +108,8 @@ struct Component {
 
 impl Target for Component {
     async fn deliver(&self, msg: &Delivery) -> Result<(), Failure> {
-        let broker_msg = BrokerMessage { subject: msg.subject.clone(), reply_to: None, body: msg.payload.clone() };
+        let (subject, body) = msg.invocation();
+        let broker_msg = BrokerMessage { subject, reply_to: None, body };
         match bindings::wasmcloud::messaging::handler::handle_message(&self.wrpc, None, &broker_msg).await {
             Ok(Ok(())) => Ok(()),
             // The component's own answer (`unavailable:` waits, anything else counts).

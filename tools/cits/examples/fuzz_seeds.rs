@@ -135,7 +135,7 @@ fn batch_of(records: &[Record]) -> MessageBatch {
     let subject = input::input_subject(cits::decoder::STAGE);
     let messages = records
         .iter()
-        .map(|r| BatchedMessage { subject: subject.clone(), body: r.cpm.clone(), msg_id: String::new() })
+        .map(|r| BatchedMessage { subject: subject.clone(), body: r.cpm.clone(), ..Default::default() })
         .collect();
     MessageBatch { messages }
 }

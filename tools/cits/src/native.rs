@@ -364,7 +364,8 @@ async fn serve_core(
                 Err(reason) => {
                     let now = cits::time::now_us();
                     let letter = cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now);
-                    let id = cits::stage::dead_letter_id(&opts.stage, &msg.subject, &msg.payload);
+                    // Core NATS: no stream sequence; identical bytes resent share a dead letter.
+                    let id = cits::stage::dead_letter_id(&opts.stage, &msg.subject, &msg.payload, None);
                     tokio::task::block_in_place(|| publish(&[(id, letter)]))?;
                     break;
                 }
@@ -423,7 +424,8 @@ impl Target for StageTarget {
         let mut publish = jetstream_publisher(&self.runtime, &self.js);
         let handled = tokio::task::block_in_place(|| {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
-            let handled = (self.deliver)(&mut svc, &msg.subject, &msg.payload, &mut publish);
+            let (subject, payload) = msg.invocation();
+            let handled = (self.deliver)(&mut svc, &subject, &payload, &mut publish);
             if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
                 let _ = svc.reconnect(); // the retry reports what still fails
             }

@@ -114,8 +114,9 @@ pub struct Lattice<'a> {
     /// The lattice's auth directory: its operator user, unless `CITS_NATS_CREDS` names another.
     pub auth: &'a Path,
     pub lattice: &'a str,
-    /// nats-server's PID file: a config reload after a revocation (SIGHUP).
-    pub nats_pid_file: Option<&'a Path>,
+    /// The PID files of the lattice's nats-servers (every one of a cluster): a config reload
+    /// after a revocation (SIGHUP).
+    pub nats_pid_files: &'a [PathBuf],
 }
 
 /// Issues `rsu` its token and registers its stations; returns the token file.
@@ -137,20 +138,25 @@ pub async fn add(auth_dir: &Path, rsu: &str, stations: &[u32], lattice: &Lattice
 pub async fn remove(auth_dir: &Path, rsu: &str, lattice: &Lattice<'_>) -> anyhow::Result<()> {
     let authority = Authority::open(auth_dir)?;
     authority.remove_rsu(rsu)?;
-    reload_nats(lattice.nats_pid_file)?;
+    reload_nats(lattice.nats_pid_files)?;
     update_registry(lattice, |registry| {
         registry.remove(&format!("rsu.{rsu}"));
     })
     .await
 }
 
-/// Tells nats-server to re-read its config (the account JWT with the revocation).
-fn reload_nats(pid_file: Option<&Path>) -> anyhow::Result<()> {
-    let pid_file = pid_file.context("--nats-pid-file is needed to reload the server after a revocation")?;
-    let pid = std::fs::read_to_string(pid_file).with_context(|| format!("cannot read {}", pid_file.display()))?;
-    let status = std::process::Command::new("kill").args(["-HUP", pid.trim()]).status().context("cannot run kill")?;
-    if !status.success() {
-        bail!("cannot signal nats-server (pid {})", pid.trim());
+/// Tells every nats-server to re-read its config (the account JWT with the revocation).
+fn reload_nats(pid_files: &[PathBuf]) -> anyhow::Result<()> {
+    if pid_files.is_empty() {
+        bail!("--nats-pid-file is needed to reload the server(s) after a revocation");
+    }
+    for pid_file in pid_files {
+        let pid = std::fs::read_to_string(pid_file).with_context(|| format!("cannot read {}", pid_file.display()))?;
+        let status =
+            std::process::Command::new("kill").args(["-HUP", pid.trim()]).status().context("cannot run kill")?;
+        if !status.success() {
+            bail!("cannot signal nats-server (pid {})", pid.trim());
+        }
     }
     Ok(())
 }

@@ -55,7 +55,7 @@ pub fn handle<H: Handler, V: Services>(
             Err(e) => {
                 let reason = StageError::new(format!("not a protobuf MessageBatch: {e}"));
                 let letter = dead_letter(name, &reason, subject, body, crate::time::now_us());
-                let id = crate::stage::dead_letter_id(name, subject, body);
+                let id = crate::stage::dead_letter_id(name, subject, body, None);
                 let handled = Handled {
                     outbound: vec![(id, letter)],
                     rejected: vec![(subject.to_string(), reason)],
@@ -66,7 +66,7 @@ pub fn handle<H: Handler, V: Services>(
             }
         }
     } else {
-        vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec(), msg_id: String::new() }]
+        vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec(), ..Default::default() }]
     };
     let ids: Vec<String> = batch.iter().map(|m| crate::stage::frame_id(&m.subject, &m.body)).collect();
     let marker = |m: &crate::proto::BatchedMessage| format!("{name}/{}", m.subject);
@@ -94,6 +94,15 @@ pub fn handle<H: Handler, V: Services>(
                 continue;
             }
             let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
+            // A good input is known by its bytes (the RSU's resend of a CPM is the same frame); a
+            // bad one by where the stream stored it too, so that the same bad bytes sent again are
+            // a dead letter again, while its redelivery is not (see `input_id`).
+            let id = match outcome {
+                Outcome::DeadLettered { .. } => {
+                    crate::stage::input_id(&msg.subject, &msg.body, Some(msg.stream_sequence).filter(|&s| s > 0))
+                }
+                _ => ids[i].clone(),
+            };
             if H::STATEFUL {
                 let stored = match cached.known(buckets::APPLIED, &marker(msg)) {
                     Some(stored) => stored.map(<[u8]>::to_vec),
@@ -101,11 +110,11 @@ pub fn handle<H: Handler, V: Services>(
                     None => cached.get_many(buckets::APPLIED, &[marker(msg)])?.remove(0),
                 };
                 let applied = Applied::parse(stored.as_deref());
-                if applied.contains(&ids[i]) {
+                if applied.contains(&id) {
                     skip[i] = true;
                     continue 'attempt;
                 }
-                cached.set_many(buckets::APPLIED, vec![(marker(msg), applied.with(&ids[i]))])?;
+                cached.set_many(buckets::APPLIED, vec![(marker(msg), applied.with(&id))])?;
             }
             let outputs = match outcome {
                 Outcome::Processed(out) => out,
@@ -115,7 +124,7 @@ pub fn handle<H: Handler, V: Services>(
                 }
                 Outcome::Retry(reason) => return Err(reason),
             };
-            handled.outbound.extend(output_ids(&ids[i], name, outputs));
+            handled.outbound.extend(output_ids(&id, name, outputs));
         }
         if !handled.outbound.is_empty() {
             publish(&handled.outbound)?;
@@ -184,6 +193,59 @@ mod tests {
         assert_ne!(output_ids("f2", Fused::NAME, alone.into_iter().map(|o| o.1).collect())[0].0, after_two_denms[2].0);
     }
 
+    #[test]
+    fn the_same_bad_bytes_sent_twice_are_two_dead_letters_and_a_redelivery_is_one() {
+        let junk = |seq| crate::proto::BatchedMessage {
+            subject: "cits.cpm.r1".into(),
+            body: b"not a CPM".to_vec(),
+            stream_sequence: seq,
+            ..Default::default()
+        };
+        let ids = |seqs: &[u64]| -> Vec<String> {
+            let batch = crate::proto::MessageBatch { messages: seqs.iter().map(|&s| junk(s)).collect() };
+            let handled =
+                handle::<Fused, _>(InMemory::default(), subjects::BATCH, &batch.encode_to_vec(), &mut |_| Ok(()))
+                    .unwrap();
+            assert_eq!(handled.rejected.len(), seqs.len());
+            handled
+                .outbound
+                .into_iter()
+                .map(|(id, out)| {
+                    assert!(out.subject.starts_with("cits.dlq."), "{}", out.subject);
+                    id
+                })
+                .collect()
+        };
+        let sent_twice = ids(&[41, 42]);
+        assert_ne!(sent_twice[0], sent_twice[1], "two publishes, two dead letters kept");
+        assert_eq!(ids(&[42]), sent_twice[1..], "a redelivery of the second: its id again");
+        // Delivered without a stream (a test, `cits stage` on core NATS): by content, as before.
+        let alone = handle::<Fused, _>(InMemory::default(), "cits.cpm.r1", b"not a CPM", &mut |_| Ok(())).unwrap();
+        assert!(alone.outbound[0].0.starts_with(&crate::stage::frame_id("cits.cpm.r1", b"not a CPM")));
+        assert!(!alone.outbound[0].0.contains('@'));
+    }
+
+    #[test]
+    fn a_redelivered_frame_is_not_learned_from_twice_by_the_predictor() {
+        // The predictor's input for a live CPM: the stages before it, run in order.
+        let mut svc = InMemory::default();
+        let mut input = Outbound { subject: "cits.cpm.r1".into(), body: live_sample() };
+        for (name, stage) in chain::<InMemory>().into_iter().take_while(|(n, _)| *n != Predictor::NAME) {
+            let Outcome::Processed(mut out) = stage(&mut svc, &input.subject, &input.body, crate::time::now_us())
+            else {
+                panic!("{name} failed")
+            };
+            input = out.pop().unwrap();
+        }
+        assert!(input.subject.starts_with("cits.matched."));
+        let first = handle::<Predictor, _>(&mut svc, &input.subject, &input.body, &mut |_| Ok(())).unwrap();
+        let priors = svc.kv.get(&flat_key(buckets::TURN_PRIORS, "r1")).cloned();
+        let again = handle::<Predictor, _>(&mut svc, &input.subject, &input.body, &mut |_| Ok(())).unwrap();
+        assert_eq!((first.already_applied, again.already_applied), (0, 1), "recognised as applied");
+        assert!(again.outbound.is_empty(), "its output was published with the first delivery");
+        assert_eq!(svc.kv.get(&flat_key(buckets::TURN_PRIORS, "r1")).cloned(), priors);
+    }
+
     /// Five CPMs of one RSU as a provider batch, the same objects moving on, one each side of
     /// a map tile's edge (longitude 13.054°).
     fn cpm_batch() -> crate::proto::MessageBatch {
@@ -198,7 +260,7 @@ mod tests {
                 crate::proto::BatchedMessage {
                     subject: "cits.cpm.r1".into(),
                     body: etsi_its::cpm::encode(&cpm.to_cpm()).unwrap(),
-                    msg_id: String::new(),
+                    ..Default::default()
                 }
             })
             .collect();
@@ -295,7 +357,7 @@ mod tests {
                 crate::proto::BatchedMessage {
                     subject: "cits.locations.r1".into(),
                     body: frame.encode_to_vec(),
-                    msg_id: String::new(),
+                    ..Default::default()
                 }
             })
             .collect();

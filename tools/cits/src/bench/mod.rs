@@ -24,8 +24,10 @@ use crate::replay::{replay_as_stations, ReplayOptions};
 use crate::watch::trend;
 
 mod report;
+mod soak;
 mod startup;
 pub use report::{report, shortfalls, sustained};
+pub use soak::{soak, SoakOptions, SoakResult};
 pub use startup::{first_denm, first_denm_backlog, startup_label, Compiled, FirstDenm};
 
 /// The ETSI-free facts of one recorded CPM the report needs.
@@ -59,18 +61,27 @@ pub fn first_seconds(records: &[Record], seconds: f64) -> Vec<Record> {
     records.iter().take_while(|r| (r.timestamp_ms as f64) < end_ms).cloned().collect()
 }
 
-/// CPU time (user + system) of processes and all their descendants.
+/// CPU time (user + system) and resident memory of processes and all their descendants.
 pub mod cpu {
     use std::collections::HashMap;
 
-    use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
+    use sysinfo::{Pid, Process, ProcessRefreshKind, ProcessesToUpdate, System};
 
     /// CPU seconds of `roots` and their descendants, per process id (so a process that exits
     /// between two samples is noticed rather than subtracted).
     pub fn sample(roots: &[u32]) -> HashMap<u32, f64> {
+        each(roots, ProcessRefreshKind::nothing().with_cpu(), |p| p.accumulated_cpu_time() as f64 / 1000.0)
+    }
+
+    /// Resident memory of `roots` and their descendants, MiB.
+    pub fn resident_mib(roots: &[u32]) -> f64 {
+        each(roots, ProcessRefreshKind::nothing().with_memory(), |p| p.memory() as f64 / 1_048_576.0).values().sum()
+    }
+
+    fn each(roots: &[u32], refresh: ProcessRefreshKind, value: impl Fn(&Process) -> f64) -> HashMap<u32, f64> {
         let mut system = System::new();
-        // Processes only: a thread's time is already in its process's.
-        system.refresh_processes_specifics(ProcessesToUpdate::All, true, ProcessRefreshKind::nothing().with_cpu());
+        system.refresh_processes_specifics(ProcessesToUpdate::All, true, refresh);
+        // Processes only: a thread's time and memory are already in its process's.
         let mut children: HashMap<Pid, Vec<Pid>> = HashMap::new();
         for (pid, p) in system.processes() {
             if let (Some(parent), None) = (p.parent(), p.thread_kind()) {
@@ -81,7 +92,7 @@ pub mod cpu {
         let mut queue: Vec<Pid> = roots.iter().map(|p| Pid::from_u32(*p)).collect();
         while let Some(pid) = queue.pop() {
             let Some(p) = system.process(pid) else { continue };
-            if out.insert(pid.as_u32(), p.accumulated_cpu_time() as f64 / 1000.0).is_none() {
+            if out.insert(pid.as_u32(), value(p)).is_none() {
                 queue.extend(children.get(&pid).into_iter().flatten());
             }
         }

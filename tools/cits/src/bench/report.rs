@@ -73,6 +73,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
     let mut runs: Vec<RunResult> = Vec::new();
     let mut startups: Vec<FirstDenm> = Vec::new();
+    let mut soak = None;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
     paths.sort();
     for p in &paths {
@@ -82,6 +83,8 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         }
         if name.starts_with("run-") {
             runs.push(read_json(p)?);
+        } else if name == "soak.json" {
+            soak = Some(read_json::<super::SoakResult>(p)?);
         } else if name.starts_with("startup-") {
             startups.push(read_json(p)?);
         }
@@ -134,6 +137,9 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
             };
             let _ = writeln!(md, "| {} | {compiled} | {} ms |", s.system, ms(Some(s.deploy_to_first_denm_ms)));
         }
+    }
+    if let Some(soak) = &soak {
+        let _ = write!(md, "\n{}", super::soak::section(soak));
     }
     if let Ok(sizes) = std::fs::read_to_string(dir.join("sizes.txt")) {
         let _ = writeln!(md, "\n## Actor sizes (signed .wasm)\n\n| actor | bytes |\n|---|---|");

@@ -87,6 +87,29 @@ pub enum BenchCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Replay the recording back to back at 1x as N RSUs for a while, without cleaning between
+    /// rounds, and write per minute the latency and the memory of the given processes and of
+    /// JetStream (soak.json, soak-minutes.csv): whether the pipeline stays flat.
+    Soak {
+        #[arg(long, default_value_t = 60)]
+        minutes: u64,
+        #[arg(long, default_value_t = 4)]
+        rsus: usize,
+        /// RSUs <rsu>-1 … <rsu>-N, each registered with station <station-base> + k − 1.
+        #[arg(long, default_value = "soak")]
+        rsu: String,
+        #[arg(long, default_value_t = 1001)]
+        station_base: u32,
+        #[arg(long, default_value = "data/default.rec.b64")]
+        file: PathBuf,
+        #[command(flatten)]
+        endpoints: BenchEndpoints,
+        /// Processes whose resident memory is sampled, as label=pid[,pid...]; repeatable.
+        #[arg(long)]
+        memory: Vec<bench::CpuGroup>,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write report.md over all runs of a results folder and print it.
     Report {
         #[arg(long)]
@@ -156,6 +179,45 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             eprintln!("{label}: wash app deploy → first DENM {:.0} ms", first.deploy_to_first_denm_ms);
             std::fs::create_dir_all(&out)?;
             std::fs::write(out.join(format!("{label}.json")), serde_json::to_string_pretty(&first)?)?;
+        }
+        BenchCommand::Soak {
+            minutes,
+            rsus,
+            rsu,
+            station_base,
+            file,
+            endpoints: BenchEndpoints { nats, mqtt, redis },
+            memory,
+            out,
+        } => {
+            let (mqtt_host, mqtt_port) = split_host_port(&mqtt)?;
+            std::fs::create_dir_all(&out)?;
+            let opts = bench::SoakOptions {
+                records: recording::read_file(&file)?,
+                rsu,
+                rsus,
+                station_base,
+                duration: Duration::from_secs(minutes * 60),
+                nats,
+                mqtt_host,
+                mqtt_port,
+                redis_url: redis,
+                processes: memory,
+                out_dir: out,
+            };
+            let result = bench::soak(&opts).await?;
+            match &result.flatness {
+                Some(f) => eprintln!(
+                    "soak: {} of {} frames out; {}: p95 {:.1} → {:.1} ms{}",
+                    result.frames_out,
+                    result.cpms_in,
+                    if f.flat { "flat" } else { "NOT flat" },
+                    f.p95_first_ms,
+                    f.p95_last_ms,
+                    if f.grew.is_empty() { String::new() } else { format!("; grew: {}", f.grew.join("; ")) }
+                ),
+                None => eprintln!("soak: {} of {} frames out; too short to judge", result.frames_out, result.cpms_in),
+            }
         }
         BenchCommand::Report { out, baseline } => {
             let md = bench::report(&out, &baseline)?;

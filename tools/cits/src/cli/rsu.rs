@@ -69,9 +69,10 @@ struct RsuLattice {
     nats: String,
     #[arg(long, env = "WASMCLOUD_LATTICE", default_value = "default")]
     lattice: String,
-    /// nats-server's PID file (`<state>/pids/nats.pid`), to reload it after a revocation.
-    #[arg(long, env = "CITS_NATS_PID_FILE")]
-    nats_pid_file: Option<PathBuf>,
+    /// nats-server's PID file (`<state>/pids/nats.pid`; a cluster's, comma separated), to
+    /// reload the servers after a revocation.
+    #[arg(long, env = "CITS_NATS_PID_FILE", value_delimiter = ',')]
+    nats_pid_file: Vec<PathBuf>,
 }
 
 impl RsuLattice {
@@ -80,7 +81,7 @@ impl RsuLattice {
             nats: &self.nats,
             auth: &self.auth,
             lattice: &self.lattice,
-            nats_pid_file: self.nats_pid_file.as_deref(),
+            nats_pid_files: &self.nats_pid_file,
         }
     }
 }

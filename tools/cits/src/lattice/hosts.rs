@@ -44,6 +44,8 @@ pub fn start_wadm(settings: &Settings, guard: &mut StartGuard) -> anyhow::Result
         .envs(settings.common_env())
         .env("WADM_NATS_SERVER", settings.nats_addr())
         .env("WADM_NATS_CREDS_FILE", settings.creds("wadm").display().to_string())
+        // Its streams and buckets on as many servers as the pipeline's (tools/patches/wadm.sh).
+        .env("WADM_STREAM_REPLICAS", settings.topology().replicas().to_string())
         .env("RUST_LOG", &settings.wadm_log);
     guard.start("wadm", program)
 }
@@ -61,14 +63,17 @@ pub async fn wadm_ready(settings: &Settings, processes: &Processes, pid: i32) ->
     .await
 }
 
-/// Starts host `n` of the topology (if it does not run); its PID.
+/// Starts host `n` of the topology (if it does not run) on NATS server `server` (its control
+/// and RPC connections and its providers'); its PID.
 pub fn start_host(
     settings: &Settings,
     guard: &mut StartGuard,
     n: usize,
     host: &Host,
+    server: usize,
 ) -> anyhow::Result<process::Started> {
     let name = Host::name(n);
+    let port = settings.server(server).client.to_string();
     // The host caches fetched artefacts and unpacked providers under TMPDIR: keep them in STATE.
     let tmp = settings.state.join("host-tmp").join(n.to_string());
     std::fs::create_dir_all(&tmp)?;
@@ -77,7 +82,9 @@ pub fn start_host(
         .env("TMPDIR", tmp.display().to_string())
         .env("WASMCLOUD_TIERED_COMPILATION", settings.tiered_compilation.to_string())
         .env("WASMCLOUD_NATS_HOST", "127.0.0.1")
-        .env("WASMCLOUD_NATS_PORT", settings.nats_port.to_string())
+        .env("WASMCLOUD_NATS_PORT", &port)
+        .env("WASMCLOUD_CTL_PORT", &port)
+        .env("WASMCLOUD_RPC_PORT", &port)
         .env("WASMCLOUD_LATTICE", &settings.lattice)
         .env("WASMCLOUD_ALLOW_FILE_LOAD", "true")
         .env("WASMCLOUD_NATS_CREDS", settings.creds("host").display().to_string())

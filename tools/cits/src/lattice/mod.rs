@@ -61,8 +61,13 @@ pub enum Step {
     HostUp { n: usize },
     /// Stop the hosts and wadm, leaving NATS and Redis up.
     HostDown,
-    /// Fault injection: kill -9 a server and start it again on the same state.
-    CrashRestart { server: Server },
+    /// Fault injection: kill -9 a server (NATS: the n-th of the topology, from 1) and start it
+    /// again on the same state.
+    CrashRestart {
+        server: Server,
+        #[arg(default_value_t = 1)]
+        n: usize,
+    },
     /// The native baseline instead of a deployment (`cits stage` processes).
     NativeUp {
         #[arg(default_value = "seven")]
@@ -117,7 +122,7 @@ impl Lattice {
             Step::Probe => deploy::probe(&self.settings).await,
             Step::HostUp { n } => self.host_up(n).await,
             Step::HostDown => hosts::stop_all(&self.processes).await,
-            Step::CrashRestart { server } => self.crash_restart(server).await,
+            Step::CrashRestart { server, n } => self.crash_restart(server, n).await,
             Step::NativeUp { shape, input } => {
                 let mut guard = process::StartGuard::new(&self.processes);
                 baseline::start(&self.settings, &mut guard, shape, input)?;
@@ -149,11 +154,12 @@ impl Lattice {
             std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         auth::init(s)?;
-        std::fs::write(s.state.join("nats.conf"), nats::config(s))?;
+        nats::write_configs(s)?;
         let mut guard = process::StartGuard::new(&self.processes);
         nats::start(s, &mut guard, &self.processes).await?;
-        secrets::start(s, &mut guard).await?;
+        // Before anything makes buckets of its own: in a cluster they are made with three replicas.
         nats::ensure_streams(s).await?;
+        secrets::start(s, &mut guard).await?;
         // Street geometry for map matcher and predictor: blobstore-fs container cits-map.
         let graph = crate::map::load(&s.repo.join("data/map/weiser-gabelsberger.osm"), None)?;
         crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
@@ -166,7 +172,7 @@ impl Lattice {
         let joins = hosts::Joins::subscribe(s).await?;
         let mut new_hosts = Vec::new();
         for (i, host) in topology.hosts.iter().enumerate() {
-            let started = hosts::start_host(s, &mut guard, i + 1, host)?;
+            let started = hosts::start_host(s, &mut guard, i + 1, host, topology.server_of(i + 1))?;
             if started.new {
                 new_hosts.push((topology::Host::name(i + 1), started.pid));
             }
@@ -185,10 +191,17 @@ impl Lattice {
             self.rsu_add(rsu, s.rsu_station).await?;
         }
         guard.keep();
+        let servers = topology.nats.len();
         log(format!(
-            "lattice up: NATS :{} (MQTT :{}), Redis :{}, wadm, {} host(s) (state {})",
+            "lattice up: NATS :{}{} (MQTT :{}{}), Redis :{}, wadm, {} host(s) (state {})",
             s.nats_port,
+            if servers > 1 {
+                format!(" and {} more in a cluster, streams R{}", servers - 1, topology.replicas())
+            } else {
+                String::new()
+            },
             s.mqtt_port,
+            if servers > 1 { format!("–{}", s.server(servers - 1).mqtt) } else { String::new() },
             s.redis_port,
             topology.hosts.len(),
             s.state.display()
@@ -204,7 +217,11 @@ impl Lattice {
         for name in ["policy", "redis", "secrets"] {
             p.stop(name, GRACE).await?;
         }
-        // Last: JetStream (wadm's state) must outlive its users.
+        // Last: JetStream (wadm's state) must outlive its users. Every server a state dir ever
+        // had (a cluster's too), whatever the topology now says.
+        for name in p.named("nats-") {
+            p.stop(&name, GRACE).await?;
+        }
         p.stop("nats", GRACE).await
     }
 
@@ -212,9 +229,11 @@ impl Lattice {
     pub fn status(&self) -> String {
         let hosts = self.processes.named("host-");
         let natives = self.processes.named("native-");
+        let cluster = (1..self.settings.topology().nats.len()).map(Settings::server_process);
         SERVICES
             .iter()
             .map(|s| s.to_string())
+            .chain(cluster)
             .chain(hosts)
             .chain(natives)
             .map(|name| match self.processes.running(&name) {
@@ -229,19 +248,24 @@ impl Lattice {
         let host = topology.host(n).with_context(|| format!("the topology has no host {n}"))?;
         let joins = hosts::Joins::subscribe(&self.settings).await?;
         let mut guard = process::StartGuard::new(&self.processes);
-        let started = hosts::start_host(&self.settings, &mut guard, n, host)?;
+        let started = hosts::start_host(&self.settings, &mut guard, n, host, topology.server_of(n))?;
         let new = if started.new { vec![(topology::Host::name(n), started.pid)] } else { vec![] };
         joins.wait(&self.processes, &new, Duration::from_secs(60)).await?;
         guard.keep();
         Ok(())
     }
 
-    pub async fn crash_restart(&self, server: Server) -> anyhow::Result<()> {
+    pub async fn crash_restart(&self, server: Server, n: usize) -> anyhow::Result<()> {
         let mut guard = process::StartGuard::new(&self.processes);
         match server {
             Server::Nats => {
-                self.processes.kill("nats").await?;
-                nats::start(&self.settings, &mut guard, &self.processes).await?;
+                let servers = self.settings.topology().nats.len();
+                if n == 0 || n > servers {
+                    bail!("NATS server {n}: the topology has {servers} (from 1)");
+                }
+                let name = Settings::server_process(n - 1);
+                self.processes.kill(&name).await?;
+                nats::restart(&self.settings, &mut guard, &self.processes, n - 1).await?;
             }
             Server::Redis => {
                 self.processes.kill("redis").await?;
@@ -267,9 +291,9 @@ impl Lattice {
     /// What `crate::rsu` needs of this lattice, owned (its parts are derived from the settings).
     fn rsu_target(&self) -> RsuTarget {
         RsuTarget {
-            nats: self.settings.nats_addr(),
+            nats: self.settings.nats_urls(),
             auth: self.settings.auth(),
-            nats_pid_file: self.settings.pids().join("nats.pid"),
+            nats_pid_files: self.settings.nats_pid_files(),
         }
     }
 
@@ -291,12 +315,12 @@ impl Lattice {
 struct RsuTarget {
     nats: String,
     auth: std::path::PathBuf,
-    nats_pid_file: std::path::PathBuf,
+    nats_pid_files: Vec<std::path::PathBuf>,
 }
 
 impl RsuTarget {
     fn on<'a>(&'a self, lattice: &'a str) -> crate::rsu::Lattice<'a> {
-        crate::rsu::Lattice { nats: &self.nats, auth: &self.auth, lattice, nats_pid_file: Some(&self.nats_pid_file) }
+        crate::rsu::Lattice { nats: &self.nats, auth: &self.auth, lattice, nats_pid_files: &self.nats_pid_files }
     }
 }
 
@@ -331,8 +355,9 @@ pub(crate) mod tests {
         assert!(matches!(parse_step(&["host-up", "2"]).unwrap(), Step::HostUp { n: 2 }));
         assert!(matches!(
             parse_step(&["crash-restart", "redis"]).unwrap(),
-            Step::CrashRestart { server: Server::Redis }
+            Step::CrashRestart { server: Server::Redis, n: 1 }
         ));
+        assert!(matches!(parse_step(&["crash-restart", "nats", "3"]).unwrap(), Step::CrashRestart { n: 3, .. }));
         assert!(matches!(
             parse_step(&["native-up", "fused", "durable"]).unwrap(),
             Step::NativeUp { shape: Shape::Fused, input: Input::Durable }

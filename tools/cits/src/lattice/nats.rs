@@ -6,25 +6,47 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::process::{self, Program, StartGuard};
-use super::settings::{required, Settings};
+use super::settings::{required, ServerPorts, Settings};
 
-/// The server's config file for `settings`' ports and state dir.
-pub fn config(settings: &Settings) -> String {
-    let Settings { nats_port, mqtt_port, nats_http_port, nats_sync, .. } = settings;
-    let jetstream = settings.state.join("jetstream");
+/// The config file of NATS server `i` of the topology: its ports (see [`Settings::server`]), its
+/// own JetStream store and, in a cluster, the routes to every server.
+pub fn config(settings: &Settings, i: usize) -> String {
+    let servers = settings.topology().nats.len();
+    let ServerPorts { client, mqtt, http, cluster } = settings.server(i);
+    let nats_sync = &settings.nats_sync;
+    let jetstream = settings.state.join(jetstream_dir(i));
+    let cluster_block = if servers > 1 {
+        let routes: Vec<String> =
+            (0..servers).map(|j| format!("    nats-route://127.0.0.1:{}", settings.server(j).cluster)).collect();
+        format!(
+            r#"# One of {servers}: JetStream keeps each stream on {replicas} of them.
+cluster {{
+  name: cits
+  listen: 127.0.0.1:{cluster}
+  routes: [
+{routes}
+  ]
+}}
+"#,
+            replicas = settings.topology().replicas(),
+            routes = routes.join("\n"),
+        )
+    } else {
+        String::new()
+    };
     format!(
-        r#"server_name: cits-{nats_port}
-listen: 127.0.0.1:{nats_port}
-http: 127.0.0.1:{nats_http_port}
+        r#"server_name: cits-{client}
+listen: 127.0.0.1:{client}
+http: 127.0.0.1:{http}
 max_payload: 8MB
 jetstream {{
   store_dir: "{store}"
   # Quoted: unquoted, "2m" is read as the number 2,000,000 (seconds), with only a warning.
   sync_interval: "{nats_sync}"
 }}
-# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
+{cluster_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {{
-  listen: 127.0.0.1:{mqtt_port}
+  listen: 127.0.0.1:{mqtt}
 }}
 # Operator mode: only users signed by this lattice's account connect (no anonymous access);
 # what each may touch is in its JWT (crates/cits-nats-auth). Reloaded after an RSU's revocation.
@@ -34,32 +56,82 @@ include "auth/resolver.conf"
     )
 }
 
-/// Starts the server on the config `up` wrote and waits until it serves JetStream and MQTT.
+/// Server `i`'s JetStream store under the state dir (the first server's is `jetstream`, as
+/// before clusters).
+pub fn jetstream_dir(i: usize) -> String {
+    if i == 0 {
+        "jetstream".to_string()
+    } else {
+        format!("jetstream-{}", i + 1)
+    }
+}
+
+/// Server `i`'s config file under the state dir.
+pub fn config_file(i: usize) -> String {
+    format!("{}.conf", Settings::server_process(i))
+}
+
+/// Writes every server's config file.
+pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
+    for i in 0..settings.topology().nats.len() {
+        std::fs::create_dir_all(settings.state.join(jetstream_dir(i)))?;
+        std::fs::write(settings.state.join(config_file(i)), config(settings, i))?;
+    }
+    Ok(())
+}
+
+/// Starts every server of the topology on the configs [`write_configs`] wrote and waits until
+/// each serves JetStream and MQTT (a cluster's only once its servers found each other).
 pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &process::Processes) -> anyhow::Result<()> {
+    let mut started = Vec::new();
+    for i in 0..settings.topology().nats.len() {
+        started.push((i, start_server(settings, guard, i)?));
+    }
+    for (i, pid) in started {
+        let name = Settings::server_process(i);
+        process::ready(processes, &name, pid, Duration::from_secs(30), || ready(settings, i)).await?;
+    }
+    Ok(())
+}
+
+/// Starts server `i` again (after a crash) and waits until it serves.
+pub async fn restart(
+    settings: &Settings,
+    guard: &mut StartGuard,
+    processes: &process::Processes,
+    i: usize,
+) -> anyhow::Result<()> {
+    let pid = start_server(settings, guard, i)?;
+    process::ready(processes, &Settings::server_process(i), pid, Duration::from_secs(30), || ready(settings, i)).await
+}
+
+fn start_server(settings: &Settings, guard: &mut StartGuard, i: usize) -> anyhow::Result<i32> {
     let server = required(&settings.binaries.nats_server, "NATS_SERVER")?;
-    let conf = settings.state.join("nats.conf");
+    let conf = settings.state.join(config_file(i));
     let program = Program::new(server).args(["-c".to_string(), conf.display().to_string()]);
-    let started = guard.start("nats", program.envs(settings.common_env()))?;
-    process::ready(processes, "nats", started.pid, Duration::from_secs(20), || ready(settings)).await
+    Ok(guard.start(&Settings::server_process(i), program.envs(settings.common_env()))?.pid)
 }
 
-async fn ready(settings: &Settings) -> anyhow::Result<()> {
-    let client = connect(settings).await?;
+/// Server `i` serves JetStream (a cluster's once it has a meta leader) and MQTT.
+async fn ready(settings: &Settings, i: usize) -> anyhow::Result<()> {
+    let ports = settings.server(i);
+    let client = connect_to(settings, &format!("127.0.0.1:{}", ports.client)).await?;
     async_nats::jetstream::new(client).query_account().await.context("JetStream account info")?;
-    mqtt_listening(settings.mqtt_port).await
+    mqtt_listening(ports.mqtt).await
 }
 
-/// A connection as the lattice's operator user.
+/// A connection as the lattice's operator user, to any server of the topology.
 pub async fn connect(settings: &Settings) -> anyhow::Result<async_nats::Client> {
+    connect_to(settings, &settings.nats_urls()).await
+}
+
+async fn connect_to(settings: &Settings, urls: &str) -> anyhow::Result<async_nats::Client> {
     let creds = settings.creds("operator");
     let options = async_nats::ConnectOptions::with_credentials_file(&creds)
         .await
         .with_context(|| format!("cannot read {}", creds.display()))?
         .name("cits-lattice");
-    options
-        .connect(settings.nats_addr())
-        .await
-        .with_context(|| format!("cannot connect to NATS at {}", settings.nats_addr()))
+    options.connect(urls).await.with_context(|| format!("cannot connect to NATS at {urls}"))
 }
 
 /// Whether the MQTT listener answers a CONNECT (a refusal of this anonymous client counts:
@@ -79,11 +151,68 @@ async fn mqtt_listening(port: u16) -> anyhow::Result<()> {
     }
 }
 
-/// The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters).
+/// The pipeline's streams (stage inputs partitioned by RSU, outboxes, dead letters) and, in a
+/// cluster, the hosts' buckets, all with the topology's replicas. A host makes its buckets with
+/// one replica unless they exist, so they are made here first.
 pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
     let js = async_nats::jetstream::new(connect(settings).await?);
-    let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, ..Default::default() };
+    let replicas = settings.topology().replicas();
+    if replicas > 1 {
+        for bucket in replicated_buckets(settings, replicas) {
+            if js.get_key_value(&bucket.bucket).await.is_err() {
+                let name = bucket.bucket.clone();
+                js.create_key_value(bucket)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("cannot create bucket {name} (R{replicas}): {e}"))?;
+            }
+        }
+        // The secrets backend's write lock (it makes it in memory with one replica otherwise).
+        js.get_or_create_stream(async_nats::jetstream::stream::Config {
+            name: format!("SECRETS_{SECRETS_BACKEND}_state_lock"),
+            description: Some("Lock stream for secrets state".to_string()),
+            discard: async_nats::jetstream::stream::DiscardPolicy::New,
+            discard_new_per_subject: true,
+            storage: async_nats::jetstream::stream::StorageType::Memory,
+            max_messages_per_subject: 1,
+            max_age: Duration::from_secs(3),
+            subjects: vec![format!("SECRETS_{SECRETS_BACKEND}_state_lock.*")],
+            num_replicas: replicas,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot create the secrets lock stream (R{replicas}): {e}"))?;
+    }
+    let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, replicas, ..Default::default() };
     cits_jetstream::ensure_streams(&js, &limits).await
+}
+
+/// The secrets backend's name (secrets-nats-kv's default, in its bucket and stream names).
+const SECRETS_BACKEND: &str = "nats-kv";
+
+/// The buckets the hosts and the secrets backend make unless they exist, as they make them but
+/// on `replicas` servers: the hosts' lattice data and named config, the backend's secrets and
+/// their mappings.
+fn replicated_buckets(settings: &Settings, replicas: usize) -> Vec<async_nats::jetstream::kv::Config> {
+    use async_nats::jetstream::kv::Config;
+    vec![
+        Config { bucket: format!("LATTICEDATA_{}", settings.lattice), num_replicas: replicas, ..Default::default() },
+        Config { bucket: format!("CONFIGDATA_{}", settings.lattice), num_replicas: replicas, ..Default::default() },
+        Config {
+            bucket: "WASMCLOUD_SECRETS".to_string(),
+            description: "Secrets store".to_string(),
+            compression: true,
+            history: 64,
+            num_replicas: replicas,
+            ..Default::default()
+        },
+        Config {
+            bucket: format!("SECRETS_{SECRETS_BACKEND}_state"),
+            description: "Secrets state store".to_string(),
+            compression: true,
+            num_replicas: replicas,
+            ..Default::default()
+        },
+    ]
 }
 
 #[cfg(test)]
@@ -100,7 +229,7 @@ mod tests {
             nats_sync: "2m".into(),
             ..crate::lattice::tests::settings()
         };
-        let conf = config(&settings);
+        let conf = config(&settings, 0);
         for line in [
             "server_name: cits-4300",
             "listen: 127.0.0.1:4300",
@@ -112,5 +241,36 @@ mod tests {
         ] {
             assert!(conf.lines().any(|l| l.trim_end() == line || l.trim() == line.trim()), "{line} in\n{conf}");
         }
+        assert!(!conf.contains("cluster"), "one server, no routes:\n{conf}");
+    }
+
+    #[test]
+    fn a_cluster_servers_config_has_its_own_ports_and_store_and_routes_to_all() {
+        let settings = Settings {
+            state: "/tmp/s".into(),
+            nats_port: 4300,
+            mqtt_port: 1900,
+            nats_http_port: 8300,
+            nats_cluster_port: 6300,
+            topology: Some(crate::lattice::Topology::preset("cluster").unwrap()),
+            ..crate::lattice::tests::settings()
+        };
+        let conf = config(&settings, 2);
+        for line in [
+            "server_name: cits-4302",
+            "listen: 127.0.0.1:4302",
+            "http: 127.0.0.1:8302",
+            "store_dir: \"/tmp/s/jetstream-3\"",
+            "name: cits",
+            "listen: 127.0.0.1:6302",
+            "nats-route://127.0.0.1:6300",
+            "nats-route://127.0.0.1:6301",
+            "nats-route://127.0.0.1:6302",
+            "listen: 127.0.0.1:1902",
+        ] {
+            assert!(conf.lines().any(|l| l.trim() == line), "{line} in\n{conf}");
+        }
+        assert_eq!(config_file(2), "nats-3.conf");
+        assert_eq!(settings.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301,nats://127.0.0.1:4302");
     }
 }

@@ -26,6 +26,9 @@ pub struct Settings {
     /// NATS's monitoring endpoint (/varz, /healthz) for an operator's curl.
     #[arg(long, env = "NATS_HTTP_PORT", default_value_t = 8222)]
     pub nats_http_port: u16,
+    /// A cluster's route port (server `i` listens on it plus `i`).
+    #[arg(long, env = "NATS_CLUSTER_PORT", default_value_t = 6222)]
+    pub nats_cluster_port: u16,
     #[arg(long, env = "DASHBOARD_PORT", default_value_t = 8480)]
     pub dashboard_port: u16,
     /// wasmCloud hosts (labels host=host-1 … host-N); wadm spreads the stages over them.
@@ -118,6 +121,15 @@ pub struct Binaries {
     pub wash_keys: Option<PathBuf>,
 }
 
+/// Where one NATS server of the lattice listens (loopback).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerPorts {
+    pub client: u16,
+    pub mqtt: u16,
+    pub http: u16,
+    pub cluster: u16,
+}
+
 /// A required binary, or what to set.
 pub fn required<'a>(path: &'a Option<PathBuf>, env: &str) -> anyhow::Result<&'a Path> {
     path.as_deref().with_context(|| format!("set {env} (make setup prints the paths; use make targets)"))
@@ -151,6 +163,42 @@ impl Settings {
 
     pub fn nats_addr(&self) -> String {
         format!("127.0.0.1:{}", self.nats_port)
+    }
+
+    /// Every NATS server of the topology, comma separated: a client that knows them all goes on
+    /// with another when its own is lost.
+    pub fn nats_urls(&self) -> String {
+        (0..self.topology().nats.len())
+            .map(|i| format!("nats://127.0.0.1:{}", self.server(i).client))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The ports of NATS server `i` (from 0): the lattice's own for server 0, each one up by `i`
+    /// for the others.
+    pub fn server(&self, i: usize) -> ServerPorts {
+        let up = |port: u16| port + i as u16;
+        ServerPorts {
+            client: up(self.nats_port),
+            mqtt: up(self.mqtt_port),
+            http: up(self.nats_http_port),
+            cluster: up(self.nats_cluster_port),
+        }
+    }
+
+    /// The PID files of every NATS server of the topology.
+    pub fn nats_pid_files(&self) -> Vec<PathBuf> {
+        (0..self.topology().nats.len()).map(|i| self.pids().join(format!("{}.pid", Self::server_process(i)))).collect()
+    }
+
+    /// NATS server `i`'s name among the lattice's processes (PID file, log): `nats` for the
+    /// first, `nats-2`, `nats-3`, … for the others.
+    pub fn server_process(i: usize) -> String {
+        if i == 0 {
+            "nats".to_string()
+        } else {
+            format!("nats-{}", i + 1)
+        }
     }
 
     pub fn pids(&self) -> PathBuf {
@@ -189,7 +237,10 @@ impl Settings {
             ("WASH_CONTEXT_DIR", path(self.state.join("wash/contexts"))),
             ("WASH_CTL_CREDS", path(self.creds("operator"))),
             ("CITS_AUTH", path(self.auth())),
-            ("CITS_NATS_PID_FILE", path(self.pids().join("nats.pid"))),
+            (
+                "CITS_NATS_PID_FILE",
+                self.nats_pid_files().iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(","),
+            ),
         ]
     }
 }

@@ -14,7 +14,8 @@ pub const SITE_LABEL: (&str, &str) = ("site", "cits-local");
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
-    /// NATS servers, the first one on the lattice's ports (today exactly one: see [`Topology::check`]).
+    /// NATS servers: one, or a cluster of three or more (JetStream keeps every stream on three
+    /// of them). Server `i` (from 0) listens on the lattice's ports plus `i`.
     #[serde(default = "one_nats_server")]
     pub nats: Vec<NatsServer>,
     /// wasmCloud hosts, numbered from 1 in this order (`host-1`, …: PID file, log, labels).
@@ -31,11 +32,18 @@ pub struct Host {
     /// Labels on top of `site=cits-local` and `host=host-<n>` (wadm spreads by labels).
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// The NATS server it (and its providers) connect to, from 0 (default: host `n` to server
+    /// `(n − 1) mod servers`, so a cluster's hosts are spread over its servers).
+    #[serde(default)]
+    pub server: Option<usize>,
 }
 
 fn one_nats_server() -> Vec<NatsServer> {
     vec![NatsServer::default()]
 }
+
+/// Replicas of every stream in a cluster: JetStream's most, a majority survives one lost server.
+pub const CLUSTER_REPLICAS: usize = 3;
 
 impl Topology {
     /// One NATS server and `hosts` hosts with the default labels (`make run HOSTS=N`).
@@ -43,9 +51,22 @@ impl Topology {
         Self { nats: one_nats_server(), hosts: vec![Host::default(); hosts] }
     }
 
-    /// `--topology`: a YAML or JSON file, or the same text inline
-    /// (`{hosts: [{labels: {zone: a}}, {}]}`).
+    /// The named topologies of `make run TOPOLOGY=…`: `single` (one server, one host) and
+    /// `cluster` (three servers in one cluster, a host on each).
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "single" => Some(Self::with_hosts(1)),
+            "cluster" => Some(Self { nats: vec![NatsServer::default(); 3], hosts: vec![Host::default(); 3] }),
+            _ => None,
+        }
+    }
+
+    /// `--topology`: a preset's name ([`Topology::preset`]), a YAML or JSON file, or the same
+    /// text inline (`{hosts: [{labels: {zone: a}}, {}]}`).
     pub fn parse_arg(arg: &str) -> anyhow::Result<Self> {
+        if let Some(preset) = Self::preset(arg) {
+            return Ok(preset);
+        }
         let text = if Path::new(arg).is_file() {
             std::fs::read_to_string(arg).with_context(|| format!("cannot read topology {arg}"))?
         } else {
@@ -56,16 +77,25 @@ impl Topology {
         Ok(topology)
     }
 
-    /// What this supervisor can start. One NATS server: several need cluster routes and
-    /// replicated JetStream streams, which [`crate::lattice::nats::config`] does not render yet.
+    /// What this supervisor can start: one NATS server, or a cluster of three or more (two
+    /// servers have no majority once one is lost, so JetStream would stop with it).
     pub fn check(&self) -> anyhow::Result<()> {
         match self.nats.len() {
-            1 => {}
             0 => bail!("a topology needs a NATS server"),
-            n => bail!("{n} NATS servers: a NATS cluster is not supported yet (one server per lattice)"),
+            2 => bail!("2 NATS servers: a cluster needs 3 or more (JetStream needs a majority to go on without one)"),
+            _ => {}
         }
         if self.hosts.is_empty() {
             bail!("a topology needs at least one wasmCloud host");
+        }
+        for (i, host) in self.hosts.iter().enumerate() {
+            if let Some(server) = host.server.filter(|&s| s >= self.nats.len()) {
+                bail!(
+                    "{}: server {server} does not exist ({} NATS server(s), from 0)",
+                    Host::name(i + 1),
+                    self.nats.len()
+                );
+            }
         }
         for key in self.hosts.iter().flat_map(|h| h.labels.keys()) {
             if key == "host" {
@@ -82,6 +112,20 @@ impl Topology {
     /// Host `n` (from 1), if the topology has it.
     pub fn host(&self, n: usize) -> Option<&Host> {
         n.checked_sub(1).and_then(|i| self.hosts.get(i))
+    }
+
+    /// The server host `n` (from 1) connects to.
+    pub fn server_of(&self, n: usize) -> usize {
+        self.host(n).and_then(|h| h.server).unwrap_or((n.max(1) - 1) % self.nats.len().max(1))
+    }
+
+    /// Replicas of each JetStream stream and bucket the lattice makes.
+    pub fn replicas(&self) -> usize {
+        if self.nats.len() > 1 {
+            CLUSTER_REPLICAS.min(self.nats.len())
+        } else {
+            1
+        }
     }
 }
 
@@ -136,7 +180,8 @@ mod tests {
     fn what_cannot_be_started_is_refused() {
         for (text, why) in [
             ("{hosts: []}", "at least one"),
-            ("{nats: [{}, {}], hosts: [{}]}", "cluster"),
+            ("{nats: [{}, {}], hosts: [{}]}", "3 or more"),
+            ("{nats: [{}, {}, {}], hosts: [{server: 3}]}", "server 3 does not exist"),
             ("{nats: [], hosts: [{}]}", "needs a NATS"),
             ("{hosts: [{labels: {'a b': x}}]}", "label"),
             ("{hosts: [{}], extra: 1}", "not a topology"),
@@ -145,6 +190,17 @@ mod tests {
             let err = format!("{:#}", Topology::parse_arg(text).unwrap_err());
             assert!(err.contains(why), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn the_cluster_preset_spreads_its_hosts_over_three_servers() {
+        let t = Topology::parse_arg("cluster").unwrap();
+        assert_eq!((t.nats.len(), t.hosts.len(), t.replicas()), (3, 3, 3));
+        assert_eq!((1..=3).map(|n| t.server_of(n)).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(Topology::parse_arg("single").unwrap(), Topology::with_hosts(1));
+        assert_eq!(Topology::with_hosts(2).replicas(), 1);
+        let pinned = Topology::parse_arg("{nats: [{}, {}, {}, {}], hosts: [{server: 2}, {}]}").unwrap();
+        assert_eq!((pinned.server_of(1), pinned.server_of(2), pinned.replicas()), (2, 1, 3));
     }
 
     #[test]
