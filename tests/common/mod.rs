@@ -276,8 +276,10 @@ impl Lattice {
         let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
         // Every server of a cluster: the test goes on through another while one is killed.
         let servers = self.topology.as_ref().map_or(1, |t| t.nats.len() as u16);
-        let urls: Vec<String> = (0..servers).map(|i| format!("nats://127.0.0.1:{}", self.nats_port + i)).collect();
-        Ok(options.connect(urls.join(",")).await?)
+        let urls: Vec<async_nats::ServerAddr> = (0..servers)
+            .map(|i| format!("nats://127.0.0.1:{}", self.nats_port + i).parse())
+            .collect::<Result<_, _>>()?;
+        Ok(options.connect(urls).await?)
     }
 
     /// Redis URL with the pipeline's ACL user and password.

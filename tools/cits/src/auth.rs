@@ -45,7 +45,15 @@ async fn connect_nats_as(addr: &str, creds: Option<PathBuf>) -> anyhow::Result<a
             .await
             .with_context(|| format!("cannot read NATS credentials {}", creds.display()))?;
     }
-    options.connect(addr).await.with_context(|| format!("cannot connect to NATS at {addr}"))
+    options.connect(nats_servers(addr)?).await.with_context(|| format!("cannot connect to NATS at {addr}"))
+}
+
+/// `host:port` or `nats://host:port`, or several comma separated (a cluster's servers: the
+/// client goes on with another when one is lost).
+pub fn nats_servers(addr: &str) -> anyhow::Result<Vec<async_nats::ServerAddr>> {
+    addr.split(',')
+        .map(|a| a.trim().parse::<async_nats::ServerAddr>().with_context(|| format!("NATS server `{a}`")))
+        .collect()
 }
 
 /// Sets RSU `rsu`'s MQTT credentials (user = RSU id, password = its token from the auth

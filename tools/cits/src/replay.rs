@@ -264,10 +264,13 @@ async fn drive(mut eventloop: rumqttc::EventLoop, expected: u64, qos: QoS) -> an
     let mut lost_since: Option<Instant> = None;
     while done < expected {
         match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
                 if lost_since.take().is_some() {
-                    eprintln!("replay: MQTT connection back");
+                    // Without its session the server lost what it had not acknowledged, and the
+                    // client (rumqttc) then drops what it had not sent yet: say so.
+                    let session = if ack.session_present { "session kept" } else { "SESSION LOST" };
+                    eprintln!("replay: MQTT connection back ({session}; {done} of {expected} acknowledged)");
                 }
             }
             Ok(Event::Outgoing(Outgoing::Publish(_))) if qos == QoS::AtMostOnce => done += 1,

@@ -138,11 +138,12 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
     };
     let (mut sent, mut published_at_us, mut rounds) = (Vec::new(), Vec::new(), 0u32);
     while started.elapsed() < opts.duration {
+        // The last round is what fits in the time left; less than a few seconds is no round.
         let left = opts.duration.saturating_sub(started.elapsed());
-        let records = super::first_seconds(&opts.records, left.as_secs_f64());
-        if records.is_empty() {
+        if left < Duration::from_secs(5) {
             break;
         }
+        let records = super::first_seconds(&opts.records, left.as_secs_f64());
         let summary = replay_as_stations(&records, &replay_opts, &stations).await?;
         sent.extend(facts(&summary.records)?);
         published_at_us.extend(summary.published_at_us);
@@ -161,7 +162,9 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
     // Every round's CPMs in one list, record by record once per RSU, as sent: [`pair`] pairs by
     // RSU and reference time, which differ from round to round (each round is made live anew).
     let rows = pair(&sent, &rsus, &published_at_us, &done);
-    let minutes = per_minute(&rows, started_us, memory);
+    // Whole minutes of the soak only: the last frames come out after its end.
+    let mut minutes = per_minute(&rows, started_us, memory);
+    minutes.truncate((opts.duration.as_secs() / 60) as usize);
     let result = SoakResult {
         rsus: opts.rsus,
         minutes_planned: (opts.duration.as_secs() / 60) as u32,

@@ -131,7 +131,7 @@ async fn connect_to(settings: &Settings, urls: &str) -> anyhow::Result<async_nat
         .await
         .with_context(|| format!("cannot read {}", creds.display()))?
         .name("cits-lattice");
-    options.connect(urls).await.with_context(|| format!("cannot connect to NATS at {urls}"))
+    options.connect(crate::auth::nats_servers(urls)?).await.with_context(|| format!("cannot connect to NATS at {urls}"))
 }
 
 /// Whether the MQTT listener answers a CONNECT (a refusal of this anonymous client counts:
