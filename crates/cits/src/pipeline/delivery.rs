@@ -225,27 +225,6 @@ mod tests {
         assert!(!alone.outbound[0].0.contains('@'));
     }
 
-    #[test]
-    fn a_redelivered_frame_is_not_learned_from_twice_by_the_predictor() {
-        // The predictor's input for a live CPM: the stages before it, run in order.
-        let mut svc = InMemory::default();
-        let mut input = Outbound { subject: "cits.cpm.r1".into(), body: live_sample() };
-        for (name, stage) in chain::<InMemory>().into_iter().take_while(|(n, _)| *n != Predictor::NAME) {
-            let Outcome::Processed(mut out) = stage(&mut svc, &input.subject, &input.body, crate::time::now_us())
-            else {
-                panic!("{name} failed")
-            };
-            input = out.pop().unwrap();
-        }
-        assert!(input.subject.starts_with("cits.matched."));
-        let first = handle::<Predictor, _>(&mut svc, &input.subject, &input.body, &mut |_| Ok(())).unwrap();
-        let priors = svc.kv.get(&flat_key(buckets::TURN_PRIORS, "r1")).cloned();
-        let again = handle::<Predictor, _>(&mut svc, &input.subject, &input.body, &mut |_| Ok(())).unwrap();
-        assert_eq!((first.already_applied, again.already_applied), (0, 1), "recognised as applied");
-        assert!(again.outbound.is_empty(), "its output was published with the first delivery");
-        assert_eq!(svc.kv.get(&flat_key(buckets::TURN_PRIORS, "r1")).cloned(), priors);
-    }
-
     /// Five CPMs of one RSU as a provider batch, the same objects moving on, one each side of
     /// a map tile's edge (longitude 13.054°).
     fn cpm_batch() -> crate::proto::MessageBatch {
