@@ -3,9 +3,10 @@
 //! fault injected at least five times at random moments of the run: kill -9 of a messaging
 //! provider, a host dying (and coming back), Redis killed and restarted, nats-server killed and
 //! restarted; and on a three-server NATS cluster (`TOPOLOGY=cluster`, fused, RSUs on the second
-//! server's MQTT listener), each server killed with SIGKILL in turn and started again. A deployment's rows are replays one after the other on one lattice, so its DENMs
-//! are held against the in-process pipeline given every replay so far: state left by an earlier
-//! replay or fault must not change what the next one warns. Prints one table (faults injected,
+//! server's MQTT listener), each server killed with SIGKILL in turn and started again. A
+//! deployment's rows are replays one after the other on one lattice, so its DENMs are held
+//! against the in-process pipeline given every replay so far: state left by an earlier replay or
+//! fault must not change what the next one warns. Prints one table (faults injected,
 //! CPMs in, frames out, lost, duplicated, DENMs equal to the in-process pipeline's) and fails
 //! unless every row is clean. Ignored by `make test` (about 20 minutes).
 

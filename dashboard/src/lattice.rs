@@ -110,34 +110,38 @@ impl HostRoster {
                 providers: h.providers.iter().map(|p| p.id.clone()).collect(),
             })
             .collect();
-        let mut degraded = Vec::new();
-        for (kind, ids) in [
-            ("component", missing.iter().flat_map(|m| &m.components).collect::<BTreeSet<_>>()),
-            ("provider", missing.iter().flat_map(|m| &m.providers).collect::<BTreeSet<_>>()),
-        ] {
-            for id in ids {
-                let runs = |h: &HostView| match kind {
-                    "component" => h.components.iter().any(|c| &c.id == id),
-                    _ => h.providers.iter().any(|p| &p.id == id),
-                };
-                let hosts_now = live.iter().filter(|h| runs(h)).count();
-                let gone = missing
-                    .iter()
-                    .filter(|m| if kind == "component" { m.components.contains(id) } else { m.providers.contains(id) })
-                    .count();
-                degraded.push(DegradedView { id: id.clone(), kind, hosts_now, hosts_before: hosts_now + gone });
+        // (kind, id) → (live hosts running it, missing hosts that ran it), for what a missing host ran.
+        let mut runs: BTreeMap<(&'static str, &String), (usize, usize)> = BTreeMap::new();
+        for m in &missing {
+            let ran =
+                m.components.iter().map(|id| ("component", id)).chain(m.providers.iter().map(|id| ("provider", id)));
+            for key in ran {
+                runs.entry(key).or_default().1 += 1;
             }
         }
+        for h in live {
+            let running = h
+                .components
+                .iter()
+                .map(|c| ("component", &c.id))
+                .chain(h.providers.iter().map(|p| ("provider", &p.id)));
+            for key in running {
+                if let Some(count) = runs.get_mut(&key) {
+                    count.0 += 1;
+                }
+            }
+        }
+        let degraded = runs
+            .into_iter()
+            .map(|((kind, id), (now, gone))| DegradedView {
+                id: id.clone(),
+                kind,
+                hosts_now: now,
+                hosts_before: now + gone,
+            })
+            .collect();
         (missing, degraded)
     }
-}
-
-/// The host a `host_stopped` event is about.
-fn stopped_host(payload: &[u8]) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
-    (v.get("type")?.as_str()? == "com.wasmcloud.lattice.host_stopped")
-        .then(|| v.get("source").and_then(|s| s.as_str()).map(str::to_string))
-        .flatten()
 }
 
 #[derive(Serialize, Debug)]
@@ -155,6 +159,9 @@ pub struct EventView {
     pub time: String,
     pub kind: String,
     pub summary: String,
+    /// Whose event it is (a host's id), for the roster; the page shows its short form.
+    #[serde(skip)]
+    pub source: String,
 }
 
 const EVENT_LOG: usize = 200;
@@ -178,11 +185,11 @@ pub fn event_view(payload: &[u8]) -> Option<EventView> {
     if let Some(e) = field("error") {
         parts.push(format!("error: {e}"));
     }
-    let host = v.get("source").and_then(|s| s.as_str()).unwrap_or_default();
-    if !host.is_empty() {
-        parts.push(format!("host={}", short_id(host)));
+    let source = v.get("source").and_then(|s| s.as_str()).unwrap_or_default().to_string();
+    if !source.is_empty() {
+        parts.push(format!("host={}", short_id(&source)));
     }
-    Some(EventView { time, kind, summary: parts.join(" ") })
+    Some(EventView { time, kind, summary: parts.join(" "), source })
 }
 
 /// Host and provider keys are 56 characters; the first ten tell them apart on a page.
@@ -218,10 +225,7 @@ impl LatticeWatch {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 if let Some(e) = events.as_mut() {
                     while let Some(msg) = e.now_or_never_flat() {
-                        if let Some(host) = stopped_host(&msg.payload) {
-                            roster.stopped(&host);
-                        }
-                        record(&mut log, &msg.payload);
+                        record(&mut log, &mut roster, &msg.payload);
                     }
                 }
                 let view = self.view(&log, &mut roster).await;
@@ -231,11 +235,8 @@ impl LatticeWatch {
             tokio::select! {
                 msg = async { match events.as_mut() { Some(e) => e.next().await, None => std::future::pending().await } } => {
                     let Some(msg) = msg else { events = None; continue };
-                    if let Some(host) = stopped_host(&msg.payload) {
-                        roster.stopped(&host);
-                    }
                     // Any event, heartbeats included, changes the page (uptimes, the log).
-                    dirty = record(&mut log, &msg.payload).is_some() || dirty;
+                    dirty = record(&mut log, &mut roster, &msg.payload).is_some() || dirty;
                 }
                 _ = tick.tick() => dirty = true,
             }
@@ -338,8 +339,12 @@ impl LatticeWatch {
 }
 
 /// Adds an event to the log; `None` for a payload that is no lattice event.
-fn record(log: &mut VecDeque<EventView>, payload: &[u8]) -> Option<()> {
+fn record(log: &mut VecDeque<EventView>, roster: &mut HostRoster, payload: &[u8]) -> Option<()> {
     let event = event_view(payload)?;
+    // A host that announced its stop left on purpose: not missing.
+    if event.kind == "host_stopped" {
+        roster.stopped(&event.source);
+    }
     if log.len() == EVENT_LOG {
         log.pop_back();
     }
@@ -410,11 +415,17 @@ mod tests {
     }
 
     #[test]
-    fn only_a_host_stopped_event_names_a_stopped_host() {
-        let stopped = br#"{"type":"com.wasmcloud.lattice.host_stopped","source":"NHOST","data":{}}"#;
-        assert_eq!(stopped_host(stopped).as_deref(), Some("NHOST"));
+    fn only_a_host_stopped_event_takes_a_host_off_the_roster() {
+        let mut roster = HostRoster::default();
+        roster.answered(&[host("NHOST", &["decoder"], &[])], 1_000);
+        let mut log = VecDeque::new();
         let heartbeat = br#"{"type":"com.wasmcloud.lattice.host_heartbeat","source":"NHOST","data":{}}"#;
-        assert_eq!(stopped_host(heartbeat), None);
+        record(&mut log, &mut roster, heartbeat).unwrap();
+        assert_eq!(roster.missing(&[]).0.len(), 1, "silent since: missing");
+        let stopped = br#"{"type":"com.wasmcloud.lattice.host_stopped","source":"NHOST","data":{}}"#;
+        record(&mut log, &mut roster, stopped).unwrap();
+        assert_eq!(roster.missing(&[]).0, vec![], "said it stopped: forgotten");
+        assert_eq!(log.len(), 2);
     }
 
     #[test]
@@ -422,7 +433,7 @@ mod tests {
         let mut log = VecDeque::new();
         for i in 0..EVENT_LOG + 5 {
             let p = format!(r#"{{"type":"com.wasmcloud.lattice.e{i}","data":{{}}}}"#);
-            record(&mut log, p.as_bytes());
+            record(&mut log, &mut HostRoster::default(), p.as_bytes());
         }
         assert_eq!(log.len(), EVENT_LOG);
         assert_eq!(log[0].kind, format!("e{}", EVENT_LOG + 4));

@@ -79,6 +79,13 @@ pub fn free_ports(n: u16) -> u16 {
     }
 }
 
+/// `<tmp>/cits-e2e-<name>-<pid>`, emptied: a test lattice's state (or scratch) dir.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
 /// A running lattice with the pipeline deployed; torn down (by PID) on drop.
 pub struct Lattice {
     pub repo: PathBuf,
@@ -136,9 +143,7 @@ impl Lattice {
     /// `make run`'s is in the clone's `.state`: commands written for the clone (README) run in
     /// [`Lattice::scratch`] unchanged. Removed with the lattice.
     pub fn start_like_make_run(name: &str) -> Self {
-        let scratch = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&scratch);
-        Self::start_in(scratch.join(".state"), None, &["up", "deploy", "probe"], 1, None)
+        Self::start_in(fresh_dir(name).join(".state"), None, &["up", "deploy", "probe"], 1, None)
     }
 
     /// The folder holding this lattice's state dir.
@@ -156,11 +161,9 @@ impl Lattice {
         max_age: Duration,
     ) -> Self {
         let topology = cits_tools::lattice::Topology::parse_arg(topology).expect("a topology");
-        let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&state);
         let hosts = topology.hosts.len() as u8;
         Self::start_lattice(
-            state,
+            fresh_dir(name),
             manifest,
             &["up", "deploy", "probe"],
             hosts,
@@ -171,9 +174,7 @@ impl Lattice {
     }
 
     fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
-        let state = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&state);
-        Self::start_in(state, manifest, steps, hosts, max_age_ms)
+        Self::start_in(fresh_dir(name), manifest, steps, hosts, max_age_ms)
     }
 
     fn start_in(state: PathBuf, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
@@ -275,11 +276,8 @@ impl Lattice {
     pub async fn nats_as(&self, creds: &std::path::Path) -> anyhow::Result<async_nats::Client> {
         let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
         // Every server of a cluster: the test goes on through another while one is killed.
-        let servers = self.topology.as_ref().map_or(1, |t| t.nats.len() as u16);
-        let urls: Vec<async_nats::ServerAddr> = (0..servers)
-            .map(|i| format!("nats://127.0.0.1:{}", self.nats_port + i).parse())
-            .collect::<Result<_, _>>()?;
-        Ok(options.connect(urls).await?)
+        let servers = cits_tools::auth::nats_servers(&self.supervisor().settings.nats_urls())?;
+        Ok(options.connect(servers).await?)
     }
 
     /// Redis URL with the pipeline's ACL user and password.
@@ -300,7 +298,7 @@ impl Lattice {
         }
         cits_tools::replay::ReplayOptions {
             mqtt_host: "127.0.0.1".into(),
-            mqtt_port: self.mqtt_port + self.rsu_server as u16,
+            mqtt_port: self.supervisor().settings.server(self.rsu_server).mqtt,
             rsus: rsus.iter().map(|r| r.to_string()).collect(),
             speed,
             qos,

@@ -37,9 +37,8 @@ impl Delivery {
     /// it is.
     pub fn invocation(&self) -> (String, Bytes) {
         match self.stream_sequence {
-            Some(seq) if self.subject != cits::subjects::BATCH => {
+            Some(_) if self.subject != cits::subjects::BATCH => {
                 let batch = cits::proto::MessageBatch { messages: vec![self.batched()] };
-                debug_assert_eq!(batch.messages[0].stream_sequence, seq);
                 (cits::subjects::BATCH.to_string(), Bytes::from(prost::Message::encode_to_vec(&batch)))
             }
             _ => (self.subject.clone(), self.payload.clone()),

@@ -156,9 +156,19 @@ impl RunOptions {
     pub fn rsu_ids(&self) -> Vec<String> {
         match self.rsus {
             None => vec![self.rsu.clone()],
-            Some(n) => (1..=n).map(|k| format!("{}-{k}", self.rsu)).collect(),
+            Some(n) => numbered_rsus(&self.rsu, n),
         }
     }
+}
+
+/// `<rsu>-1 … <rsu>-N`: the RSUs of a run as many intersections.
+fn numbered_rsus(rsu: &str, n: usize) -> Vec<String> {
+    (1..=n).map(|k| format!("{rsu}-{k}")).collect()
+}
+
+/// Their stations: `base`, `base + 1`, …, one per RSU.
+fn numbered_stations(base: u32, n: usize) -> anyhow::Result<Vec<u32>> {
+    (0..n as u32).map(|k| base.checked_add(k).context("station id beyond u32")).collect()
 }
 
 /// `<system>-<factor>x`, and `-<N>rsus` for a many-intersections run: the name of a run's files.
@@ -272,10 +282,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
     let rsus = opts.rsu_ids();
     let stations: Vec<u32> = match opts.rsus {
         None => Vec::new(),
-        Some(n) => {
-            let base = opts.station_base.unwrap_or(first.station_id);
-            (0..n as u32).map(|k| base.checked_add(k).context("station id beyond u32")).collect::<Result<_, _>>()?
-        }
+        Some(n) => numbered_stations(opts.station_base.unwrap_or(first.station_id), n)?,
     };
     let client = crate::auth::connect_nats(&opts.nats).await?;
     wait_until_quiet(&client, Duration::from_secs(2), Duration::from_secs(900)).await?;

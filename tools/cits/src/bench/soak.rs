@@ -80,8 +80,8 @@ pub struct SoakResult {
 
 /// Runs the soak, writes `soak.json` and `soak-minutes.csv` into the results folder.
 pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
-    let rsus: Vec<String> = (1..=opts.rsus).map(|k| format!("{}-{k}", opts.rsu)).collect();
-    let stations: Vec<u32> = (0..opts.rsus as u32).map(|k| opts.station_base + k).collect();
+    let rsus = super::numbered_rsus(&opts.rsu, opts.rsus);
+    let stations = super::numbered_stations(opts.station_base, opts.rsus)?;
     let client = crate::auth::connect_nats(&opts.nats).await?;
     let js = async_nats::jetstream::new(client.clone());
     let mut redis = redis::Client::open(opts.redis_url.as_str())?.get_connection().context("Redis")?;
@@ -137,8 +137,8 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
         wire: Default::default(),
     };
     let (mut sent, mut published_at_us, mut rounds) = (Vec::new(), Vec::new(), 0u32);
-    while started.elapsed() < opts.duration {
-        // The last round is what fits in the time left; less than a few seconds is no round.
+    // The last round is what fits in the time left; less than a few seconds is no round.
+    loop {
         let left = opts.duration.saturating_sub(started.elapsed());
         if left < Duration::from_secs(5) {
             break;
@@ -163,11 +163,12 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
     // RSU and reference time, which differ from round to round (each round is made live anew).
     let rows = pair(&sent, &rsus, &published_at_us, &done);
     // Whole minutes of the soak only: the last frames come out after its end.
+    let minutes_planned = (opts.duration.as_secs() / 60) as u32;
     let mut minutes = per_minute(&rows, started_us, memory);
-    minutes.truncate((opts.duration.as_secs() / 60) as usize);
+    minutes.truncate(minutes_planned as usize);
     let result = SoakResult {
         rsus: opts.rsus,
-        minutes_planned: (opts.duration.as_secs() / 60) as u32,
+        minutes_planned,
         rounds,
         cpms_in: published_at_us.len() as u64,
         frames_out: rows.len() as u64,

@@ -88,8 +88,7 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &proc
         started.push((i, start_server(settings, guard, i)?));
     }
     for (i, pid) in started {
-        let name = Settings::server_process(i);
-        process::ready(processes, &name, pid, Duration::from_secs(30), || ready(settings, i)).await?;
+        serving(settings, processes, i, pid).await?;
     }
     Ok(())
 }
@@ -102,6 +101,11 @@ pub async fn restart(
     i: usize,
 ) -> anyhow::Result<()> {
     let pid = start_server(settings, guard, i)?;
+    serving(settings, processes, i, pid).await
+}
+
+/// Waits until server `i` (process `pid`) serves, or fails with its log if it exits first.
+async fn serving(settings: &Settings, processes: &process::Processes, i: usize, pid: i32) -> anyhow::Result<()> {
     process::ready(processes, &Settings::server_process(i), pid, Duration::from_secs(30), || ready(settings, i)).await
 }
 
