@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the copy of wasmcloud-host 0.27.1 that Cargo.toml's [patch.crates-io] points at: the
-# crates.io release (checksum-verified) with two changes.
+# crates.io release (checksum-verified) with three changes.
 #
 # 1. A wRPC client per target reused across calls. Why: for every call a component makes to a
 # provider (a key-value read, a publish, a blob read) the host built a new wRPC NATS client: a wildcard subscription on a fresh inbox (`SUB`, and
@@ -18,6 +18,12 @@
 # place: 0.35-0.45 s per provider while a deployment's components compile, on the path to the
 # first link. Same checks (claims signature, binary hash); the binary is written beside the old
 # one and renamed over it, so a provider still running from it is never touched mid-write.
+#
+# 3. No provider is spawned while a provider binary is open for writing. Why: a process forked
+# (to spawn one provider) while another thread has a binary open for writing inherits that file
+# descriptor until its exec; exec of that binary then fails with ETXTBSY ("Text file busy"), the
+# provider never starts and wadm waits on it (seen in CI: two of three providers started, the
+# deployment stuck at "Scaling provider"). One lock around each write and each spawn.
 #
 #   tools/patches/wasmcloud-host.sh <destination dir>
 set -euo pipefail
@@ -131,14 +137,17 @@ async fn read_provider_archive(
         static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let fresh = exe.with_extension(format!("new-{}-{call}", std::process::id()));
-        let written = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .mode(0o755)
-            .open(&fresh)
-            .and_then(|mut file| file.write_all(&binary))
-            .and_then(|()| std::fs::rename(&fresh, &exe));
+        let written = {
+            let _no_spawn = provider_binary_lock();
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .write(true)
+                .mode(0o755)
+                .open(&fresh)
+                .and_then(|mut file| file.write_all(&binary))
+        }
+        .and_then(|()| std::fs::rename(&fresh, &exe));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&fresh);
             return Err(anyhow::Error::new(e)
@@ -148,6 +157,13 @@ async fn read_provider_archive(
     })
     .await
     .context("provider archive reader failed")?
+}
+
+/// Held while a provider binary is open for writing and while a provider process is spawned, so
+/// that no spawned process inherits a binary's write descriptor (exec would fail with ETXTBSY).
+pub(crate) fn provider_binary_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 """
 open(path, "w").write(src)
@@ -162,6 +178,29 @@ default-features = false
 
 [dependencies.futures]""", 1)
 open(manifest, "w").write(toml)
+PY
+
+python3 - "$work/wasmcloud-host-$VERSION/src/wasmbus/providers/mod.rs" <<'PY'
+import sys
+path = sys.argv[1]
+src = open(path).read()
+spawn = """    let mut child = child_cmd
+        .stdin(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .context("failed to spawn provider process")?;
+"""
+if src.count(spawn) != 1:
+    sys.exit(f"wasmcloud-host patch: expected one provider spawn, found {src.count(spawn)}")
+src = src.replace(spawn, """\
+    // cits patch (tools/patches/wasmcloud-host.sh): never while a provider binary is being written.
+    let spawned = {
+        let _no_write = crate::provider_binary_lock();
+        child_cmd.stdin(Stdio::piped()).kill_on_drop(true).spawn()
+    };
+    let mut child = spawned.context("failed to spawn provider process")?;
+""")
+open(path, "w").write(src)
 PY
 
 install_crate "$work/wasmcloud-host-$VERSION" "$dest"
