@@ -1,4 +1,4 @@
-// Over 600 lines with its tests: the application page; shrinks when manifests are typed (issue 38 item 3).
+// Over 600 lines with its tests (136 of them): the application page and its edits share one view.
 //! The Application and "Scale and link" pages, the wadm way: a change is made to the deployed
 //! model, put as a new version and deployed, so wadm's reconciliation carries it out (a direct
 //! control-interface call would be undone by it). The page sees the diff before applying and the

@@ -5,7 +5,10 @@
 //! Binaries come from `make setup`; run these tests with `make test-e2e`, which passes their paths.
 
 pub mod faults;
+mod servers;
 pub mod warnings;
+
+pub use servers::{NatsServer, RedisServer};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -512,93 +515,5 @@ pub async fn next_within(
         Ok(Some(msg)) => Ok(msg),
         Ok(None) => bail!("subscription for {what} closed"),
         Err(_) => bail!("no {what} within {timeout:?}"),
-    }
-}
-
-/// A bare nats-server of our own on a free port (no JetStream, no auth), killed on drop: for
-/// tests of the NATS transport itself.
-pub struct NatsServer {
-    pub port: u16,
-    child: std::process::Child,
-}
-
-impl NatsServer {
-    pub fn start() -> Self {
-        let port = free_port();
-        let child = Command::new(env_path("NATS_SERVER"))
-            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("nats-server starts");
-        // Owned from here: killed and waited for on drop, also when it never comes up.
-        let server = Self { port, child };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("nats-server on port {port} did not come up");
-    }
-
-    pub async fn connect(&self) -> async_nats::Client {
-        async_nats::connect(format!("127.0.0.1:{}", self.port)).await.expect("nats-server accepts connections")
-    }
-}
-
-impl Drop for NatsServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A redis-server of our own on a free port (no persistence), killed on drop.
-pub struct RedisServer {
-    pub port: u16,
-    child: Option<std::process::Child>,
-}
-
-impl RedisServer {
-    pub fn start() -> Self {
-        let mut server = Self { port: free_port(), child: None };
-        server.restart();
-        server
-    }
-
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    /// (Re)starts the server on the same port and waits until it accepts connections.
-    pub fn restart(&mut self) {
-        self.stop();
-        let child = Command::new(env_path("REDIS_SERVER"))
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not listen on {}", self.port);
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.stop();
     }
 }

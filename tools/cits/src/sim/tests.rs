@@ -5,6 +5,7 @@ use cits::geo::SensorPose;
 
 use super::routes::{dist, P};
 use super::truth::unix_us;
+use super::v2x::{STATION_TYPE_CYCLIST, STATION_TYPE_PEDESTRIAN};
 use super::*;
 use crate::demo::{CENTER, SENSORS, STATION_ID};
 use cits::geo::wgs84_to_offset;
