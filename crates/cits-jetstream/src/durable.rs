@@ -409,6 +409,26 @@ mod tests {
                 .expect("nats-server starts");
             Self { child, port, dir }
         }
+
+        /// A client, once the server accepts connections, and the pipeline's streams (small).
+        async fn streams(&self) -> (async_nats::Client, jetstream::Context) {
+            let url = format!("127.0.0.1:{}", self.port);
+            let mut client = None;
+            for _ in 0..100 {
+                match async_nats::connect(&url).await {
+                    Ok(c) => {
+                        client = Some(c);
+                        break;
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+            }
+            let client = client.expect("nats-server accepts connections");
+            let js = jetstream::new(client.clone());
+            let limits = crate::Limits { max_bytes: 64 << 20, ..Default::default() };
+            crate::ensure_streams(&js, &limits).await.unwrap();
+            (client, js)
+        }
     }
 
     impl Drop for Server {
@@ -422,21 +442,7 @@ mod tests {
     #[tokio::test]
     async fn read_ahead_gives_the_partitions_next_messages_in_stream_order() {
         let server = Server::start();
-        let url = format!("127.0.0.1:{}", server.port);
-        let mut client = None;
-        for _ in 0..100 {
-            match async_nats::connect(&url).await {
-                Ok(c) => {
-                    client = Some(c);
-                    break;
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        }
-        let client = client.expect("nats-server accepts connections");
-        let js = jetstream::new(client.clone());
-        let limits = crate::Limits { max_bytes: 64 << 20, ..Default::default() };
-        crate::ensure_streams(&js, &limits).await.unwrap();
+        let (client, js) = server.streams().await;
         // Three RSUs' CPMs, CAMs and VAMs interleaved, each with its stream sequence and the
         // partition it went to: an RSU's CAMs and VAMs share its CPMs' partition and order.
         let mut stored: Vec<(u64, u32, String, String)> = Vec::new();
@@ -472,6 +478,28 @@ mod tests {
         let last = in_partition.len() - 1;
         assert_eq!(got(ahead.after(in_partition[last - 2].0, 5).await.unwrap()), expect(last - 1, 5));
         assert!(ahead.after(in_partition[last].0, 5).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_stage_input_holds_only_what_its_stage_has_not_acknowledged() {
+        let server = Server::start();
+        let (_client, js) = server.streams().await;
+        let spec = crate::stage_input("cits.decoded.*").unwrap();
+        for i in 0..3 {
+            js.publish("cits.decoded.rsu-a", format!("frame {i}").into()).await.unwrap().await.unwrap();
+        }
+        let mut stream = js.get_stream(spec.name).await.unwrap();
+        let partition = stream.get_raw_message(1).await.unwrap().subject.split('.').nth(2).unwrap().parse().unwrap();
+        let stage = crate::ConsumerSpec { durable: "collector".into(), ack_wait: Duration::from_secs(10) };
+        let consumer = open(&js, spec.name, &stage.config(spec, partition)).await.unwrap();
+        let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
+        batch.next().await.unwrap().unwrap().double_ack().await.unwrap();
+        let held = stream.info().await.unwrap().state.messages;
+        assert_eq!(held, 2, "the acknowledged frame is gone, the two not yet taken are kept");
+        // One consumer per partition: another name on it is refused, so whoever serves the stage
+        // (the native baseline too) takes the deployment's durable name.
+        let other = crate::ConsumerSpec { durable: "native-collector".into(), ..stage };
+        assert!(open(&js, spec.name, &other.config(spec, partition)).await.is_err());
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //!   [`PARTITIONS`], a NATS subject transform), and each stage consumes every partition with its
 //!   own durable pull consumer that has at most one unacknowledged message. So one RSU's frames
 //!   are handled in order and never two at once, by whichever provider copy (host) pulls them,
-//!   while other RSUs' partitions proceed in parallel.
+//!   while other RSUs' partitions proceed in parallel. A stage input is a **work queue**: a message
+//!   is gone once its stage acknowledged it (a lattice that runs for days holds only its backlog),
+//!   and a partition has exactly one consumer — whoever serves a stage takes the deployment's
+//!   durable name (`cits stage --durable` too).
 //! - Outputs for the outside world (`cits.outbox.denm.*`, `cits.outbox.done.*`) are stored once
 //!   per message id and then **republished** on `cits.denm.<rsu>` (MQTT `cits/denm/<rsu>`) and
 //!   `cits.done.<rsu>`: a DENM redelivered after a crash is dropped by JetStream's duplicate
@@ -99,7 +102,8 @@ pub const STREAMS: &[StreamSpec] = &[
 ];
 
 /// Retention of every stream: messages go when older than `max_age` or when the stream exceeds
-/// `max_bytes` (oldest first); never because a consumer is missing.
+/// `max_bytes` (oldest first), and a stage input's once its stage acknowledged them; never
+/// because a consumer is missing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     pub max_age: Duration,
@@ -162,7 +166,7 @@ impl StreamSpec {
             name: self.name.to_string(),
             subjects: std::iter::once(self.subjects).chain(self.also.iter().copied()).map(String::from).collect(),
             storage: stream::StorageType::File,
-            retention: stream::RetentionPolicy::Limits,
+            retention: self.retention(),
             discard: stream::DiscardPolicy::Old,
             max_age: limits.max_age,
             max_bytes: limits.max_bytes,
@@ -173,6 +177,15 @@ impl StreamSpec {
             // The messaging provider reads a partition's backlog ahead with batched direct gets.
             allow_direct: true,
             ..Default::default()
+        }
+    }
+
+    /// Stage inputs keep what is not yet processed (work queue); outboxes and dead letters keep
+    /// everything within the limits, for RSUs that reconnect and for inspection.
+    pub fn retention(&self) -> stream::RetentionPolicy {
+        match self.role {
+            Role::StageInput => stream::RetentionPolicy::WorkQueue,
+            Role::Outbox { .. } | Role::Kept => stream::RetentionPolicy::Limits,
         }
     }
 
@@ -202,9 +215,28 @@ pub fn published_subject(stored: &str) -> String {
     tokens.join(".")
 }
 
-/// Creates every stream that does not exist yet (an existing stream is left as it is).
+/// Creates every stream that does not exist yet. An existing stream is left as it is, except an
+/// empty one of an earlier retention (stage inputs before they were work queues), which is made
+/// anew: the server cannot change a stream's retention to or from work queue.
 pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
     for spec in STREAMS {
+        if let Ok(mut existing) = js.get_stream(spec.name).await {
+            let info = existing.info().await.map_err(|e| anyhow::anyhow!("stream {}: {e}", spec.name))?;
+            if info.config.retention != spec.retention() {
+                if info.state.messages > 0 {
+                    anyhow::bail!(
+                        "stream {} has {:?} retention where {:?} is needed, and holds {} messages: let its \
+                         stage work them off with the previous version, then delete the stream (`nats stream rm {}`)",
+                        spec.name,
+                        info.config.retention,
+                        spec.retention(),
+                        info.state.messages,
+                        spec.name
+                    );
+                }
+                js.delete_stream(spec.name).await.map_err(|e| anyhow::anyhow!("deleting stream {}: {e}", spec.name))?;
+            }
+        }
         js.get_or_create_stream(spec.config(limits)).await.map_err(|e| anyhow::anyhow!("{e}")).with_context(|| {
             // The server reserves every stream's max_bytes up front against its file store limit
             // (max_file_store, by default 75 % of the free disk), so this fails on a nearly full disk
@@ -314,6 +346,17 @@ mod tests {
         assert_eq!(published_subject("cits.cpm.3.rsu1"), "cits.cpm.rsu1");
         assert_eq!(published_subject("cits.cpm.rsu1"), "cits.cpm.rsu1");
         assert!(stage_input("cits.denm.*").is_none());
+    }
+
+    #[test]
+    fn stage_inputs_are_work_queues_and_outputs_are_kept() {
+        for spec in STREAMS {
+            let retention = spec.config(&Limits::default()).retention;
+            match spec.role {
+                Role::StageInput => assert_eq!(retention, stream::RetentionPolicy::WorkQueue, "{}", spec.name),
+                _ => assert_eq!(retention, stream::RetentionPolicy::Limits, "{}", spec.name),
+            }
+        }
     }
 
     #[test]

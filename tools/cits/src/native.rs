@@ -22,6 +22,10 @@ pub struct StageSettings {
     /// Every source-config entry of the component's input (handler) link: how the messaging
     /// provider delivers to it (`concurrency`, `batch_max`, `max_attempts`, …).
     pub input_link: Vec<(String, String)>,
+    /// The durable consumer name the messaging provider gives that link (its `durable` entry, else
+    /// `<component id>-<link name>`): a stage input is a work queue with one consumer per
+    /// partition, so a native stage on durable input takes the deployment's consumers.
+    pub input_durable: String,
     /// Named configs the component has whose entries are not in the manifest but kept in the
     /// lattice's config store (e.g. the RSU registry `cits-rsus`, changed at run time).
     pub lattice_configs: Vec<String>,
@@ -30,42 +34,42 @@ pub struct StageSettings {
 /// Reads `stage` (a `cits::pipeline` stage name such as `map_matcher`, or `pipeline` for the
 /// fused actor) from a wadm manifest: component `map-matcher`, link `map-matcher-input`.
 pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<StageSettings> {
-    let text = std::fs::read_to_string(manifest).with_context(|| format!("cannot read {}", manifest.display()))?;
-    let doc: serde_yaml::Value =
-        serde_yaml::from_str(&text).with_context(|| format!("{} is not YAML", manifest.display()))?;
+    use wadm_types::{Properties, TraitProperty};
+    let model = crate::manifest::load(manifest)?;
     let component = stage.replace('_', "-");
-    let components = doc["spec"]["components"].as_sequence().context("manifest has no spec.components")?;
-    let mut settings = StageSettings::default();
-    let mut found = false;
-    for c in components {
-        if c["name"].as_str() == Some(component.as_str()) {
-            found = true;
-            settings.config = config_entries(&c["properties"]["config"]);
-            settings.lattice_configs = c["properties"]["config"]
-                .as_sequence()
-                .into_iter()
-                .flatten()
-                .filter(|config| config["properties"].is_null())
-                .filter_map(|config| config["name"].as_str().map(String::from))
-                .collect();
+    let found = model
+        .components()
+        .find(|c| c.name == component)
+        .with_context(|| format!("{} has no component `{component}`", manifest.display()))?;
+    let Properties::Component { properties } = &found.properties else {
+        bail!("{}: `{component}` is a provider, not a component", manifest.display());
+    };
+    let mut settings = StageSettings {
+        config: properties.config.iter().flat_map(config_entries).collect(),
+        lattice_configs: properties.config.iter().filter(|c| c.properties.is_none()).map(|c| c.name.clone()).collect(),
+        ..StageSettings::default()
+    };
+    // The id the host knows the component by (wadm's `<application>-<name>` when none is given).
+    let component_id = properties.id.clone().unwrap_or_else(|| format!("{}-{component}", model.metadata.name));
+    let inputs = model.links().filter_map(|t| match &t.properties {
+        TraitProperty::Link(link)
+            if link.target.name == component && link.interfaces.iter().any(|i| i == "handler") =>
+        {
+            Some(link)
         }
-        for trait_ in c["traits"].as_sequence().into_iter().flatten() {
-            let link = &trait_["properties"];
-            if trait_["type"].as_str() == Some("link")
-                && link["target"]["name"].as_str() == Some(component.as_str())
-                && link["interfaces"].as_sequence().is_some_and(|i| i.iter().any(|i| i.as_str() == Some("handler")))
-            {
-                for (key, value) in config_entries(&link["source"]["config"]) {
-                    if key == "subscriptions" {
-                        settings.subscriptions.extend(value.split(',').map(|s| s.trim().to_string()));
-                    }
-                    settings.input_link.push((key, value));
-                }
+        _ => None,
+    });
+    for link in inputs {
+        settings.input_durable = format!("{component_id}-{}", link.name.as_deref().unwrap_or_default());
+        for (key, value) in link.source.iter().flat_map(|s| s.config.iter()).flat_map(config_entries) {
+            if key == "durable" {
+                settings.input_durable = value.trim().to_string();
             }
+            if key == "subscriptions" {
+                settings.subscriptions.extend(value.split(',').map(|s| s.trim().to_string()));
+            }
+            settings.input_link.push((key, value));
         }
-    }
-    if !found {
-        bail!("{} has no component `{component}`", manifest.display());
     }
     if settings.subscriptions.is_empty() {
         bail!("{}: no messaging link subscribes `{component}` to anything", manifest.display());
@@ -91,19 +95,13 @@ pub fn with_entries(mut config: Vec<(String, String)>, set: Vec<(String, String)
     config
 }
 
-/// The entries of a list of named configs (`- name: ..., properties: {k: v}`), in order.
-fn config_entries(configs: &serde_yaml::Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for config in configs.as_sequence().into_iter().flatten() {
-        for (k, v) in config["properties"].as_mapping().into_iter().flatten() {
-            let value = match v {
-                serde_yaml::Value::String(s) => s.clone(),
-                other => serde_yaml::to_string(other).unwrap_or_default().trim().to_string(),
-            };
-            out.push((k.as_str().unwrap_or_default().to_string(), value));
-        }
-    }
-    out
+/// The entries of a named config written out in the manifest (by key: a config is a map), none
+/// for one the lattice keeps.
+fn config_entries(config: &wadm_types::ConfigProperty) -> Vec<(String, String)> {
+    let mut entries: Vec<(String, String)> =
+        config.properties.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
+    entries.sort();
+    entries
 }
 
 /// Named configs of the lattice's config store as they are now (name → entries), kept current by
@@ -378,8 +376,9 @@ async fn serve_core(
 /// Until interrupted: the stage's input link delivered exactly as the messaging provider delivers
 /// it to a component — the same `cits_jetstream` pull loops (one message in flight per RSU
 /// partition, read-ahead batches under a backlog, acknowledged after the effect), attempts and
-/// dead letters — with the stage called in-process instead of over wRPC. Its consumers are its
-/// own (`native-<component>`), never a deployment's position in the stream.
+/// dead letters — with the stage called in-process instead of over wRPC. Its consumers are the
+/// deployment's (a stage input is a work queue, one consumer per partition): run it instead of
+/// the deployment, not beside it.
 async fn serve_durable(
     opts: ServeOptions,
     settings: StageSettings,
@@ -389,7 +388,7 @@ async fn serve_durable(
 ) -> anyhow::Result<()> {
     let link: std::collections::HashMap<String, String> = settings.input_link.into_iter().collect();
     let mut cfg = HandlerConfig::from_map(&link).map_err(|e| anyhow::anyhow!("{}: input link: {e}", opts.stage))?;
-    let durable = format!("native-{}", opts.stage.replace('_', "-"));
+    let durable = settings.input_durable.clone();
     cfg.durable = Some(durable.clone());
     let js = async_nats::jetstream::new(client.clone());
     cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
@@ -479,6 +478,14 @@ mod tests {
         }
         let d = settings_from_manifest(&manifest("cits-pipeline.yaml"), "decoder").unwrap();
         assert!(d.input_link.contains(&("dead_letter_stage".into(), "decoder".into())), "{:?}", d.input_link);
+        // Durable input takes the deployment's consumers: the provider's `<component id>-<link>`,
+        // or the link's `durable` (the CPM input both deployments share).
+        assert_eq!(s.input_durable, "cits-collision-detector-collision-detector-input");
+        assert_eq!(d.input_durable, "ingress");
+        assert_eq!(
+            settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap().input_durable,
+            "ingress"
+        );
     }
 
     /// The fused manifest must configure the stages exactly as the seven-actor one does; an entry
