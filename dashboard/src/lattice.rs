@@ -39,6 +39,10 @@ pub struct HostView {
     pub labels: BTreeMap<String, String>,
     pub components: Vec<InstanceView>,
     pub providers: Vec<InstanceView>,
+    /// Whether `components` and `providers` are its inventory's (a host that answers the ping
+    /// and dies before its inventory is read would otherwise be remembered as running nothing).
+    #[serde(skip)]
+    pub inventory_read: bool,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -85,7 +89,13 @@ impl HostRoster {
     /// The hosts that answered at `now_ms` (all of them: the rest count as missing).
     pub fn answered(&mut self, hosts: &[HostView], now_ms: u64) {
         for host in hosts {
-            self.seen.insert(host.id.clone(), (host.clone(), now_ms));
+            let mut remembered = host.clone();
+            if let Some((before, _)) = self.seen.get(&host.id).filter(|_| !host.inventory_read) {
+                remembered.components.clone_from(&before.components);
+                remembered.providers.clone_from(&before.providers);
+                remembered.inventory_read = before.inventory_read;
+            }
+            self.seen.insert(host.id.clone(), (remembered, now_ms));
         }
     }
 
@@ -301,6 +311,7 @@ impl LatticeWatch {
                 labels: host.labels().clone(),
                 components,
                 providers,
+                inventory_read: inventory.is_some(),
             });
         }
         view.hosts.sort_by(|a, b| a.labels.get("host").cmp(&b.labels.get("host")).then(a.id.cmp(&b.id)));
@@ -390,7 +401,21 @@ mod tests {
             labels: BTreeMap::from([("host".into(), id.into())]),
             components: components.iter().map(instance).collect(),
             providers: providers.iter().map(instance).collect(),
+            inventory_read: true,
         }
+    }
+
+    #[test]
+    fn a_host_whose_inventory_went_unread_is_remembered_with_what_it_ran() {
+        let two = host("N2", &["decoder"], &["nats"]);
+        let mut roster = HostRoster::default();
+        roster.answered(std::slice::from_ref(&two), 1_000);
+        // It answered the ping, then died before its inventory was read.
+        let unread = HostView { components: vec![], providers: vec![], inventory_read: false, ..two };
+        roster.answered(&[unread], 2_000);
+        let (missing, degraded) = roster.missing(&[]);
+        assert_eq!((missing[0].last_seen_ms, missing[0].components.as_slice()), (2_000, &["decoder".to_string()][..]));
+        assert_eq!(degraded.len(), 2, "{degraded:?}");
     }
 
     #[test]
