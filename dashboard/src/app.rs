@@ -11,9 +11,11 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _};
 use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use wadm_types::api::Status;
-use wadm_types::Manifest;
+use wadm_types::{
+    Component, ConfigProperty, LinkProperty, Manifest, Properties, Trait, TraitProperty, DEFAULT_LINK_NAME,
+    VERSION_ANNOTATION_KEY,
+};
 
 use crate::hub::Hub;
 
@@ -50,7 +52,7 @@ pub struct Plan {
     pub summary: String,
     pub diff: String,
     #[serde(skip)]
-    pub manifest: Value,
+    pub manifest: Manifest,
     /// `version` is stored in wadm already (a deployment switch): deployed as it is, not put.
     #[serde(skip)]
     pub stored: bool,
@@ -58,36 +60,42 @@ pub struct Plan {
 
 /// Every named config the model declares (components, providers and links).
 pub fn config_names(manifest: &Manifest) -> Vec<String> {
-    let v = serde_json::to_value(manifest).unwrap_or_default();
-    let mut names = Vec::new();
-    collect_config_names(&v, &mut names);
+    let mut names: Vec<String> = manifest
+        .components()
+        .flat_map(|c| {
+            let links =
+                links(c).flat_map(|(_, l)| l.source.iter().flat_map(|s| s.config.iter()).chain(l.target.config.iter()));
+            own_configs(c).iter().chain(links).map(|config| config.name.clone()).collect::<Vec<_>>()
+        })
+        .collect();
     names.sort();
     names.dedup();
     names
 }
 
-fn collect_config_names(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (k, child) in map {
-                if k == "config" {
-                    for c in child.as_array().into_iter().flatten() {
-                        if let Some(name) = c.get("name").and_then(Value::as_str) {
-                            out.push(name.to_string());
-                        }
-                    }
-                }
-                collect_config_names(child, out);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| collect_config_names(i, out)),
-        _ => {}
+/// A component's or provider's own named configs.
+fn own_configs(component: &Component) -> &[ConfigProperty] {
+    match &component.properties {
+        Properties::Component { properties } => &properties.config,
+        Properties::Capability { properties } => &properties.config,
     }
 }
 
+/// A component's links with their index among its traits (what an edit names).
+fn links(component: &Component) -> impl Iterator<Item = (usize, &LinkProperty)> {
+    component.traits.iter().flatten().enumerate().filter_map(|(i, t)| match &t.properties {
+        TraitProperty::Link(link) if t.is_link() => Some((i, link)),
+        _ => None,
+    })
+}
+
 /// The model as YAML with keys in a fixed order, so that two versions diff line by line.
-pub fn canonical_yaml(v: &Value) -> String {
-    cits_tools::manifest::canonical_yaml_value(v)
+pub fn canonical_yaml(manifest: &Manifest) -> anyhow::Result<String> {
+    cits_tools::manifest::canonical_yaml(manifest)
+}
+
+fn version_of(manifest: &Manifest) -> String {
+    manifest.metadata.annotations.get(VERSION_ANNOTATION_KEY).cloned().unwrap_or_default()
 }
 
 pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
@@ -101,21 +109,22 @@ pub fn next_version(base: &str, now_ms: u64) -> String {
     format!("{root}-ops.{now_ms}")
 }
 
-fn component_mut<'a>(model: &'a mut Value, name: &str) -> anyhow::Result<&'a mut Value> {
+fn component_mut<'a>(model: &'a mut Manifest, name: &str) -> anyhow::Result<&'a mut Component> {
     model
-        .pointer_mut("/spec/components")
-        .and_then(Value::as_array_mut)
-        .and_then(|cs| cs.iter_mut().find(|c| c.get("name").and_then(Value::as_str) == Some(name)))
+        .spec
+        .components
+        .iter_mut()
+        .find(|c| c.name == name)
         .ok_or_else(|| anyhow!("the model has no component `{name}`"))
 }
 
-fn traits_mut(component: &mut Value) -> anyhow::Result<&mut Vec<Value>> {
-    component.get_mut("traits").and_then(Value::as_array_mut).ok_or_else(|| anyhow!("component has no traits"))
+fn traits_mut(component: &mut Component) -> anyhow::Result<&mut Vec<Trait>> {
+    component.traits.as_mut().ok_or_else(|| anyhow!("component has no traits"))
 }
 
 /// Applies `edits` to `base` (a model as wadm returns it); returns the new model and one line
 /// per edit saying what changed.
-pub fn apply_edits(base: &Value, edits: &[Edit]) -> anyhow::Result<(Value, Vec<String>)> {
+pub fn apply_edits(base: &Manifest, edits: &[Edit]) -> anyhow::Result<(Manifest, Vec<String>)> {
     if edits.is_empty() {
         bail!("nothing to change");
     }
@@ -130,16 +139,17 @@ pub fn apply_edits(base: &Value, edits: &[Edit]) -> anyhow::Result<(Value, Vec<S
                 let c = component_mut(&mut model, component)?;
                 let scaler = traits_mut(c)?
                     .iter_mut()
-                    .find(|t| matches!(t.get("type").and_then(Value::as_str), Some("spreadscaler" | "daemonscaler")))
+                    .filter(|t| t.is_scaler())
+                    .find_map(|t| match &mut t.properties {
+                        TraitProperty::SpreadScaler(scaler) => Some(scaler),
+                        _ => None,
+                    })
                     .ok_or_else(|| anyhow!("{component} has no scaler"))?;
-                let slot = scaler
-                    .pointer_mut("/properties/instances")
-                    .ok_or_else(|| anyhow!("{component}'s scaler has no instances"))?;
-                let old = slot.as_u64().unwrap_or_default();
+                let old = scaler.instances as u64;
                 if old == *instances {
                     bail!("{component} already has {instances} instances");
                 }
-                *slot = Value::from(*instances);
+                scaler.instances = usize::try_from(*instances).context("instances")?;
                 said.push(format!("{component}: instances {old} → {instances}"));
             }
             Edit::LinkConfig { source, link, side, config, key, value } => {
@@ -149,32 +159,29 @@ pub fn apply_edits(base: &Value, edits: &[Edit]) -> anyhow::Result<(Value, Vec<S
                 let c = component_mut(&mut model, source)?;
                 let t = traits_mut(c)?
                     .get_mut(*link)
-                    .filter(|t| t.get("type").and_then(Value::as_str) == Some("link"))
+                    .filter(|t| t.is_link())
+                    .and_then(|t| match &mut t.properties {
+                        TraitProperty::Link(l) => Some(l),
+                        _ => None,
+                    })
                     .ok_or_else(|| anyhow!("{source} has no link #{link}"))?;
-                let link_name = t.pointer("/properties/name").and_then(Value::as_str).unwrap_or("default").to_string();
-                let pointer = match side {
-                    Side::Source => "/properties/source/config",
-                    Side::Target => "/properties/target/config",
-                };
-                let configs = t
-                    .pointer_mut(pointer)
-                    .and_then(Value::as_array_mut)
-                    .ok_or_else(|| anyhow!("link {link_name} of {source} has no {side:?} config"))?;
+                let link_name = t.name.clone().unwrap_or_else(|| DEFAULT_LINK_NAME.to_string());
+                let configs = match side {
+                    Side::Source => t.source.as_mut().map(|s| &mut s.config),
+                    Side::Target => Some(&mut t.target.config),
+                }
+                .filter(|configs| !configs.is_empty())
+                .ok_or_else(|| anyhow!("link {link_name} of {source} has no {side:?} config"))?;
                 let named = configs
                     .iter_mut()
-                    .find(|c| c.get("name").and_then(Value::as_str) == Some(config.as_str()))
+                    .find(|c| c.name == *config)
                     .ok_or_else(|| anyhow!("link {link_name} of {source} has no config `{config}`"))?;
-                let props = named
-                    .as_object_mut()
-                    .expect("a config entry is an object")
-                    .entry("properties")
-                    .or_insert_with(|| Value::Object(Default::default()));
-                let props = props.as_object_mut().ok_or_else(|| anyhow!("config `{config}` has no properties map"))?;
-                let old = props.get(key).and_then(Value::as_str).map(str::to_string);
+                let props = named.properties.get_or_insert_with(Default::default);
+                let old = props.get(key).cloned();
                 match value {
                     Some(v) if old.as_deref() == Some(v.as_str()) => bail!("{config}.{key} is already {v}"),
                     Some(v) => {
-                        props.insert(key.clone(), Value::from(v.clone()));
+                        props.insert(key.clone(), v.clone());
                     }
                     None if old.is_none() => bail!("{config} has no entry {key}"),
                     None => {
@@ -194,30 +201,26 @@ pub fn apply_edits(base: &Value, edits: &[Edit]) -> anyhow::Result<(Value, Vec<S
 
 /// The whole change: edits, new version and annotations, diff. `base` must be the version the
 /// page was looking at.
-pub fn plan(base: &Value, request: &ChangeRequest, now_ms: u64, by: &str) -> anyhow::Result<Plan> {
-    let base_version =
-        base.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
+pub fn plan(base: &Manifest, request: &ChangeRequest, now_ms: u64, by: &str) -> anyhow::Result<Plan> {
+    let base_version = version_of(base);
     if base_version != request.base_version {
         bail!(
             "the model changed while you were looking at it: {} is now at {base_version}, not {}; reload and try again",
-            base.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("the application"),
+            base.metadata.name,
             request.base_version
         );
     }
     let (mut model, said) = apply_edits(base, &request.edits)?;
     let version = next_version(&base_version, now_ms);
     let summary = said.join("; ");
-    let annotations = model
-        .pointer_mut("/metadata/annotations")
-        .and_then(Value::as_object_mut)
-        .context("model without metadata.annotations")?;
-    annotations.insert("version".into(), Value::from(version.clone()));
-    annotations.insert("cits.dashboard/change".into(), Value::from(summary.clone()));
-    annotations.insert("cits.dashboard/by".into(), Value::from(by));
-    // wadm checks the model (its schema, links to known components) when it is put; parse it
-    // here first so a bad edit is refused with serde's words before anything is sent.
-    let _: Manifest = serde_json::from_value(model.clone()).context("the changed model is not a wadm manifest")?;
-    let diff = unified_diff(&canonical_yaml(base), &canonical_yaml(&model), &base_version, &version);
+    let annotations = &mut model.metadata.annotations;
+    annotations.insert(VERSION_ANNOTATION_KEY.into(), version.clone());
+    annotations.insert("cits.dashboard/change".into(), summary.clone());
+    annotations.insert("cits.dashboard/by".into(), by.into());
+    // wadm checks the model (its links to known components, …) when it is put; check it here
+    // first so a bad edit is refused before anything is sent.
+    cits_tools::manifest::validate(&model).context("the changed model is not a valid wadm manifest")?;
+    let diff = unified_diff(&canonical_yaml(base)?, &canonical_yaml(&model)?, &base_version, &version);
     Ok(Plan { base_version, version, summary, diff, manifest: model, stored: false })
 }
 
@@ -285,62 +288,46 @@ pub struct NamedConfig {
     pub properties: BTreeMap<String, String>,
 }
 
-fn named_configs(v: Option<&Value>) -> Vec<NamedConfig> {
-    v.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+fn named_configs(configs: &[ConfigProperty]) -> Vec<NamedConfig> {
+    configs
+        .iter()
         .map(|c| NamedConfig {
-            name: c.get("name").and_then(Value::as_str).unwrap_or_default().into(),
-            properties: c
-                .get("properties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
-                .collect(),
+            name: c.name.clone(),
+            properties: c.properties.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect(),
         })
         .collect()
 }
 
 /// The components of a model with their scalers and the links they are the source of.
-pub fn components_of(model: &Value) -> Vec<ComponentModel> {
+pub fn components_of(model: &Manifest) -> Vec<ComponentModel> {
     let mut out = Vec::new();
-    for c in model.pointer("/spec/components").and_then(Value::as_array).into_iter().flatten() {
+    for c in model.components() {
+        let (kind, id) = match &c.properties {
+            Properties::Component { properties } => ("component", &properties.id),
+            Properties::Capability { properties } => ("capability", &properties.id),
+        };
         let mut view = ComponentModel {
-            name: c.get("name").and_then(Value::as_str).unwrap_or_default().into(),
-            kind: c.get("type").and_then(Value::as_str).unwrap_or_default().into(),
-            id: c.pointer("/properties/id").and_then(Value::as_str).unwrap_or_default().into(),
+            name: c.name.clone(),
+            kind: kind.into(),
+            id: id.clone().unwrap_or_default(),
             ..Default::default()
         };
-        for (index, t) in c.get("traits").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let p = t.get("properties");
-            match t.get("type").and_then(Value::as_str) {
-                Some(kind @ ("spreadscaler" | "daemonscaler")) => {
-                    view.scaler = Some(kind.into());
-                    view.instances = p.and_then(|p| p.get("instances")).and_then(Value::as_u64);
-                }
-                Some("link") => {
-                    let p = p.cloned().unwrap_or_default();
-                    let s = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                    let interfaces: Vec<&str> = p
-                        .get("interfaces")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .collect();
-                    view.links.push(LinkModel {
-                        index,
-                        name: p.get("name").and_then(Value::as_str).unwrap_or("default").into(),
-                        target: p.pointer("/target/name").and_then(Value::as_str).unwrap_or_default().into(),
-                        interface: format!("{}:{}/{}", s("namespace"), s("package"), interfaces.join(",")),
-                        source_config: named_configs(p.pointer("/source/config")),
-                        target_config: named_configs(p.pointer("/target/config")),
-                    });
-                }
-                _ => {}
+        for t in c.traits.iter().flatten().filter(|t| t.is_scaler()) {
+            if let TraitProperty::SpreadScaler(scaler) = &t.properties {
+                view.scaler = Some(t.trait_type.clone());
+                view.instances = Some(scaler.instances as u64);
             }
         }
+        view.links = links(c)
+            .map(|(index, l)| LinkModel {
+                index,
+                name: l.name.clone().unwrap_or_else(|| DEFAULT_LINK_NAME.to_string()),
+                target: l.target.name.clone(),
+                interface: format!("{}:{}/{}", l.namespace, l.package, l.interfaces.join(",")),
+                source_config: named_configs(l.source.as_ref().map_or(&[][..], |s| &s.config)),
+                target_config: named_configs(&l.target.config),
+            })
+            .collect();
         out.push(view);
     }
     out
@@ -431,13 +418,13 @@ async fn fill(wadm: &wadm_client::Client, app: &str, out: &mut AppView) -> anyho
     }
     if let Some(deployed) = &out.deployed_version {
         let model = wadm.get_manifest(app, Some(deployed)).await.context("wadm model.get")?;
-        out.components = components_of(&serde_json::to_value(&model)?);
+        out.components = components_of(&model);
     }
     Ok(())
 }
 
-/// The deployed model (or `version`) as JSON.
-pub async fn model(wadm: &wadm_client::Client, app: &str, version: Option<&str>) -> anyhow::Result<Value> {
+/// The deployed model (or `version`).
+pub async fn model(wadm: &wadm_client::Client, app: &str, version: Option<&str>) -> anyhow::Result<Manifest> {
     let version = match version {
         Some(v) => v.to_string(),
         None => wadm
@@ -449,14 +436,13 @@ pub async fn model(wadm: &wadm_client::Client, app: &str, version: Option<&str>)
             .and_then(|m| m.deployed_version)
             .ok_or_else(|| anyhow!("{app} is not deployed"))?,
     };
-    let m = wadm.get_manifest(app, Some(&version)).await.with_context(|| format!("wadm model.get {app} {version}"))?;
-    Ok(serde_json::to_value(m)?)
+    wadm.get_manifest(app, Some(&version)).await.with_context(|| format!("wadm model.get {app} {version}"))
 }
 
 /// Puts the planned model and deploys it (as the operator).
 pub async fn apply(admin: &wadm_client::Client, plan: &Plan) -> anyhow::Result<String> {
-    let manifest: Manifest = serde_json::from_value(plan.manifest.clone())?;
-    let (name, version) = admin.put_manifest(manifest).await.map_err(|e| anyhow!("wadm refused the model: {e}"))?;
+    let (name, version) =
+        admin.put_manifest(plan.manifest.clone()).await.map_err(|e| anyhow!("wadm refused the model: {e}"))?;
     admin.deploy_manifest(&name, Some(&version)).await.map_err(|e| anyhow!("wadm did not deploy {version}: {e}"))?;
     Ok(version)
 }
@@ -466,10 +452,9 @@ pub async fn apply(admin: &wadm_client::Client, plan: &Plan) -> anyhow::Result<S
 pub async fn deploy_plan(wadm: &wadm_client::Client, app: &str, version: &str) -> anyhow::Result<Plan> {
     let deployed = model(wadm, app, None).await?;
     let other = model(wadm, app, Some(version)).await?;
-    let from =
-        deployed.pointer("/metadata/annotations/version").and_then(Value::as_str).unwrap_or_default().to_string();
+    let from = version_of(&deployed);
     Ok(Plan {
-        diff: unified_diff(&canonical_yaml(&deployed), &canonical_yaml(&other), &from, version),
+        diff: unified_diff(&canonical_yaml(&deployed)?, &canonical_yaml(&other)?, &from, version),
         summary: format!("deploy {version} instead of {from}"),
         base_version: from,
         version: version.to_string(),
@@ -487,15 +472,14 @@ pub async fn deploy_version(admin: &wadm_client::Client, app: &str, version: &st
 mod tests {
     use super::*;
 
-    fn model() -> Value {
+    fn model() -> Manifest {
         // Included, not read at run time: a test binary built in another checkout sharing the
         // target directory would otherwise look for the manifest there.
         let yaml = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../wadm/cits-pipeline.yaml"));
-        let m: Manifest = serde_yaml::from_str(yaml).unwrap();
-        serde_json::to_value(m).unwrap()
+        serde_yaml::from_str(yaml).unwrap()
     }
 
-    fn decoder_input(model: &Value) -> usize {
+    fn decoder_input(model: &Manifest) -> usize {
         components_of(model)
             .into_iter()
             .find(|c| c.name == "nats")
@@ -613,8 +597,7 @@ mod tests {
 
     #[test]
     fn config_names_cover_components_and_links() {
-        let m: Manifest = serde_json::from_value(model()).unwrap();
-        let names = config_names(&m);
+        let names = config_names(&model());
         for n in ["cits-rsus", "cits-decoder-input", "cits-lattice-redis", "cits-denm-config"] {
             assert!(names.contains(&n.to_string()), "{n} in {names:?}");
         }
