@@ -1,6 +1,7 @@
 //! Publishes a recording over MQTT as RSUs would: topic `cits/cpm/<rsu>` (a recorded CAM on
 //! `cits/cam/<rsu>`), original pacing divided by a speed factor, several RSUs at once.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
@@ -262,15 +263,28 @@ async fn drive(mut eventloop: rumqttc::EventLoop, expected: u64, qos: QoS) -> an
     let mut done = 0u64;
     let mut connected = false;
     let mut lost_since: Option<Instant> = None;
+    // What was not acknowledged when the connection went: rumqttc keeps it to send again in the
+    // same session, and drops it when the server answers without the session (a cluster server
+    // that could not keep it). An RSU must not lose it either way.
+    let mut unacknowledged: VecDeque<rumqttc::Request> = VecDeque::new();
     while done < expected {
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
                 if lost_since.take().is_some() {
-                    // Without its session the server lost what it had not acknowledged, and the
-                    // client (rumqttc) then drops what it had not sent yet: say so.
-                    let session = if ack.session_present { "session kept" } else { "SESSION LOST" };
-                    eprintln!("replay: MQTT connection back ({session}; {done} of {expected} acknowledged)");
+                    let held = std::mem::take(&mut unacknowledged);
+                    if ack.session_present {
+                        eprintln!("replay: MQTT connection back (session kept; {done} of {expected} acknowledged)");
+                    } else {
+                        // Sent again in a new session: QoS 1 allows the copy the server may have
+                        // stored, and the pipeline drops it by its frame id.
+                        eprintln!(
+                            "replay: MQTT connection back without its session: {} unacknowledged sent again \
+                             ({done} of {expected} acknowledged)",
+                            held.len()
+                        );
+                        eventloop.pending = held;
+                    }
                 }
             }
             Ok(Event::Outgoing(Outgoing::Publish(_))) if qos == QoS::AtMostOnce => done += 1,
@@ -278,6 +292,9 @@ async fn drive(mut eventloop: rumqttc::EventLoop, expected: u64, qos: QoS) -> an
             Ok(_) => {}
             // QoS 1: reconnect and resend what is unacknowledged, for up to a minute.
             Err(e) if connected && qos == QoS::AtLeastOnce => {
+                if !eventloop.pending.is_empty() {
+                    unacknowledged.clone_from(&eventloop.pending);
+                }
                 let since = *lost_since.get_or_insert_with(|| {
                     eprintln!("replay: MQTT connection lost ({e}), reconnecting");
                     Instant::now()
