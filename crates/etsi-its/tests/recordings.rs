@@ -11,7 +11,10 @@ use etsi_its::gn;
 
 /// (file, the UPER CPMs it records): 4-byte length, 8-byte timestamp, CPM, base64 per line.
 fn recordings() -> Vec<(String, Vec<Vec<u8>>)> {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    // The crate's folder as `cargo test` says it when running: a test binary built in another
+    // checkout that shares the target directory has that checkout's folder compiled in.
+    let crate_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    let data = std::path::Path::new(&crate_dir).join("../../data");
     let mut files: Vec<_> = std::fs::read_dir(&data)
         .unwrap()
         .map(|e| e.unwrap().path())
