@@ -57,7 +57,7 @@ log() { printf '[bench] %s\n' "$*" >&2; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
 pid_of() { cat "$STATE/pids/$1.pid"; }
 
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$REPO/results"
 ln -sfn "$OUT" "$REPO/results/latest"
 started=$(date +%s)
 
