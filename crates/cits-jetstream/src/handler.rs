@@ -144,6 +144,13 @@ impl HandlerConfig {
 }
 
 /// Case-insensitive lookup (wadm and wash keep keys as written).
+/// The durable consumer name prefix of a handler link without a `durable` entry: one per link
+/// (`<component id>-<link name>`). Whatever serves the link's stage instead (the native baseline)
+/// must use the same: a stage input allows one consumer per partition.
+pub fn default_durable(component_id: &str, link_name: &str) -> String {
+    format!("{component_id}-{link_name}")
+}
+
 pub fn lookup<'a>(values: &'a HashMap<String, String>, key: &str) -> Option<&'a str> {
     values.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
 }

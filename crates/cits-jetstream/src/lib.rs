@@ -220,39 +220,43 @@ pub fn published_subject(stored: &str) -> String {
 /// anew: the server cannot change a stream's retention to or from work queue.
 pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
     for spec in STREAMS {
-        if let Ok(mut existing) = js.get_stream(spec.name).await {
-            let info = existing.info().await.map_err(|e| anyhow::anyhow!("stream {}: {e}", spec.name))?;
-            if info.config.retention != spec.retention() {
-                if info.state.messages > 0 {
-                    anyhow::bail!(
-                        "stream {} has {:?} retention where {:?} is needed, and holds {} messages: let its \
-                         stage work them off with the previous version, then delete the stream (`nats stream rm {}`)",
-                        spec.name,
-                        info.config.retention,
-                        spec.retention(),
-                        info.state.messages,
-                        spec.name
-                    );
-                }
-                js.delete_stream(spec.name).await.map_err(|e| anyhow::anyhow!("deleting stream {}: {e}", spec.name))?;
+        let stream = create_stream(js, spec, limits).await?;
+        let info = stream.cached_info();
+        if info.config.retention != spec.retention() {
+            if info.state.messages > 0 {
+                anyhow::bail!(
+                    "stream {} has {:?} retention where {:?} is needed, and holds {} messages: let its \
+                     stage work them off with the previous version, then delete the stream (`nats stream rm {}`)",
+                    spec.name,
+                    info.config.retention,
+                    spec.retention(),
+                    info.state.messages,
+                    spec.name
+                );
             }
+            js.delete_stream(spec.name).await.map_err(|e| anyhow::anyhow!("deleting stream {}: {e}", spec.name))?;
+            create_stream(js, spec, limits).await?;
         }
-        js.get_or_create_stream(spec.config(limits)).await.map_err(|e| anyhow::anyhow!("{e}")).with_context(|| {
-            // The server reserves every stream's max_bytes up front against its file store limit
-            // (max_file_store, by default 75 % of the free disk), so this fails on a nearly full disk
-            // even though the streams hold little yet.
-            format!(
-                "cannot create JetStream stream {} (reserving {} MiB; {} streams need {} MiB of the server's \
-                 file store: free disk space, raise the server's jetstream max_file_store, or create the \
-                 streams smaller with `cits streams --max-bytes`)",
-                spec.name,
-                limits.max_bytes >> 20,
-                STREAMS.len(),
-                (limits.max_bytes >> 20) * STREAMS.len() as i64
-            )
-        })?;
     }
     Ok(())
+}
+
+/// `spec`'s stream as it is on the server, created if it does not exist.
+async fn create_stream(js: &jetstream::Context, spec: &StreamSpec, limits: &Limits) -> anyhow::Result<stream::Stream> {
+    js.get_or_create_stream(spec.config(limits)).await.map_err(|e| anyhow::anyhow!("{e}")).with_context(|| {
+        // The server reserves every stream's max_bytes up front against its file store limit
+        // (max_file_store, by default 75 % of the free disk), so this fails on a nearly full disk
+        // even though the streams hold little yet.
+        format!(
+            "cannot create JetStream stream {} (reserving {} MiB; {} streams need {} MiB of the server's \
+             file store: free disk space, raise the server's jetstream max_file_store, or create the \
+             streams smaller with `cits streams --max-bytes`)",
+            spec.name,
+            limits.max_bytes >> 20,
+            STREAMS.len(),
+            (limits.max_bytes >> 20) * STREAMS.len() as i64
+        )
+    })
 }
 
 /// Drops every message the stage inputs hold, so a deployment starts without what was published

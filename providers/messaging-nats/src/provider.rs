@@ -229,7 +229,7 @@ impl Provider for NatsMessagingProvider {
             js: js.clone(),
             dead_letter_stage: cfg.dead_letter_stage.clone(),
         });
-        let default_durable = format!("{}-{}", link.target_id, link.link_name);
+        let default_durable = cits_jetstream::handler::default_durable(link.target_id, link.link_name);
         let consumers = cits_jetstream::durable::start(nats, js, &cfg, &default_durable, target);
         info!(
             component = link.target_id,

@@ -22,10 +22,10 @@ pub struct StageSettings {
     /// Every source-config entry of the component's input (handler) link: how the messaging
     /// provider delivers to it (`concurrency`, `batch_max`, `max_attempts`, …).
     pub input_link: Vec<(String, String)>,
-    /// The durable consumer name the messaging provider gives that link (its `durable` entry, else
-    /// `<component id>-<link name>`): a stage input is a work queue with one consumer per
-    /// partition, so a native stage on durable input takes the deployment's consumers.
-    pub input_durable: String,
+    /// The durable consumer name the messaging provider gives that link when it has no `durable`
+    /// entry: a stage input is a work queue with one consumer per partition, so a native stage on
+    /// durable input takes the deployment's consumers.
+    pub default_durable: String,
     /// Named configs the component has whose entries are not in the manifest but kept in the
     /// lattice's config store (e.g. the RSU registry `cits-rsus`, changed at run time).
     pub lattice_configs: Vec<String>,
@@ -60,11 +60,9 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
         _ => None,
     });
     for link in inputs {
-        settings.input_durable = format!("{component_id}-{}", link.name.as_deref().unwrap_or_default());
+        settings.default_durable =
+            cits_jetstream::handler::default_durable(&component_id, link.name.as_deref().unwrap_or_default());
         for (key, value) in link.source.iter().flat_map(|s| s.config.iter()).flat_map(config_entries) {
-            if key == "durable" {
-                settings.input_durable = value.trim().to_string();
-            }
             if key == "subscriptions" {
                 settings.subscriptions.extend(value.split(',').map(|s| s.trim().to_string()));
             }
@@ -387,9 +385,8 @@ async fn serve_durable(
     client: async_nats::Client,
 ) -> anyhow::Result<()> {
     let link: std::collections::HashMap<String, String> = settings.input_link.into_iter().collect();
-    let mut cfg = HandlerConfig::from_map(&link).map_err(|e| anyhow::anyhow!("{}: input link: {e}", opts.stage))?;
-    let durable = settings.input_durable.clone();
-    cfg.durable = Some(durable.clone());
+    let cfg = HandlerConfig::from_map(&link).map_err(|e| anyhow::anyhow!("{}: input link: {e}", opts.stage))?;
+    let durable = cfg.durable.clone().unwrap_or_else(|| settings.default_durable.clone());
     let js = async_nats::jetstream::new(client.clone());
     cits_jetstream::ensure_streams(&js, &cits_jetstream::Limits::default()).await?;
     let target = std::sync::Arc::new(StageTarget {
@@ -400,7 +397,7 @@ async fn serve_durable(
         dead_letter_stage: cfg.dead_letter_stage.clone(),
         runtime: tokio::runtime::Handle::current(),
     });
-    let _consumers = cits_jetstream::durable::start(client, js, &cfg, &durable, target);
+    let _consumers = cits_jetstream::durable::start(client, js, &cfg, &settings.default_durable, target);
     eprintln!("native {} on {} (durable {durable}-<partition>)", opts.stage, settings.subscriptions.join(", "));
     tokio::signal::ctrl_c().await?;
     Ok(())
@@ -480,10 +477,14 @@ mod tests {
         assert!(d.input_link.contains(&("dead_letter_stage".into(), "decoder".into())), "{:?}", d.input_link);
         // Durable input takes the deployment's consumers: the provider's `<component id>-<link>`,
         // or the link's `durable` (the CPM input both deployments share).
-        assert_eq!(s.input_durable, "cits-collision-detector-collision-detector-input");
-        assert_eq!(d.input_durable, "ingress");
+        let durable = |s: &StageSettings| {
+            let link: std::collections::HashMap<String, String> = s.input_link.iter().cloned().collect();
+            HandlerConfig::from_map(&link).unwrap().durable.unwrap_or_else(|| s.default_durable.clone())
+        };
+        assert_eq!(durable(&s), "cits-collision-detector-collision-detector-input");
+        assert_eq!(durable(&d), "ingress");
         assert_eq!(
-            settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap().input_durable,
+            durable(&settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap()),
             "ingress"
         );
     }
