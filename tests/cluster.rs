@@ -3,7 +3,8 @@
 //! the short recording over the MQTT listener of the second server at 4x while the first server
 //! (the one the first host, wadm and the supervisor connect to) is killed with SIGKILL and started
 //! again: every CPM still yields exactly one `FrameDone`, in order, and the DENMs are the
-//! in-process pipeline's.
+//! in-process pipeline's. (What the MQTT listener acknowledged while the ingress stream had no
+//! leader reaches the pipeline through the listener's store: crates/cits-jetstream/src/mqtt.rs.)
 
 use std::time::Duration;
 
@@ -13,7 +14,6 @@ use cits_tests::Lattice;
 const SHORT: &str = "data/short.rec.b64";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "not yet clean: after a server kill the MQTT replay waits for acknowledgements that never come (docs/reliability.md, NATS cluster); run with make chaos or --ignored"]
 async fn a_cluster_loses_nothing_when_a_server_is_killed_mid_replay() {
     let lattice = Lattice::start_topology(
         "cluster",

@@ -102,7 +102,13 @@ pub async fn replay_with_faults(
         eprintln!("fault at {:.1} s: {fault:?}", started.elapsed().as_secs_f64());
         tokio::task::block_in_place(|| fault.inject(lattice));
     }
-    let summary = replaying.await.unwrap().unwrap();
+    // The replay ends when every CPM was acknowledged; a client that stopped sending would
+    // otherwise hold the test forever.
+    let summary = tokio::time::timeout(patience, replaying)
+        .await
+        .unwrap_or_else(|_| panic!("the replay did not end within {patience:?} after its faults"))
+        .unwrap()
+        .unwrap();
     assert_eq!(summary.messages as usize, records.len() * rsus.len(), "every CPM acknowledged by the MQTT listener");
     // As sent (made now): their frame ids and the in-process DENMs are of these bytes.
     let records = summary.records;

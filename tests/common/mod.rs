@@ -448,6 +448,20 @@ impl Lattice {
 
     /// Every message a JetStream stream holds, in stream order.
     pub async fn stream_messages(&self, stream: &str) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
+        // A cluster heals for a while after a server came back (a stream or the reading consumer
+        // without a leader answers 503): read again from the start.
+        let mut attempt = 1;
+        loop {
+            match self.read_stream(stream).await {
+                Err(e) if attempt < 6 => eprintln!("reading {stream} (attempt {attempt}): {e:#}; again"),
+                read => return read,
+            }
+            attempt += 1;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+
+    async fn read_stream(&self, stream: &str) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
         use async_nats::jetstream::consumer::pull;
         let js = async_nats::jetstream::new(self.nats().await);
         let mut stream = js.get_stream(stream).await.map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -72,7 +72,12 @@ pub fn start<T: Target>(
         for partition in 0..crate::PARTITIONS {
             let (js, cfg, target, permits) = (js.clone(), cfg.clone(), Arc::clone(&target), Arc::clone(&permits));
             let config = consumer.config(spec, partition);
-            let ahead = ReadAhead { client: client.clone(), stream: spec.name, filter: config.filter_subject.clone() };
+            let ahead = ReadAhead {
+                client: client.clone(),
+                stream: spec.name,
+                filter: config.filter_subject.clone(),
+                skip_core_copies: false,
+            };
             loops.push(tokio::spawn(async move {
                 pull_partition(js, ahead, config, cfg, target, permits).await;
             }));
@@ -83,7 +88,7 @@ pub fn start<T: Target>(
 
 async fn pull_partition<T: Target>(
     js: jetstream::Context,
-    ahead: ReadAhead,
+    mut ahead: ReadAhead,
     config: jetstream::consumer::pull::Config,
     cfg: HandlerConfig,
     target: Arc<T>,
@@ -95,7 +100,10 @@ async fn pull_partition<T: Target>(
     let mut finished = Finished::default();
     loop {
         let consumer = match open(&js, ahead.stream, &config).await {
-            Ok(c) => c,
+            Ok((c, skip_core_copies)) => {
+                ahead.skip_core_copies = skip_core_copies;
+                c
+            }
             Err(e) => {
                 warn!(consumer = %name, "cannot open the consumer, trying again: {e:#}");
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -130,6 +138,13 @@ async fn pull_partition<T: Target>(
                         }
                         if let Err(e) = msg.double_ack().await {
                             warn!(consumer = %name, seq, "not acknowledged: {e}");
+                        }
+                        continue;
+                    }
+                    if ahead.skip_core_copies && crate::mqtt::captured_twice(msg.headers.as_ref()) {
+                        debug!(consumer = %name, ?seq, "core copy of a stored MQTT publish: acknowledged, not handled");
+                        if let Err(e) = msg.double_ack().await {
+                            warn!(consumer = %name, ?seq, "not acknowledged: {e}");
                         }
                         continue;
                     }
@@ -233,14 +248,21 @@ pub async fn store_dead_letter(
     crate::publish_all(js, vec![(id, letter.subject, letter.body)]).await.map_err(|e| format!("{e:#}"))
 }
 
+/// The partition's consumer, and whether its stream sources the MQTT listener's store (then the
+/// core copies of what the listener stored are skipped: [`crate::mqtt`]).
 async fn open(
     js: &jetstream::Context,
     stream: &str,
     config: &jetstream::consumer::pull::Config,
-) -> anyhow::Result<PullConsumer> {
+) -> anyhow::Result<(PullConsumer, bool)> {
     let stream = js.get_stream(stream).await.map_err(|e| anyhow::anyhow!("stream {stream}: {e}"))?;
+    let sources_mqtt = crate::mqtt::sources_store(&stream.cached_info().config);
     let name = config.durable_name.clone().unwrap_or_default();
-    stream.get_or_create_consumer(&name, config.clone()).await.map_err(|e| anyhow::anyhow!("consumer {name}: {e}"))
+    let consumer = stream
+        .get_or_create_consumer(&name, config.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("consumer {name}: {e}"))?;
+    Ok((consumer, sources_mqtt))
 }
 
 /// The partition's messages stored after a given one, read straight from the stream.
@@ -249,6 +271,8 @@ struct ReadAhead {
     stream: &'static str,
     /// The partition's filter (`cits.cpm.3.*`), the consumer's own.
     filter: String,
+    /// Leave out the core copies of stored MQTT publishes ([`crate::mqtt::captured_twice`]).
+    skip_core_copies: bool,
 }
 
 /// A read-ahead that has not ended by then is cut off; what came so far is still used (it is the
@@ -274,6 +298,9 @@ impl ReadAhead {
                     204 | 404 => break,
                     _ => anyhow::bail!("direct get: {status} {}", reply.description.unwrap_or_default()),
                 }
+            }
+            if self.skip_core_copies && crate::mqtt::captured_twice(reply.headers.as_ref()) {
+                continue;
             }
             let header = |name| reply.headers.as_ref().and_then(|h| h.get(name)).map(|v| v.as_str().to_string());
             let stored_seq = header(async_nats::header::NATS_SEQUENCE).and_then(|s| s.parse::<u64>().ok());
@@ -385,6 +412,7 @@ async fn single<T: Target>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use async_nats::HeaderMap;
 
     /// A nats-server of the test's own (the binary `make setup` built, `NATS_SERVER`), JetStream
     /// in a fresh directory; killed when dropped.
@@ -461,7 +489,8 @@ mod tests {
         }
         let spec = crate::stage_input("cits.cpm.*").unwrap();
         let partition = stored[0].1;
-        let ahead = ReadAhead { client, stream: spec.name, filter: spec.partition_filter(partition) };
+        let ahead =
+            ReadAhead { client, stream: spec.name, filter: spec.partition_filter(partition), skip_core_copies: false };
         let in_partition: Vec<&(u64, u32, String, String)> = stored.iter().filter(|s| s.1 == partition).collect();
         let expect = |from: usize, n: usize| -> Vec<(u64, String, String)> {
             in_partition[from..].iter().take(n).map(|s| (s.0, s.2.clone(), s.3.clone())).collect()
@@ -491,7 +520,7 @@ mod tests {
         let mut stream = js.get_stream(spec.name).await.unwrap();
         let partition = stream.get_raw_message(1).await.unwrap().subject.split('.').nth(2).unwrap().parse().unwrap();
         let stage = crate::ConsumerSpec { durable: "collector".into(), ack_wait: Duration::from_secs(10) };
-        let consumer = open(&js, spec.name, &stage.config(spec, partition)).await.unwrap();
+        let (consumer, _) = open(&js, spec.name, &stage.config(spec, partition)).await.unwrap();
         let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
         batch.next().await.unwrap().unwrap().double_ack().await.unwrap();
         let held = stream.info().await.unwrap().state.messages;
@@ -500,6 +529,90 @@ mod tests {
         // (the native baseline too) takes the deployment's durable name.
         let other = crate::ConsumerSpec { durable: "native-collector".into(), ..stage };
         assert!(open(&js, spec.name, &other.config(spec, partition)).await.is_err());
+    }
+
+    /// What a stage was handed, message by message (a batch unpacked).
+    #[derive(Default)]
+    struct Handed(std::sync::Mutex<Vec<(String, String)>>);
+
+    impl crate::dispatch::Target for Handed {
+        async fn deliver(&self, msg: &Delivery) -> Result<(), crate::dispatch::Failure> {
+            let (subject, payload) = msg.invocation();
+            let messages = cits::proto::MessageBatch::decode(payload).map(|b| b.messages).unwrap_or_default();
+            let mut handed = self.0.lock().unwrap();
+            if subject == cits::subjects::BATCH {
+                handed.extend(messages.into_iter().map(|m| (m.subject, String::from_utf8(m.body).unwrap())));
+            } else {
+                handed.push((subject, String::from_utf8(msg.payload.to_vec()).unwrap()));
+            }
+            Ok(())
+        }
+
+        async fn dead_letter(&self, _: &Delivery, reason: &str) -> Result<(), String> {
+            panic!("no dead letters here: {reason}")
+        }
+    }
+
+    /// Cluster ingress (crate::mqtt), the listener's two steps done by hand: a QoS 1 CPM is
+    /// handled once, from the listener's store (also when its core copy was never captured, as
+    /// while a new leader is elected); a QoS 0 CPM and a NATS client's once from the core
+    /// capture; a DENM stored for an MQTT subscriber never reaches the stage.
+    #[tokio::test]
+    async fn in_a_cluster_a_qos1_publish_is_handled_once_from_the_listeners_store() {
+        let server = Server::start();
+        let (client, js) = server.streams().await;
+        js.delete_stream("CITS_CPM").await.unwrap();
+        let limits = crate::Limits { max_bytes: 16 << 20, source_mqtt: true, ..Default::default() };
+        crate::ensure_streams(&js, &limits).await.unwrap();
+        let mqtt = |qos: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("Nmqtt-Pub", qos);
+            h
+        };
+        let core = |subject: &'static str, headers: HeaderMap, body: &'static str| {
+            let client = client.clone();
+            async move { client.publish_with_headers(subject, headers, body.into()).await.unwrap() }
+        };
+        let stored = |subject: &'static str, body: &'static str| {
+            let js = js.clone();
+            async move {
+                js.publish_with_headers(format!("$MQTT.msgs.{subject}"), mqtt("1"), body.into())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap()
+            }
+        };
+        core("cits.cpm.rsu-a", mqtt("1"), "qos1 one").await;
+        stored("cits.cpm.rsu-a", "qos1 one").await;
+        stored("cits.cpm.rsu-a", "qos1 two, core copy missed").await;
+        core("cits.cpm.rsu-a", mqtt("0"), "qos0").await;
+        core("cits.cpm.rsu-a", HeaderMap::new(), "nats client").await;
+        stored("cits.denm.rsu-a", "a DENM for an MQTT subscriber").await;
+        client.flush().await.unwrap();
+
+        let handed = Arc::new(Handed::default());
+        let cfg = HandlerConfig { subscriptions: vec!["cits.cpm.*".into()], ..Default::default() };
+        let _consumers = start(client.clone(), js.clone(), &cfg, "decoder", Arc::clone(&handed));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while handed.0.lock().unwrap().len() < 4 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await; // a fifth would show
+        let mut bodies: Vec<String> = handed.0.lock().unwrap().iter().map(|(_, b)| b.clone()).collect();
+        bodies.sort();
+        assert_eq!(bodies, ["nats client", "qos0", "qos1 one", "qos1 two, core copy missed"]);
+        assert!(handed.0.lock().unwrap().iter().all(|(s, _)| s == "cits.cpm.rsu-a"), "{:?}", handed.0.lock());
+        let stream = js.get_stream("CITS_CPM").await.unwrap();
+        for p in 0..crate::PARTITIONS {
+            let mut consumer: PullConsumer = stream.get_consumer(&format!("decoder-{p}")).await.unwrap();
+            let info = consumer.info().await.unwrap();
+            assert_eq!(
+                (info.num_pending, info.num_ack_pending),
+                (0, 0),
+                "partition {p}: the skipped copy acknowledged too"
+            );
+        }
     }
 
     #[test]

@@ -33,6 +33,7 @@ use async_nats::HeaderMap;
 pub mod dispatch;
 pub mod durable;
 pub mod handler;
+pub mod mqtt;
 
 /// Partitions of every stage-input stream: how many RSUs a stage serves in parallel (RSUs that
 /// hash to the same partition share its order). Fixed when a stream is created.
@@ -113,6 +114,9 @@ pub struct Limits {
     /// Servers of a cluster that keep each stream (1 on a single server, 3 in a cluster: a
     /// majority goes on when one is lost).
     pub replicas: usize,
+    /// The ingress stream also sources what the MQTT listener acknowledged (a cluster: see
+    /// [`mqtt`]).
+    pub source_mqtt: bool,
 }
 
 impl Default for Limits {
@@ -122,6 +126,7 @@ impl Default for Limits {
             max_bytes: 1 << 30,
             duplicate_window: Duration::from_secs(120),
             replicas: 1,
+            source_mqtt: false,
         }
     }
 }
@@ -164,9 +169,9 @@ impl StreamSpec {
         };
         stream::Config {
             name: self.name.to_string(),
-            subjects: std::iter::once(self.subjects).chain(self.also.iter().copied()).map(String::from).collect(),
+            subjects: self.families().into_iter().map(String::from).collect(),
             storage: stream::StorageType::File,
-            retention: self.retention(),
+            retention: self.retention(limits.source_mqtt),
             discard: stream::DiscardPolicy::Old,
             max_age: limits.max_age,
             max_bytes: limits.max_bytes,
@@ -176,14 +181,29 @@ impl StreamSpec {
             republish,
             // The messaging provider reads a partition's backlog ahead with batched direct gets.
             allow_direct: true,
+            sources: (limits.source_mqtt && self.is_ingress()).then(|| vec![mqtt::ingress_source(&self.families())]),
             ..Default::default()
         }
     }
 
+    /// Whether RSUs publish to it (the first stage's input).
+    fn is_ingress(&self) -> bool {
+        self.name == STREAMS[0].name
+    }
+
+    /// Every subject family it captures: `cits.cpm.*`, then [`Self::also`].
+    fn families(&self) -> Vec<&'static str> {
+        std::iter::once(self.subjects).chain(self.also.iter().copied()).collect()
+    }
+
     /// Stage inputs keep what is not yet processed (work queue); outboxes and dead letters keep
-    /// everything within the limits, for RSUs that reconnect and for inspection.
-    pub fn retention(&self) -> stream::RetentionPolicy {
+    /// everything within the limits, for RSUs that reconnect and for inspection. An ingress that
+    /// sources the MQTT listener's store keeps everything too: where its sourcing resumes after a
+    /// leader change is the last sourced message it still holds (in a work queue, none: the
+    /// server then resumes by time and skips what was stored but not yet sourced).
+    pub fn retention(&self, sources_mqtt: bool) -> stream::RetentionPolicy {
         match self.role {
+            Role::StageInput if sources_mqtt && self.is_ingress() => stream::RetentionPolicy::Limits,
             Role::StageInput => stream::RetentionPolicy::WorkQueue,
             Role::Outbox { .. } | Role::Kept => stream::RetentionPolicy::Limits,
         }
@@ -219,17 +239,29 @@ pub fn published_subject(stored: &str) -> String {
 /// empty one of an earlier retention (stage inputs before they were work queues), which is made
 /// anew: the server cannot change a stream's retention to or from work queue.
 pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
+    if limits.source_mqtt {
+        ensure_mqtt_store(js, limits).await?;
+    }
     for spec in STREAMS {
         let stream = create_stream(js, spec, limits).await?;
         let info = stream.cached_info();
-        if info.config.retention != spec.retention() {
+        // Whoever made it with the listener's store as a source (a cluster's `cits streams`) decided.
+        let limits = &Limits { source_mqtt: limits.source_mqtt || mqtt::sources_store(&info.config), ..limits.clone() };
+        let wanted = spec.retention(limits.source_mqtt);
+        let to_source = limits.source_mqtt && spec.is_ingress() && !mqtt::sources_store(&info.config);
+        if info.config.retention == wanted && to_source {
+            js.update_stream(spec.config(limits))
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot make {} source the MQTT listener's store: {e}", spec.name))?;
+        }
+        if info.config.retention != wanted {
             if info.state.messages > 0 {
                 anyhow::bail!(
                     "stream {} has {:?} retention where {:?} is needed, and holds {} messages: let its \
                      stage work them off with the previous version, then delete the stream (`nats stream rm {}`)",
                     spec.name,
                     info.config.retention,
-                    spec.retention(),
+                    wanted,
                     info.state.messages,
                     spec.name
                 );
@@ -237,6 +269,29 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
             js.delete_stream(spec.name).await.map_err(|e| anyhow::anyhow!("deleting stream {}: {e}", spec.name))?;
             create_stream(js, spec, limits).await?;
         }
+    }
+    Ok(())
+}
+
+/// The MQTT listener's store with limits retention ([`mqtt::store_config`]), before any MQTT
+/// client made it with interest retention; made anew if the listener made it and it is empty.
+async fn ensure_mqtt_store(js: &jetstream::Context, limits: &Limits) -> anyhow::Result<()> {
+    let config = mqtt::store_config(limits);
+    let store =
+        js.get_or_create_stream(config.clone()).await.map_err(|e| anyhow::anyhow!("stream {}: {e}", mqtt::STORE))?;
+    let info = store.cached_info();
+    if info.config.retention != config.retention {
+        anyhow::ensure!(
+            info.state.messages == 0,
+            "the MQTT listener made {} with {:?} retention and it holds {} messages: let its subscribers \
+             take them, then delete it (`nats stream rm {}`) before RSUs connect",
+            mqtt::STORE,
+            info.config.retention,
+            info.state.messages,
+            mqtt::STORE
+        );
+        js.delete_stream(mqtt::STORE).await.map_err(|e| anyhow::anyhow!("deleting {}: {e}", mqtt::STORE))?;
+        js.create_stream(config).await.map_err(|e| anyhow::anyhow!("stream {}: {e}", mqtt::STORE))?;
     }
     Ok(())
 }
@@ -360,6 +415,13 @@ mod tests {
                 Role::StageInput => assert_eq!(retention, stream::RetentionPolicy::WorkQueue, "{}", spec.name),
                 _ => assert_eq!(retention, stream::RetentionPolicy::Limits, "{}", spec.name),
             }
+            // In a cluster the ingress keeps what it sourced: the resume point of its sourcing.
+            let clustered = spec.config(&Limits { source_mqtt: true, ..Default::default() });
+            assert_eq!(
+                clustered.retention == stream::RetentionPolicy::Limits,
+                spec.role != Role::StageInput || spec.is_ingress()
+            );
+            assert_eq!(clustered.sources.is_some(), spec.is_ingress(), "{}", spec.name);
         }
     }
 

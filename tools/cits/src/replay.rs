@@ -212,6 +212,11 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
         // A persistent session: after a lost connection (a restarted server) the client reconnects
         // and sends again every QoS 1 message not yet acknowledged, as an RSU must.
         mqtt.set_clean_session(false);
+        // Packet ids are reused after `inflight` publishes. rumqttc's default (100) is reached by
+        // a few seconds of a cluster electing a leader; what it then sends again in the kept
+        // session holds every id, each new publish collides, and rumqttc keeps only the last
+        // colliding one (the others never go, the replay waits for them forever).
+        mqtt.set_inflight(INFLIGHT);
         crate::auth::apply_rsu_credentials(opts.auth.as_deref(), rsu, &mut mqtt)?;
         let (client, eventloop) = AsyncClient::new(mqtt, 1024);
         clients.push(client);
@@ -256,6 +261,10 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
     }
     Ok(ReplaySummary { messages: sent, bytes, elapsed, published_at_us, records: Vec::new(), shift_ms: 0 })
 }
+
+/// Publishes in flight per connection before the client waits for acknowledgements: longer than
+/// any outage it rides out at the highest replay rate (16 RSUs' CPMs at 16x: 160 a second each).
+const INFLIGHT: u16 = 4096;
 
 /// Drives one RSU's connection until its `expected` messages left (QoS 0) or were acknowledged
 /// (QoS 1); returns how many.

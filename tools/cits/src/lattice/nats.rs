@@ -186,7 +186,14 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot create the secrets lock stream (R{replicas}): {e}"))?;
     }
-    let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, replicas, ..Default::default() };
+    // In a cluster an MQTT PUBACK does not mean the ingress captured the CPM (a stream electing
+    // its leader misses it): the ingress sources the listener's store too (cits_jetstream::mqtt).
+    let limits = cits_jetstream::Limits {
+        max_bytes: settings.stream_max_bytes,
+        replicas,
+        source_mqtt: replicas > 1,
+        ..Default::default()
+    };
     cits_jetstream::ensure_streams(&js, &limits).await
 }
 
