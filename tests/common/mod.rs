@@ -65,18 +65,30 @@ pub const STAGE_COMPONENTS: [&str; 7] = [
     "cits-denm-sender",
 ];
 
-/// A free TCP port on loopback.
+/// A free TCP port on loopback, below the kernel's ephemeral range (32768 and up here): a server
+/// restarted mid-test must find its port again, and an ephemeral one can meanwhile be the source
+/// port of any outgoing connection ("bind: address already in use", seen in `make chaos`).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let start = std::process::id().wrapping_mul(7919) % SPAN;
+    loop {
+        let port = (FIRST + (start + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// The first of `n` consecutive free TCP ports on loopback (a cluster's servers listen on a
 /// lattice's ports plus 0, 1, 2).
 pub fn free_ports(n: u16) -> u16 {
     loop {
+        // Taken one after the other, so no later free_port() hands out one of them.
         let base = free_port();
-        if base.checked_add(n).is_some() && (1..n).all(|i| std::net::TcpListener::bind(("127.0.0.1", base + i)).is_ok())
-        {
+        if (1..n).all(|i| free_port() == base + i) {
             return base;
         }
     }

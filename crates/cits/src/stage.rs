@@ -47,7 +47,7 @@ pub fn dead_letter_id(stage: &str, subject: &str, payload: &[u8], stream_sequenc
 }
 
 /// 64-bit FNV-1a: stable across builds and platforms (std's hasher promises neither).
-fn fnv1a(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in parts.iter().flat_map(|p| p.iter()) {
         h ^= u64::from(*b);

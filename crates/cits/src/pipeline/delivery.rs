@@ -68,7 +68,7 @@ pub fn handle<H: Handler, V: Services>(
     } else {
         vec![crate::proto::BatchedMessage { subject: subject.to_string(), body: body.to_vec(), ..Default::default() }]
     };
-    let ids: Vec<String> = batch.iter().map(|m| crate::stage::frame_id(&m.subject, &m.body)).collect();
+    let ids: Vec<String> = batch.iter().map(|m| input_key::<H>(&m.subject, &m.body)).collect();
     let marker = |m: &crate::proto::BatchedMessage| format!("{name}/{}", m.subject);
     // Inputs found applied: the computation starts over without them (rare: only after a crash
     // between commit and acknowledgement), so no state they changed is applied twice.
@@ -134,6 +134,28 @@ pub fn handle<H: Handler, V: Services>(
     }
 }
 
+/// The field every frame of the pipeline keeps the CPM's frame id in (`frame_id = 14`), read
+/// alone from any of them.
+#[derive(Clone, PartialEq, prost::Message)]
+struct CarriedFrameId {
+    #[prost(string, tag = "14")]
+    frame_id: String,
+}
+
+/// How an input is known to its stage (applied markers, output message ids): by the CPM frame
+/// it carries (see [`Handler::INPUT_IS_FRAME`]); else by its subject and bytes
+/// ([`crate::stage::frame_id`]: a CPM the RSU sent again is the same frame). A frame known by
+/// its CPM gives the same output ids however often it is computed, so JetStream keeps one
+/// `FrameDone` per CPM even when an upstream stage handled it twice against different state.
+fn input_key<H: Handler>(subject: &str, body: &[u8]) -> String {
+    if H::INPUT_IS_FRAME {
+        if let Some(carried) = CarriedFrameId::decode(body).ok().filter(|c| !c.frame_id.is_empty()) {
+            return carried.frame_id;
+        }
+    }
+    crate::stage::frame_id(subject, body)
+}
+
 /// Each output's message id: the input's id, the stage, the output's subject and its place among
 /// that input's outputs on the same subject. Not its place among all outputs: an input handled
 /// again against newer state (redelivered after its applied marker rolled off) may add or drop a
@@ -181,6 +203,31 @@ mod tests {
     use crate::pipeline::testing::*;
     use crate::pipeline::*;
     use crate::proto::{FrameDone, LaneGraph};
+
+    /// A frame computed twice upstream (other trajectories, other bytes) is one frame to the next
+    /// stage; raw CPMs are known by their bytes.
+    #[test]
+    fn a_frame_is_known_by_the_cpm_it_carries_and_a_cpm_by_its_bytes() {
+        let frame = |reference_time_us| {
+            crate::proto::TrajectoryFrame {
+                rsu_id: "r1".into(),
+                reference_time_us,
+                frame_id: "0123456789abcdef".into(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
+        let (first, again) = (frame(1), frame(2));
+        assert_ne!(first, again);
+        assert_eq!(input_key::<MapMatcher>("cits.trajectories.r1", &first), "0123456789abcdef");
+        assert_eq!(input_key::<MapMatcher>("cits.trajectories.r1", &again), "0123456789abcdef");
+        let none = crate::proto::TrajectoryFrame { rsu_id: "r1".into(), ..Default::default() }.encode_to_vec();
+        assert_eq!(
+            input_key::<MapMatcher>("cits.trajectories.r1", &none),
+            crate::stage::frame_id("cits.trajectories.r1", &none)
+        );
+        assert_eq!(input_key::<Decoder>("cits.cpm.r1", &first), crate::stage::frame_id("cits.cpm.r1", &first));
+    }
 
     #[test]
     fn an_outputs_message_id_does_not_depend_on_the_other_outputs() {

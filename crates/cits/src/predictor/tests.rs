@@ -769,6 +769,23 @@ fn a_track_counts_the_turn_it_came_out_of_not_the_connector_first_matched() {
 }
 
 #[test]
+fn a_track_counts_once_however_often_its_frame_is_handled() {
+    let (map, cfg) = (map(), PredictorConfig::default());
+    let mut t = car(-3.0);
+    t.points[1].lanelet_id = 2;
+    t.points[2].lanelet_id = 5;
+    let mut learned = TurnPriors::default();
+    assert!(super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "counted the first time");
+    let once = learned.clone();
+    assert!(!super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "the same frame again");
+    assert_eq!(learned, once);
+    // Another track taking the same turn counts.
+    t.object_id += 1;
+    assert!(super::learn_and_predict(&map, &t, &cfg, &mut learned).1);
+    assert!(learned.approaches[0].straight > once.approaches[0].straight);
+}
+
+#[test]
 fn learned_turns_weigh_an_approach_and_fade_with_time() {
     let (map, cfg) = (map(), PredictorConfig::default());
     let mut learned = TurnPriors::default();
