@@ -56,7 +56,6 @@ WASH_DOWNLOADS  ?= $(or $(WASH_DOWNLOADS_DIR),$(or $(XDG_DATA_HOME),$(HOME)/.loc
 
 # Runtime (make run); the tests pick free ports of their own.
 NATS_PORT  ?= 4222
-MQTT_PORT  ?= 1883
 REDIS_PORT ?= 6379
 DASHBOARD_PORT ?= 8480
 SPEED      ?= 1
@@ -65,6 +64,9 @@ HOSTS      ?= 1
 # What the lattice is made of (make run TOPOLOGY=cluster): single (one nats-server, HOSTS hosts),
 # cluster (three nats-servers in one cluster, streams R3, a host on each), or a topology file.
 TOPOLOGY   ?= single
+# RSUs speak MQTT in clear text to one server on loopback (1883), over TLS to a cluster (8883–8885,
+# checked against the lattice's CA in $(CITS_STATE)/tls/ca.pem).
+MQTT_PORT  ?= $(if $(filter single,$(TOPOLOGY)),1883,8883)
 # The default recording: ≈3,300 CPMs over ≈3.5 min from the simulator (see data/default.truth.json).
 RECORDING  ?= data/default.rec.b64
 CITS_STATE ?= $(REPO)/.state
@@ -210,7 +212,8 @@ run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print 
 	$(LATTICE) deploy && \
 	$(LATTICE) dashboard-up && \
 	$(LATTICE) probe && \
-	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
+	CITS_AUTH=$(CITS_STATE)/auth CITS_MQTT_CA=$$(ls $(CITS_STATE)/tls/ca.pem 2>/dev/null) \
+	  $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
 	  --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."

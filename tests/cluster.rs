@@ -53,4 +53,18 @@ async fn a_cluster_loses_nothing_when_a_server_is_killed_mid_replay() {
         }
     }
     assert!(single.is_empty(), "streams not on all three servers: {single:?}");
+
+    // What crosses a network is TLS: an RSU speaking plain MQTT gets no CONNACK (the replay
+    // above spoke TLS, checking the lattice's CA), and a server's route port says nothing in
+    // clear text (a plain route port greets with INFO at once; this one waits for a TLS
+    // handshake, then hangs up).
+    let plain = lattice.mqtt_login("plain-rsu", None).await;
+    assert!(plain.is_err(), "plain MQTT on the TLS listener: {:?}", plain.as_ref().map(|_| "connected"));
+    let route = lattice.supervisor().settings.server(0).cluster;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", route)).await.unwrap();
+    let mut greeting = vec![0u8; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(10), tokio::io::AsyncReadExt::read(&mut stream, &mut greeting))
+        .await
+        .expect("the route port hangs up on a peer that does not start TLS");
+    assert_eq!(read.unwrap_or(0), 0, "clear text from the route port: {:?}", String::from_utf8_lossy(&greeting));
 }

@@ -237,9 +237,10 @@ async fn honest_run(
     nats.flush().await.unwrap();
     let options = lattice.replay_options(&[rsu], 1.0, 1);
     let auth = lattice.auth_dir();
-    let mut denms = cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth))
-        .await
-        .unwrap();
+    let mut denms =
+        cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth), None)
+            .await
+            .unwrap();
     let arrivals = tokio::spawn(async move {
         let mut at: HashMap<String, u64> = HashMap::new();
         while let Ok(Some(m)) = tokio::time::timeout(Duration::from_secs(30), done.next()).await {

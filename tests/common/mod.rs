@@ -236,7 +236,7 @@ impl Lattice {
     }
 
     /// The supervisor of this lattice (`cits lattice`), with the binaries `make test-e2e` names.
-    fn supervisor(&self) -> cits_tools::lattice::Lattice {
+    pub fn supervisor(&self) -> cits_tools::lattice::Lattice {
         let settings = cits_tools::lattice::Settings::from_env().expect("lattice settings from the environment");
         cits_tools::lattice::Lattice::new(cits_tools::lattice::Settings {
             state: self.state.clone(),
@@ -320,6 +320,7 @@ impl Lattice {
             progress: false,
             auth: Some(self.auth_dir()),
             wire: Default::default(),
+            mqtt_ca: self.supervisor().settings.tls().map(|f| f.ca),
         }
     }
 

@@ -30,6 +30,7 @@ pub async fn replay_and_collect(
         &format!("denms-{rsu}"),
         std::slice::from_ref(&rsu),
         Some(&auth),
+        lattice.supervisor().settings.tls().map(|f| f.ca).as_deref(),
     )
     .await
     .unwrap();

@@ -15,7 +15,8 @@ pub struct Received {
 }
 
 /// Subscribes (QoS 1) to the DENMs of each of `rsus`, one connection per RSU with that RSU's
-/// credentials (see [`crate::auth`]), and returns once the broker acknowledged every
+/// credentials (see [`crate::auth`]), over TLS when `ca` names the CA to check the listener
+/// against (see [`crate::tls`]), and returns once the broker acknowledged every
 /// subscription, so no DENM published afterwards is missed. The connections live as long as the
 /// receiver.
 pub async fn subscribe(
@@ -24,10 +25,11 @@ pub async fn subscribe(
     client_id: &str,
     rsus: &[String],
     auth: Option<&Path>,
+    ca: Option<&Path>,
 ) -> anyhow::Result<mpsc::Receiver<Received>> {
     let (tx, rx) = mpsc::channel(1024);
     for rsu in rsus {
-        subscribe_rsu(host, port, &format!("{client_id}-{rsu}"), rsu, auth, tx.clone()).await?;
+        subscribe_rsu(host, port, &format!("{client_id}-{rsu}"), rsu, auth, ca, tx.clone()).await?;
     }
     Ok(rx)
 }
@@ -38,11 +40,15 @@ async fn subscribe_rsu(
     client_id: &str,
     rsu: &str,
     auth: Option<&Path>,
+    ca: Option<&Path>,
     tx: mpsc::Sender<Received>,
 ) -> anyhow::Result<()> {
     let mut opts = MqttOptions::new(client_id, host, port);
     opts.set_keep_alive(Duration::from_secs(30));
     crate::auth::apply_rsu_credentials(auth, rsu, &mut opts)?;
+    if let Some(ca) = ca {
+        opts.set_transport(crate::tls::mqtt_transport(ca)?);
+    }
     let (client, mut eventloop) = AsyncClient::new(opts, 64);
     client.subscribe(format!("cits/denm/{rsu}"), QoS::AtLeastOnce).await?;
     let subscribed = tokio::time::timeout(Duration::from_secs(10), async {

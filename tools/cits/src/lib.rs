@@ -16,5 +16,6 @@ pub mod recording;
 pub mod replay;
 pub mod rsu;
 pub mod sim;
+pub mod tls;
 pub mod watch;
 pub mod worst_frame;

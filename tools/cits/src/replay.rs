@@ -24,6 +24,8 @@ pub struct ReplayOptions {
     /// The format the CPMs go out in (the recordings hold TS 103 324 UPER): as other RSUs and
     /// bridges send them.
     pub wire: Wire,
+    /// MQTT over TLS, the listener checked against this CA (see [`crate::tls`]); None: plain.
+    pub mqtt_ca: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +220,9 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
         // colliding one (the others never go, the replay waits for them forever).
         mqtt.set_inflight(INFLIGHT);
         crate::auth::apply_rsu_credentials(opts.auth.as_deref(), rsu, &mut mqtt)?;
+        if let Some(ca) = &opts.mqtt_ca {
+            mqtt.set_transport(crate::tls::mqtt_transport(ca)?);
+        }
         let (client, eventloop) = AsyncClient::new(mqtt, 1024);
         clients.push(client);
         connections.push(tokio::spawn(drive(eventloop, own.len() as u64, qos)));

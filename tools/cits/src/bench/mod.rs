@@ -338,6 +338,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
         progress: false,
         auth: crate::auth::auth_dir(),
         wire: Default::default(),
+        mqtt_ca: crate::tls::mqtt_ca_from_env(),
     };
     let summary = replay_as_stations(&records, &replay_opts, &stations).await?;
     let replay_s = started.elapsed().as_secs_f64();

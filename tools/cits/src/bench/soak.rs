@@ -135,6 +135,7 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
         progress: false,
         auth: crate::auth::auth_dir(),
         wire: Default::default(),
+        mqtt_ca: crate::tls::mqtt_ca_from_env(),
     };
     let (mut sent, mut published_at_us, mut rounds) = (Vec::new(), Vec::new(), 0u32);
     // The last round is what fits in the time left; less than a few seconds is no round.

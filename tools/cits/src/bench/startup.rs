@@ -76,6 +76,7 @@ pub async fn first_denm_backlog(
         progress: false,
         auth: crate::auth::auth_dir(),
         wire: Default::default(),
+        mqtt_ca: crate::tls::mqtt_ca_from_env(),
     };
     clean_state(&client, &mut store).await?;
     replay(records, &opts).await?;

@@ -10,7 +10,8 @@ pub struct ReplayArgs {
     /// Recording (base64 records: 4-byte length, 8-byte timestamp, UPER CPM).
     #[arg(long, default_value = "data/demo.rec.b64")]
     pub file: PathBuf,
-    /// MQTT listener (NATS's MQTT gateway), host:port.
+    /// MQTT listener (NATS's MQTT gateway), host:port; over TLS when `CITS_MQTT_CA` names the CA
+    /// to check it against (a cluster's, `<state>/tls/ca.pem`).
     #[arg(long, env = "CITS_MQTT", default_value = "127.0.0.1:1883")]
     pub mqtt: String,
     /// RSU id(s) to publish as (topic cits/cpm/<rsu>); repeat to replay as several RSUs at once.
@@ -45,6 +46,7 @@ impl ReplayArgs {
             progress,
             auth: cits_tools::auth::auth_dir(),
             wire: self.wire,
+            mqtt_ca: cits_tools::tls::mqtt_ca_from_env(),
         })
     }
 

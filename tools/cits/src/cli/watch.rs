@@ -244,6 +244,13 @@ pub async fn subscribe_denms(
 ) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_tools::denms::Received>> {
     let (host, port) = super::split_host_port(mqtt)?;
     let auth = cits_tools::auth::auth_dir();
-    cits_tools::denms::subscribe(&host, port, &format!("cits-watch-{}", std::process::id()), rsus, auth.as_deref())
-        .await
+    cits_tools::denms::subscribe(
+        &host,
+        port,
+        &format!("cits-watch-{}", std::process::id()),
+        rsus,
+        auth.as_deref(),
+        cits_tools::tls::mqtt_ca_from_env().as_deref(),
+    )
+    .await
 }

@@ -16,7 +16,13 @@ use super::log;
 use super::settings::Settings;
 use crate::manifest::{self, Render};
 
-const DEPLOY_LIMIT: Duration = Duration::from_secs(60);
+/// How long a deployment may take per host: each host unpacks and starts its providers, and on a
+/// small machine the hosts of a cluster take turns (three on two cores took over a minute).
+const DEPLOY_LIMIT_PER_HOST: Duration = Duration::from_secs(60);
+
+fn deploy_limit(settings: &Settings) -> Duration {
+    DEPLOY_LIMIT_PER_HOST * settings.topology().hosts.len().max(1) as u32
+}
 
 /// What this lattice changes in the committed manifests: a replay faster than real time
 /// (MAX_AGE_MS) or one recording as many intersections (CAMERA_STATIONS get RSU_STATION's
@@ -98,7 +104,7 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow!("wadm refused to deploy {app} {version}: {e}\n{put_log}"))?;
 
-    let give_up = tokio::time::sleep(DEPLOY_LIMIT);
+    let give_up = tokio::time::sleep(deploy_limit(settings));
     tokio::pin!(give_up);
     // A status update is the cue to look; the tick covers a deployment that was already
     // complete (no update follows) or an update missed between two looks.
@@ -113,7 +119,11 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
             _ = tick.tick() => {}
             _ = &mut give_up => {
                 let why = wadm.get_manifest_status(app).await.map(|s| format!("{:?}: {}", s.info.status_type, s.info.message));
-                bail!("{app} {version} not deployed within {DEPLOY_LIMIT:?} ({})", why.unwrap_or_else(|e| e.to_string()));
+                bail!(
+                    "{app} {version} not deployed within {:?} ({})",
+                    deploy_limit(settings),
+                    why.unwrap_or_else(|e| e.to_string())
+                );
             }
         }
     }
@@ -144,7 +154,7 @@ pub async fn undeploy(settings: &Settings, processes: &super::Processes) -> anyh
         .build();
     // Any lattice event (a component scaled, a provider stopped) is the cue to look again.
     let mut events = ctl.nats_client().subscribe(format!("wasmbus.evt.{}.>", settings.lattice)).await?;
-    let give_up = tokio::time::sleep(DEPLOY_LIMIT);
+    let give_up = tokio::time::sleep(deploy_limit(settings));
     tokio::pin!(give_up);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     // Every host of ours must answer: one too slow for the query window would look empty.
@@ -170,7 +180,7 @@ pub async fn undeploy(settings: &Settings, processes: &super::Processes) -> anyh
             _ = tick.tick() => {}
             _ = &mut give_up => {
                 let left: Vec<String> = left.iter().map(Leftover::to_string).collect();
-                bail!("{app} still has {left:?} running after {DEPLOY_LIMIT:?}")
+                bail!("{app} still has {left:?} running after {:?}", deploy_limit(settings))
             }
         }
     }

@@ -15,6 +15,23 @@ pub fn config(settings: &Settings, i: usize) -> String {
     let ServerPorts { client, mqtt, http, cluster } = settings.server(i);
     let nats_sync = &settings.nats_sync;
     let jetstream = settings.state.join(jetstream_dir(i));
+    let tls = settings.tls();
+    // Routes check each other's certificate (the same one, signed by the lattice's CA).
+    let route_tls = tls.as_ref().map_or(String::new(), |f| {
+        format!(
+            "  tls {{\n    cert_file: \"{}\"\n    key_file: \"{}\"\n    ca_file: \"{}\"\n    verify: true\n  }}\n",
+            f.cert.display(),
+            f.key.display(),
+            f.ca.display()
+        )
+    });
+    let mqtt_tls = tls.as_ref().map_or(String::new(), |f| {
+        format!(
+            "  # RSUs reach it over a network: TLS (their token would cross in clear text otherwise).\n  tls {{\n    cert_file: \"{}\"\n    key_file: \"{}\"\n  }}\n",
+            f.cert.display(),
+            f.key.display()
+        )
+    });
     let cluster_block = if servers > 1 {
         let routes: Vec<String> =
             (0..servers).map(|j| format!("    nats-route://127.0.0.1:{}", settings.server(j).cluster)).collect();
@@ -23,7 +40,7 @@ pub fn config(settings: &Settings, i: usize) -> String {
 cluster {{
   name: cits
   listen: 127.0.0.1:{cluster}
-  routes: [
+{route_tls}  routes: [
 {routes}
   ]
 }}
@@ -47,7 +64,7 @@ jetstream {{
 {cluster_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {{
   listen: 127.0.0.1:{mqtt}
-}}
+{mqtt_tls}}}
 # Operator mode: only users signed by this lattice's account connect (no anonymous access);
 # what each may touch is in its JWT (crates/cits-nats-auth). Reloaded after an RSU's revocation.
 include "auth/resolver.conf"
@@ -73,6 +90,9 @@ pub fn config_file(i: usize) -> String {
 
 /// Writes every server's config file.
 pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
+    if let Some(tls) = settings.tls() {
+        crate::tls::ensure(tls.ca.parent().expect("in the state dir"), &crate::tls::names_from_env())?;
+    }
     for i in 0..settings.topology().nats.len() {
         std::fs::create_dir_all(settings.state.join(jetstream_dir(i)))?;
         std::fs::write(settings.state.join(config_file(i)), config(settings, i))?;
@@ -121,7 +141,7 @@ async fn ready(settings: &Settings, i: usize) -> anyhow::Result<()> {
     let ports = settings.server(i);
     let client = connect_to(settings, &format!("127.0.0.1:{}", ports.client)).await?;
     async_nats::jetstream::new(client).query_account().await.context("JetStream account info")?;
-    mqtt_listening(ports.mqtt).await
+    mqtt_listening(ports.mqtt, settings.tls().map(|f| f.ca)).await
 }
 
 /// A connection as the lattice's operator user, to any server of the topology.
@@ -140,9 +160,12 @@ async fn connect_to(settings: &Settings, urls: &str) -> anyhow::Result<async_nat
 
 /// Whether the MQTT listener answers a CONNECT (a refusal of this anonymous client counts:
 /// the listener is up).
-async fn mqtt_listening(port: u16) -> anyhow::Result<()> {
+async fn mqtt_listening(port: u16, ca: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let mut opts = rumqttc::MqttOptions::new("cits-lattice-ready", "127.0.0.1", port);
     opts.set_keep_alive(Duration::from_secs(5));
+    if let Some(ca) = ca {
+        opts.set_transport(crate::tls::mqtt_transport(&ca)?);
+    }
     let (_client, mut eventloop) = rumqttc::AsyncClient::new(opts, 1);
     loop {
         match tokio::time::timeout(Duration::from_secs(2), eventloop.poll()).await {

@@ -152,6 +152,12 @@ impl Settings {
         self.topology.clone().unwrap_or_else(|| Topology::with_hosts(self.hosts))
     }
 
+    /// The lattice's TLS files (`<state>/tls`, see [`crate::tls`]) where its topology crosses a
+    /// network (a cluster); None for one server on loopback.
+    pub fn tls(&self) -> Option<crate::tls::Files> {
+        self.topology().tls().then(|| crate::tls::Files::in_dir(&self.state.join("tls")))
+    }
+
     pub fn manifest(&self) -> PathBuf {
         self.manifest.clone().unwrap_or_else(|| self.repo.join("wadm/cits-pipeline.yaml"))
     }

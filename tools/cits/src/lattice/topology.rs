@@ -119,6 +119,12 @@ impl Topology {
         self.host(n).and_then(|h| h.server).unwrap_or((n.max(1) - 1) % self.nats.len().max(1))
     }
 
+    /// Whether its servers speak TLS to each other and to RSUs: a cluster's servers and RSUs are
+    /// meant to be on different machines (one server is on loopback with its clients).
+    pub fn tls(&self) -> bool {
+        self.nats.len() > 1
+    }
+
     /// Replicas of each JetStream stream and bucket the lattice makes.
     pub fn replicas(&self) -> usize {
         if self.nats.len() > 1 {
