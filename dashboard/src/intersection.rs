@@ -522,6 +522,7 @@ mod tests {
                 right: 3.0,
             }],
             updated_at_us: 0,
+            ..Default::default()
         };
         let stored = Stored { tracks: &tracks, paths: Some(&paths), warnings: Some(&warnings), priors: Some(&priors) };
         let v = rsu_view("rsu1", "x", stored, Some(1001), &p);
