@@ -120,8 +120,20 @@ pub async fn restart(
     processes: &process::Processes,
     i: usize,
 ) -> anyhow::Result<()> {
-    let pid = start_server(settings, guard, i)?;
-    serving(settings, processes, i, pid).await
+    // Right after a kill -9 one of its ports can still be held for a moment (seen once in
+    // `make chaos`: "bind: address already in use" on the monitoring port): start again.
+    let mut attempt = 1;
+    loop {
+        let pid = start_server(settings, guard, i)?;
+        match serving(settings, processes, i, pid).await {
+            Err(e) if attempt < 5 && format!("{e:#}").contains("address already in use") => {
+                eprintln!("{}: a port is still held ({attempt}); starting again", Settings::server_process(i));
+                attempt += 1;
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+            served => return served,
+        }
+    }
 }
 
 /// Waits until server `i` (process `pid`) serves, or fails with its log if it exits first.
