@@ -50,13 +50,17 @@ fn decay(elapsed_us: u64, cfg: &PredictorConfig) -> f64 {
 /// backlog after a restart).
 const COUNTED_KEPT: usize = 256;
 
-/// A track (RSU station, object, generation) leaving `approach`.
+/// A track (RSU station, object) leaving `approach` at its newest point's time: the same
+/// whenever its frame is handled. Not the track's generation: that counts from the assembler's
+/// state, which may have expired in one place (a lattice's Redis between two replays) and not in
+/// another (the in-process pipeline), and two such runs must count alike.
 pub fn track_key(t: &MatchedTrajectory, approach: i64) -> u64 {
+    let at = t.points.last().map_or(0, |p| p.measured_at_us);
     crate::stage::fnv1a(&[
         &t.station_id.to_le_bytes(),
         &t.object_id.to_le_bytes(),
-        &t.generation.to_le_bytes(),
         &approach.to_le_bytes(),
+        &at.to_le_bytes(),
     ])
 }
 

@@ -779,7 +779,14 @@ fn a_track_counts_once_however_often_its_frame_is_handled() {
     let once = learned.clone();
     assert!(!super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "the same frame again");
     assert_eq!(learned, once);
-    // Another track taking the same turn counts.
+    // The same object taking the turn again later (a replay, a reused id) counts, whatever the
+    // assembler's generation says; so does another track.
+    t.generation += 1;
+    assert!(!super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "generation is not part of it");
+    for p in &mut t.points {
+        p.measured_at_us += 60_000_000;
+    }
+    assert!(super::learn_and_predict(&map, &t, &cfg, &mut learned).1);
     t.object_id += 1;
     assert!(super::learn_and_predict(&map, &t, &cfg, &mut learned).1);
     assert!(learned.approaches[0].straight > once.approaches[0].straight);
