@@ -143,7 +143,6 @@ impl HandlerConfig {
     }
 }
 
-/// Case-insensitive lookup (wadm and wash keep keys as written).
 /// The durable consumer name prefix of a handler link without a `durable` entry: one per link
 /// (`<component id>-<link name>`). Whatever serves the link's stage instead (the native baseline)
 /// must use the same: a stage input allows one consumer per partition.
@@ -151,6 +150,7 @@ pub fn default_durable(component_id: &str, link_name: &str) -> String {
     format!("{component_id}-{link_name}")
 }
 
+/// Case-insensitive lookup (wadm and wash keep keys as written).
 pub fn lookup<'a>(values: &'a HashMap<String, String>, key: &str) -> Option<&'a str> {
     values.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
 }

@@ -254,19 +254,9 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot make {} source the MQTT listener's store: {e}", spec.name))?;
         }
-        if info.config.retention != wanted {
-            if info.state.messages > 0 {
-                anyhow::bail!(
-                    "stream {} has {:?} retention where {:?} is needed, and holds {} messages: let its \
-                     stage work them off with the previous version, then delete the stream (`nats stream rm {}`)",
-                    spec.name,
-                    info.config.retention,
-                    wanted,
-                    info.state.messages,
-                    spec.name
-                );
-            }
-            js.delete_stream(spec.name).await.map_err(|e| anyhow::anyhow!("deleting stream {}: {e}", spec.name))?;
+        if delete_if_retention_differs(js, info, wanted, "let its stage work them off with the previous version")
+            .await?
+        {
             create_stream(js, spec, limits).await?;
         }
     }
@@ -279,21 +269,35 @@ async fn ensure_mqtt_store(js: &jetstream::Context, limits: &Limits) -> anyhow::
     let config = mqtt::store_config(limits);
     let store =
         js.get_or_create_stream(config.clone()).await.map_err(|e| anyhow::anyhow!("stream {}: {e}", mqtt::STORE))?;
-    let info = store.cached_info();
-    if info.config.retention != config.retention {
-        anyhow::ensure!(
-            info.state.messages == 0,
-            "the MQTT listener made {} with {:?} retention and it holds {} messages: let its subscribers \
-             take them, then delete it (`nats stream rm {}`) before RSUs connect",
-            mqtt::STORE,
-            info.config.retention,
-            info.state.messages,
-            mqtt::STORE
-        );
-        js.delete_stream(mqtt::STORE).await.map_err(|e| anyhow::anyhow!("deleting {}: {e}", mqtt::STORE))?;
+    let advice = "let the MQTT listener's subscribers take them, before RSUs connect";
+    if delete_if_retention_differs(js, store.cached_info(), config.retention, advice).await? {
         js.create_stream(config).await.map_err(|e| anyhow::anyhow!("stream {}: {e}", mqtt::STORE))?;
     }
     Ok(())
+}
+
+/// Deletes a stream found with another retention than `wanted` (the server cannot change a
+/// stream's retention), so that the caller makes it anew; refuses while it holds messages
+/// (`advice`: how to let them go first). Whether it deleted it.
+async fn delete_if_retention_differs(
+    js: &jetstream::Context,
+    info: &stream::Info,
+    wanted: stream::RetentionPolicy,
+    advice: &str,
+) -> anyhow::Result<bool> {
+    let name = &info.config.name;
+    if info.config.retention == wanted {
+        return Ok(false);
+    }
+    anyhow::ensure!(
+        info.state.messages == 0,
+        "stream {name} has {:?} retention where {wanted:?} is needed, and holds {} messages: {advice}, then \
+         delete the stream (`nats stream rm {name}`)",
+        info.config.retention,
+        info.state.messages,
+    );
+    js.delete_stream(name).await.map_err(|e| anyhow::anyhow!("deleting stream {name}: {e}"))?;
+    Ok(true)
 }
 
 /// `spec`'s stream as it is on the server, created if it does not exist.

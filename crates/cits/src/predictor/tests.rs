@@ -779,8 +779,8 @@ fn a_track_counts_once_however_often_its_frame_is_handled() {
     let once = learned.clone();
     assert!(!super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "the same frame again");
     assert_eq!(learned, once);
-    // The same object taking the turn again later (a replay, a reused id) counts, whatever the
-    // assembler's generation says; so does another track.
+    // The assembler's generation is no part of what was counted (see track_key); the same object
+    // taking the turn again later (a replay, a reused id) counts, and so does another track.
     t.generation += 1;
     assert!(!super::learn_and_predict(&map, &t, &cfg, &mut learned).1, "generation is not part of it");
     for p in &mut t.points {
