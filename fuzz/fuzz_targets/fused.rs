@@ -13,12 +13,12 @@ libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = FusedInput::parse(data) else { return };
     let subject = input.subject();
     let mut svc = platform(Vec::new());
-    check(Fused::NAME, &subject, input.body, deliver::<Fused>(&mut svc, &subject, input.body));
+    check::<Fused>(Fused::NAME, &subject, input.body, deliver::<Fused>(&mut svc, &subject, input.body));
     if !input.redelivered {
         return;
     }
     let again = deliver::<Fused>(&mut svc, &subject, input.body);
-    let again = check(&format!("{} (redelivered)", Fused::NAME), &subject, input.body, again);
+    let again = check::<Fused>(&format!("{} (redelivered)", Fused::NAME), &subject, input.body, again);
     // A batch that is no MessageBatch is one dead letter, published again under the same id. Of
     // the others, a subject's applied marker keeps the last 64 messages.
     let n = if input.batch { MessageBatch::decode(input.body).ok().map(|b| b.messages.len()) } else { Some(1) };

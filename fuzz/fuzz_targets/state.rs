@@ -3,20 +3,24 @@
 //! input frame: see `cits_fuzz::StateInput` for the layout.
 #![no_main]
 
-use cits::pipeline::{Assembler, CollisionDetector, DenmSender};
+use cits::pipeline::{Assembler, CollisionDetector, DenmSender, Handled};
 use cits_fuzz::{check_handled, deliver, input_subject, platform, StateInput};
 
 libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let Some(input) = StateInput::parse(data) else { return };
     let mut svc = platform(input.stored);
     let subject = input_subject(input.stage);
-    let result = match input.stage {
-        cits::assembler::STAGE => deliver::<Assembler>(&mut svc, &subject, input.frame),
-        cits::collision::STAGE => deliver::<CollisionDetector>(&mut svc, &subject, input.frame),
-        _ => deliver::<DenmSender>(&mut svc, &subject, input.frame),
+    let (result, check): (_, fn(&str, &str, &[u8], &Handled)) = match input.stage {
+        cits::assembler::STAGE => {
+            (deliver::<Assembler>(&mut svc, &subject, input.frame), check_handled::<Assembler>)
+        }
+        cits::collision::STAGE => {
+            (deliver::<CollisionDetector>(&mut svc, &subject, input.frame), check_handled::<CollisionDetector>)
+        }
+        _ => (deliver::<DenmSender>(&mut svc, &subject, input.frame), check_handled::<DenmSender>),
     };
     match result {
-        Ok(handled) => check_handled(input.stage, &subject, input.frame, &handled),
+        Ok(handled) => check(input.stage, &subject, input.frame, &handled),
         // By design: an ActionID sequence that is no number is not skipped (an ActionID must never
         // be given twice), the delivery fails until an operator repairs it.
         Err(e) if e.unavailable && e.reason.starts_with("stored DENM sequence") => {}

@@ -94,17 +94,17 @@ pub fn deliver<H: Handler>(svc: &mut InMemory, subject: &str, body: &[u8]) -> Re
 /// of each of its messages or a dead letter with the reason — never a retry, which only a
 /// service that is down may cause (a message that fails every time would hold up its RSU for
 /// good).
-pub fn check(what: &str, subject: &str, body: &[u8], result: Result<Handled, StageError>) -> Handled {
+pub fn check<H: Handler>(what: &str, subject: &str, body: &[u8], result: Result<Handled, StageError>) -> Handled {
     let handled =
         result.unwrap_or_else(|e| panic!("{what}: the input made the delivery fail as if a service were down: {e}"));
-    check_handled(what, subject, body, &handled);
+    check_handled::<H>(what, subject, body, &handled);
     handled
 }
 
 /// Each refused message has a decodable dead letter on `cits.dlq.<stage>` with its reason, and
-/// each message is accounted for: unless skipped as already applied, it has an output (its id is
-/// the message id's prefix).
-pub fn check_handled(what: &str, subject: &str, body: &[u8], handled: &Handled) {
+/// each message is accounted for: unless skipped as already applied, it has an output (its id
+/// prefixed by the message's key for stage `H`, [`pipeline::input_key`]) or a dead letter.
+pub fn check_handled<H: Handler>(what: &str, subject: &str, body: &[u8], handled: &Handled) {
     let letters: Vec<DeadLetter> = handled
         .outbound
         .iter()
@@ -125,9 +125,14 @@ pub fn check_handled(what: &str, subject: &str, body: &[u8], handled: &Handled) 
         return;
     }
     for (subject, body) in messages(subject, body) {
-        let id = cits::stage::frame_id(&subject, &body);
+        // An output is known by the input's key, a dead letter by the input's own bytes.
+        let key = pipeline::input_key::<H>(&subject, &body);
+        let own = cits::stage::frame_id(&subject, &body);
         assert!(
-            handled.outbound.iter().any(|(out, _)| out.starts_with(&id)),
+            handled
+                .outbound
+                .iter()
+                .any(|(out, o)| out.starts_with(&key) || (o.subject.starts_with("cits.dlq.") && out.starts_with(&own))),
             "{what}: a message on {subject} gave neither an output nor a dead letter"
         );
     }
@@ -153,6 +158,6 @@ pub fn fuzz_stage<H: Handler>(body: &[u8]) {
     }
     for subject in subjects {
         let mut svc = platform(Vec::new());
-        check(H::NAME, &subject, body, deliver::<H>(&mut svc, &subject, body));
+        check::<H>(H::NAME, &subject, body, deliver::<H>(&mut svc, &subject, body));
     }
 }

@@ -34,7 +34,7 @@ pub type Publish<'a> = &'a mut dyn FnMut(&[(String, Outbound)]) -> Result<(), St
 /// 2. `publish` them, each with a message id derived from its input, so JetStream drops the
 ///    copies a redelivery publishes again;
 /// 3. commit the state in one write, together with an "applied" marker per input subject
-///    holding the ids of the last inputs applied ([`crate::stage::frame_id`] of subject and bytes);
+///    holding the ids of the last inputs applied ([`input_key`]);
 /// 4. return, after which the provider acknowledges the input.
 ///
 /// A crash before 3 leaves the state as it was: the redelivered input is computed again and its
@@ -94,9 +94,9 @@ pub fn handle<H: Handler, V: Services>(
                 continue;
             }
             let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
-            // A good input is known by its bytes (the RSU's resend of a CPM is the same frame); a
-            // bad one by where the stream stored it too, so that the same bad bytes sent again are
-            // a dead letter again, while its redelivery is not (see `input_id`).
+            // A good input is known by its key (`input_key`: the RSU's resend of a CPM is the same
+            // frame); a bad one by its bytes and where the stream stored it, so that the same bad
+            // bytes sent again are a dead letter again, while its redelivery is not (`input_id`).
             let id = match outcome {
                 Outcome::DeadLettered { .. } => {
                     crate::stage::input_id(&msg.subject, &msg.body, Some(msg.stream_sequence).filter(|&s| s > 0))
@@ -147,7 +147,7 @@ struct CarriedFrameId {
 /// ([`crate::stage::frame_id`]: a CPM the RSU sent again is the same frame). A frame known by
 /// its CPM gives the same output ids however often it is computed, so JetStream keeps one
 /// `FrameDone` per CPM even when an upstream stage handled it twice against different state.
-fn input_key<H: Handler>(subject: &str, body: &[u8]) -> String {
+pub fn input_key<H: Handler>(subject: &str, body: &[u8]) -> String {
     if H::INPUT_IS_FRAME {
         if let Some(carried) = CarriedFrameId::decode(body).ok().filter(|c| !c.frame_id.is_empty()) {
             return carried.frame_id;

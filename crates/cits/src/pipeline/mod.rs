@@ -23,7 +23,7 @@ pub mod testing;
 mod tiles;
 
 pub use cache::Cached;
-pub use delivery::{handle, Handled, Publish};
+pub use delivery::{handle, input_key, Handled, Publish};
 pub use fused::{chain, for_each_stage, EachStage, Fused, Step};
 pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 pub use tiles::MapTiles;
