@@ -22,6 +22,10 @@ pub enum Fault {
     RestartNats,
     /// kill -9 of server `n` (from 1) of a NATS cluster, started again on its store.
     RestartNatsNode(u8),
+    /// The sites' link to the hub is cut: its connections dropped, new ones refused.
+    CutSiteLink,
+    /// The sites' link is back.
+    RestoreSiteLink,
 }
 
 impl Fault {
@@ -44,6 +48,8 @@ impl Fault {
             Fault::RestartRedis => lattice.step(&["crash-restart", "redis"]).unwrap(),
             Fault::RestartNats => lattice.step(&["crash-restart", "nats"]).unwrap(),
             Fault::RestartNatsNode(n) => lattice.step(&["crash-restart", "nats", &n.to_string()]).unwrap(),
+            Fault::CutSiteLink => lattice.site_link.as_ref().expect("a topology with sites").cut(),
+            Fault::RestoreSiteLink => lattice.site_link.as_ref().expect("a topology with sites").restore(),
         }
     }
 }
@@ -146,6 +152,23 @@ pub async fn replay_with_faults(
 
     let done = frames_done(lattice).await;
     let denms = lattice.stream_messages("CITS_DENM").await.unwrap();
+    // What a site's RSUs are sent is what its leaf node holds: the hub's, once sourced.
+    let topology = lattice.supervisor().settings.topology();
+    let mut site_denms = HashMap::new();
+    for (k, _) in topology.sites.iter().enumerate() {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let held = loop {
+            let held = lattice.site_stream_messages(k, cits_jetstream::site::DENMS).await.unwrap();
+            let of_site = |m: &&async_nats::jetstream::Message| {
+                topology.site_of_rsu(m.subject.as_str().rsplit('.').next().unwrap_or("")).is_some_and(|(s, _)| s == k)
+            };
+            if held.len() >= denms.iter().filter(of_site).count() || tokio::time::Instant::now() > deadline {
+                break held;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        site_denms.insert(k, held);
+    }
     let mut outcome = Outcome {
         faults: faults.len(),
         cpms_in: records.len() * rsus.len(),
@@ -185,8 +208,9 @@ pub async fn replay_with_faults(
             outcome.out_of_order.push(rsu.to_string());
         }
         let subject = cits::subjects::denm_outbox(rsu);
+        let held = topology.site_of_rsu(rsu).map_or(&denms, |(k, _)| &site_denms[&k]);
         let sent: Vec<Vec<u8>> =
-            denms.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
+            held.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
         outcome.denms += sent.len();
         if sent != native {
             eprintln!("{rsu}: {} DENMs sent, {} in process", sent.len(), native.len());

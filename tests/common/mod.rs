@@ -5,6 +5,7 @@
 //! Binaries come from `make setup`; run these tests with `make test-e2e`, which passes their paths.
 
 pub mod faults;
+pub mod link;
 mod servers;
 pub mod warnings;
 
@@ -110,13 +111,17 @@ pub struct Lattice {
     pub redis_port: u16,
     http_port: u16,
     cluster_port: u16,
+    leaf_port: u16,
     manifest: Option<PathBuf>,
     /// wasmCloud hosts in the lattice.
     pub hosts: u8,
     /// The lattice's servers and hosts when not one server and `hosts` hosts.
     topology: Option<cits_tools::lattice::Topology>,
-    /// The NATS server (from 0) whose MQTT listener replays connect to.
+    /// The NATS server (from 0) whose MQTT listener replays connect to (an RSU of a site: its
+    /// site's leaf node).
     pub rsu_server: usize,
+    /// The sites' link to the hub (to each of its servers), if it has sites: the test cuts it.
+    pub site_link: Option<link::Link>,
     /// The pipeline's `limits.max_age_ms` when not the production value (replays faster than
     /// real time send CPMs older than live, see `cits_tools::replay::live`).
     max_age_ms: Option<u64>,
@@ -206,21 +211,34 @@ impl Lattice {
         rsu_server: usize,
     ) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
-        // A cluster's servers listen on these plus 0, 1, 2.
-        let servers = topology.as_ref().map_or(1, |t| t.nats.len() as u16);
+        // A cluster's servers listen on these plus 0, 1, 2, the sites' leaf nodes after them.
+        let servers = topology.as_ref().map_or(1, |t| t.servers() as u16);
+        let hub = topology.as_ref().map_or(1, |t| t.nats.len() as u16);
+        let mut topology = topology;
+        let leaf_port = free_ports(hub);
+        // Sites reach the hub through a link of the test's own.
+        let site_link = topology.as_mut().filter(|t| !t.sites.is_empty()).map(|t| {
+            let link = link::Link::start(&(0..hub).map(|j| leaf_port + j).collect::<Vec<_>>());
+            for (server, port) in t.nats.iter_mut().zip(&link.ports) {
+                server.leaf_via = Some(*port);
+            }
+            link
+        });
         let lattice = Self {
             state,
             nats_port: free_ports(servers),
             mqtt_port: free_ports(servers),
             redis_port: free_port(),
             http_port: free_ports(servers),
-            cluster_port: free_ports(servers),
+            cluster_port: free_ports(hub),
+            leaf_port,
             manifest: manifest.map(|m| repo.join(m)),
             repo,
             hosts,
             max_age_ms,
             topology,
             rsu_server,
+            site_link,
         };
         for step in steps {
             if let Err(e) = lattice.step(&step.split_whitespace().collect::<Vec<_>>()) {
@@ -246,6 +264,7 @@ impl Lattice {
             redis_port: self.redis_port,
             nats_http_port: self.http_port,
             nats_cluster_port: self.cluster_port,
+            nats_leaf_port: self.leaf_port,
             hosts: self.hosts.into(),
             topology: self.topology.clone(),
             manifest: self.manifest.clone(),
@@ -313,7 +332,7 @@ impl Lattice {
         }
         cits_tools::replay::ReplayOptions {
             mqtt_host: "127.0.0.1".into(),
-            mqtt_port: self.supervisor().settings.server(self.rsu_server).mqtt,
+            mqtt_port: self.rsu_mqtt_port(rsus[0]),
             rsus: rsus.iter().map(|r| r.to_string()).collect(),
             speed,
             qos,
@@ -321,6 +340,15 @@ impl Lattice {
             auth: Some(self.auth_dir()),
             wire: Default::default(),
             mqtt_ca: self.supervisor().settings.tls().map(|f| f.ca),
+        }
+    }
+
+    /// The MQTT listener `rsu` connects to: its site's leaf node's, else server `rsu_server`'s.
+    pub fn rsu_mqtt_port(&self, rsu: &str) -> u16 {
+        let settings = self.supervisor().settings;
+        match settings.topology().site_of_rsu(rsu) {
+            Some(_) => settings.rsu_mqtt_port(rsu),
+            None => settings.server(self.rsu_server).mqtt,
         }
     }
 
@@ -461,11 +489,41 @@ impl Lattice {
 
     /// Every message a JetStream stream holds, in stream order.
     pub async fn stream_messages(&self, stream: &str) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
+        self.server_stream_messages(None, stream).await
+    }
+
+    /// Every message `stream` of site `k`'s leaf node holds (its own JetStream domain).
+    pub async fn site_stream_messages(
+        &self,
+        k: usize,
+        stream: &str,
+    ) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
+        let topology = self.supervisor().settings.topology();
+        self.server_stream_messages(Some(topology.leaf_server(k)), stream).await
+    }
+
+    /// A stream's messages on server `server` (None: any of the hub's).
+    async fn server_stream_messages(
+        &self,
+        server: Option<usize>,
+        stream: &str,
+    ) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
         // A cluster heals for a while after a server came back (a stream or the reading consumer
         // without a leader answers 503): read again from the start.
         let mut attempt = 1;
         loop {
-            match self.read_stream(stream).await {
+            let client = match server {
+                None => self.nats().await,
+                Some(i) => {
+                    let port = self.supervisor().settings.server(i).client;
+                    let creds = self.creds("operator");
+                    async_nats::ConnectOptions::with_credentials_file(&creds)
+                        .await?
+                        .connect(format!("127.0.0.1:{port}"))
+                        .await?
+                }
+            };
+            match self.read_stream(client, stream).await {
                 Err(e) if attempt < 6 => eprintln!("reading {stream} (attempt {attempt}): {e:#}; again"),
                 read => return read,
             }
@@ -474,9 +532,13 @@ impl Lattice {
         }
     }
 
-    async fn read_stream(&self, stream: &str) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
+    async fn read_stream(
+        &self,
+        client: async_nats::Client,
+        stream: &str,
+    ) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
         use async_nats::jetstream::consumer::pull;
-        let js = async_nats::jetstream::new(self.nats().await);
+        let js = async_nats::jetstream::new(client);
         let mut stream = js.get_stream(stream).await.map_err(|e| anyhow::anyhow!("{e}"))?;
         let total = stream.info().await.map_err(|e| anyhow::anyhow!("{e}"))?.state.messages as usize;
         let consumer = stream

@@ -34,6 +34,7 @@ pub mod dispatch;
 pub mod durable;
 pub mod handler;
 pub mod mqtt;
+pub mod site;
 
 /// Partitions of every stage-input stream: how many RSUs a stage serves in parallel (RSUs that
 /// hash to the same partition share its order). Fixed when a stream is created.
@@ -117,6 +118,17 @@ pub struct Limits {
     /// The ingress stream also sources what the MQTT listener acknowledged (a cluster: see
     /// [`mqtt`]).
     pub source_mqtt: bool,
+    /// The ingress stream also sources what these sites' leaf nodes took from their RSUs (an
+    /// edge hub: see [`site`]).
+    pub ingress_sites: Vec<String>,
+}
+
+impl Limits {
+    /// Whether the ingress stream sources others (and so keeps what it sourced, see
+    /// [`StreamSpec::retention`]).
+    pub fn sourced_ingress(&self) -> bool {
+        self.source_mqtt || !self.ingress_sites.is_empty()
+    }
 }
 
 impl Default for Limits {
@@ -127,13 +139,14 @@ impl Default for Limits {
             duplicate_window: Duration::from_secs(120),
             replicas: 1,
             source_mqtt: false,
+            ingress_sites: Vec::new(),
         }
     }
 }
 
 impl StreamSpec {
     /// The subject family without its wildcard: `cits.cpm`.
-    fn prefix(&self) -> &'static str {
+    pub(crate) fn prefix(&self) -> &'static str {
         self.subjects.trim_end_matches(".*").trim_end_matches(".>")
     }
 
@@ -171,7 +184,7 @@ impl StreamSpec {
             name: self.name.to_string(),
             subjects: self.families().into_iter().map(String::from).collect(),
             storage: stream::StorageType::File,
-            retention: self.retention(limits.source_mqtt),
+            retention: self.retention(limits.sourced_ingress()),
             discard: stream::DiscardPolicy::Old,
             max_age: limits.max_age,
             max_bytes: limits.max_bytes,
@@ -181,7 +194,7 @@ impl StreamSpec {
             republish,
             // The messaging provider reads a partition's backlog ahead with batched direct gets.
             allow_direct: true,
-            sources: (limits.source_mqtt && self.is_ingress()).then(|| vec![mqtt::ingress_source(&self.families())]),
+            sources: self.sources(limits),
             ..Default::default()
         }
     }
@@ -191,19 +204,31 @@ impl StreamSpec {
         self.name == STREAMS[0].name
     }
 
+    /// What the ingress sources beside its own capture: the MQTT listener's store, each site's.
+    fn sources(&self, limits: &Limits) -> Option<Vec<stream::Source>> {
+        if !self.is_ingress() || !limits.sourced_ingress() {
+            return None;
+        }
+        let families = self.families();
+        let mqtt = limits.source_mqtt.then(|| mqtt::ingress_source(&families));
+        let sites = limits.ingress_sites.iter().map(|s| site::hub_ingress_source(s, &families));
+        Some(mqtt.into_iter().chain(sites).collect())
+    }
+
     /// Every subject family it captures: `cits.cpm.*`, then [`Self::also`].
-    fn families(&self) -> Vec<&'static str> {
+    pub(crate) fn families(&self) -> Vec<&'static str> {
         std::iter::once(self.subjects).chain(self.also.iter().copied()).collect()
     }
 
     /// Stage inputs keep what is not yet processed (work queue); outboxes and dead letters keep
     /// everything within the limits, for RSUs that reconnect and for inspection. An ingress that
-    /// sources the MQTT listener's store keeps everything too: where its sourcing resumes after a
-    /// leader change is the last sourced message it still holds (in a work queue, none: the
-    /// server then resumes by time and skips what was stored but not yet sourced).
-    pub fn retention(&self, sources_mqtt: bool) -> stream::RetentionPolicy {
+    /// sources others (the MQTT listener's store, sites) keeps everything too: where its sourcing
+    /// resumes after a leader change or a cut link is the last sourced message it still holds (in
+    /// a work queue, none: the server then resumes by time and skips what was stored but not yet
+    /// sourced).
+    pub fn retention(&self, sourced: bool) -> stream::RetentionPolicy {
         match self.role {
-            Role::StageInput if sources_mqtt && self.is_ingress() => stream::RetentionPolicy::Limits,
+            Role::StageInput if sourced && self.is_ingress() => stream::RetentionPolicy::Limits,
             Role::StageInput => stream::RetentionPolicy::WorkQueue,
             Role::Outbox { .. } | Role::Kept => stream::RetentionPolicy::Limits,
         }
@@ -245,14 +270,30 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
     for spec in STREAMS {
         let stream = create_stream(js, spec, limits).await?;
         let info = stream.cached_info();
-        // Whoever made it with the listener's store as a source (a cluster's `cits streams`) decided.
-        let limits = &Limits { source_mqtt: limits.source_mqtt || mqtt::sources_store(&info.config), ..limits.clone() };
-        let wanted = spec.retention(limits.source_mqtt);
-        let to_source = limits.source_mqtt && spec.is_ingress() && !mqtt::sources_store(&info.config);
+        // Whoever made it with sources (a cluster's or an edge hub's `cits lattice up`) decided:
+        // a provider that makes the streams with the defaults keeps them.
+        let mut sites = limits.ingress_sites.clone();
+        sites.extend(site::sourced_sites(&info.config).into_iter().filter(|s| !limits.ingress_sites.contains(s)));
+        let limits = &Limits {
+            source_mqtt: limits.source_mqtt || mqtt::sources_store(&info.config),
+            ingress_sites: sites,
+            ..limits.clone()
+        };
+        let wanted = spec.retention(limits.sourced_ingress());
+        let source_names = |sources: Option<&Vec<stream::Source>>| -> Vec<String> {
+            let mut names: Vec<String> = sources
+                .into_iter()
+                .flatten()
+                .map(|s| format!("{} {:?}", s.name, s.external.as_ref().map(|e| &e.api_prefix)))
+                .collect();
+            names.sort();
+            names
+        };
+        let to_source = source_names(spec.sources(limits).as_ref()) != source_names(info.config.sources.as_ref());
         if info.config.retention == wanted && to_source {
             js.update_stream(spec.config(limits))
                 .await
-                .map_err(|e| anyhow::anyhow!("cannot make {} source the MQTT listener's store: {e}", spec.name))?;
+                .map_err(|e| anyhow::anyhow!("cannot make {} source what it should: {e}", spec.name))?;
         }
         if delete_if_retention_differs(js, info, wanted, "let its stage work them off with the previous version")
             .await?
@@ -261,6 +302,22 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
         }
     }
     Ok(())
+}
+
+/// `<prefix><family>` (e.g. `cits.cpm.*`) into the family's partitioned subjects
+/// (`cits.cpm.<p>.<rsu>`, the partition from the RSU as a stage input's own capture computes it),
+/// for every family: how a stage input sources what others stored.
+pub(crate) fn partition_transforms(prefix: &str, families: &[&str]) -> Vec<stream::SubjectTransform> {
+    families
+        .iter()
+        .map(|family| stream::SubjectTransform {
+            source: format!("{prefix}{family}"),
+            destination: format!(
+                "{}.{{{{partition({PARTITIONS},1)}}}}.{{{{wildcard(1)}}}}",
+                family.trim_end_matches(".*")
+            ),
+        })
+        .collect()
 }
 
 /// The MQTT listener's store with limits retention ([`mqtt::store_config`]), before any MQTT

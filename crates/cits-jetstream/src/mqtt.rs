@@ -55,16 +55,7 @@ pub fn store_config(limits: &crate::Limits) -> stream::Config {
 pub fn ingress_source(families: &[&str]) -> stream::Source {
     stream::Source {
         name: STORE.to_string(),
-        subject_transforms: families
-            .iter()
-            .map(|family| {
-                let prefix = family.trim_end_matches(".*");
-                stream::SubjectTransform {
-                    source: format!("{STORE_PREFIX}{family}"),
-                    destination: format!("{prefix}.{{{{partition({},1)}}}}.{{{{wildcard(1)}}}}", crate::PARTITIONS),
-                }
-            })
-            .collect(),
+        subject_transforms: crate::partition_transforms(STORE_PREFIX, families),
         ..Default::default()
     }
 }

@@ -96,6 +96,11 @@ impl Authority {
         Ok(authority)
     }
 
+    /// The public key of the platform's account (a leaf node's remote names it).
+    pub fn account_public_key(&self) -> String {
+        self.account.public_key()
+    }
+
     /// The secrets backend's curve key (xkey) seed `name` (`transit`, `encryption`), made once:
     /// secrets stored before must stay readable, so the key is never replaced.
     pub fn secrets_xkey(&self, name: &str) -> anyhow::Result<PathBuf> {

@@ -24,6 +24,9 @@ pub fn lattice_users(lattice: &str) -> Vec<(&'static str, Permissions)> {
         ("wadm", Permissions::all()),
         // Operator tools: wash, cits (streams, probe, rsu, bench, dlq).
         ("operator", Permissions::all()),
+        // A site's leaf node, linked to the hub: what crosses is limited in its config
+        // (`cits_jetstream::site::LINK_DENIED`), so that JetStream's domain traffic flows.
+        ("leaf", Permissions::all()),
         // The policy service answers the hosts' requests and nothing else.
         (
             "policy",

@@ -97,6 +97,10 @@ pub fn start_host(
     if let Some(cache) = settings.compilation_cache() {
         program = program.env("WASMCLOUD_COMPILATION_CACHE_DIR", cache.display().to_string());
     }
+    // A site's host is on the site's leaf node: the lattice's buckets are the hub's.
+    if host.site.is_some() {
+        program = program.env("WASMCLOUD_JS_DOMAIN", cits_jetstream::site::HUB_DOMAIN);
+    }
     for (key, value) in host.labels_of(n) {
         program = program.env(format!("WASMCLOUD_LABEL_{key}"), value);
     }

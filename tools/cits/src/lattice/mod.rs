@@ -87,6 +87,9 @@ pub enum Step {
     RsuRemove { rsu: String },
     /// Print the pipeline's Redis URL (with its user and password).
     RedisUrl,
+    /// Print the port of the MQTT listener RSU `rsu` (default: the first of RSUS) connects to:
+    /// its site's leaf node, or the hub's first server.
+    MqttPort { rsu: Option<String> },
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +146,11 @@ impl Lattice {
                 println!("{}", redis::url(&self.settings, redis::PIPELINE_USER)?);
                 Ok(())
             }
+            Step::MqttPort { rsu } => {
+                let rsu = rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")?;
+                println!("{}", self.settings.rsu_mqtt_port(&rsu));
+                Ok(())
+            }
         }
     }
 
@@ -192,8 +200,23 @@ impl Lattice {
         }
         guard.keep();
         let servers = topology.nats.len();
+        let sites: String = topology
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(k, site)| {
+                let ports = s.server(topology.leaf_server(k));
+                format!(
+                    "; site {} (RSUs {}): NATS :{}, MQTT :{}",
+                    site.name,
+                    site.rsus.join(","),
+                    ports.client,
+                    ports.mqtt
+                )
+            })
+            .collect();
         log(format!(
-            "lattice up: NATS :{}{} (MQTT :{}{}), Redis :{}, wadm, {} host(s) (state {})",
+            "lattice up: NATS :{}{} (MQTT :{}{}), Redis :{}, wadm, {} host(s){sites} (state {})",
             s.nats_port,
             if servers > 1 {
                 format!(" and {} more in a cluster, streams R{}", servers - 1, topology.replicas())
@@ -229,7 +252,7 @@ impl Lattice {
     pub fn status(&self) -> String {
         let hosts = self.processes.named("host-");
         let natives = self.processes.named("native-");
-        let cluster = (1..self.settings.topology().nats.len()).map(Settings::server_process);
+        let cluster = (1..self.settings.topology().servers()).map(Settings::server_process);
         SERVICES
             .iter()
             .map(|s| s.to_string())
@@ -259,7 +282,7 @@ impl Lattice {
         let mut guard = process::StartGuard::new(&self.processes);
         match server {
             Server::Nats => {
-                let servers = self.settings.topology().nats.len();
+                let servers = self.settings.topology().servers();
                 if n == 0 || n > servers {
                     bail!("NATS server {n}: the topology has {servers} (from 1)");
                 }

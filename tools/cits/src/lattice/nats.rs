@@ -9,22 +9,28 @@ use super::process::{self, Program, StartGuard};
 use super::settings::{required, ServerPorts, Settings};
 
 /// The config file of NATS server `i` of the topology: its ports (see [`Settings::server`]), its
-/// own JetStream store and, in a cluster, the routes to every server.
-pub fn config(settings: &Settings, i: usize) -> String {
-    let servers = settings.topology().nats.len();
-    let ServerPorts { client, mqtt, http, cluster } = settings.server(i);
+/// own JetStream store and, in a cluster, the routes to every server; a hub of sites takes leaf
+/// node connections, a site's leaf node dials the hub into `account` (the platform's; its public
+/// key).
+pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
+    let topology = settings.topology();
+    let servers = topology.nats.len();
+    let ServerPorts { client, mqtt, http, cluster, leaf } = settings.server(i);
     let nats_sync = &settings.nats_sync;
     let jetstream = settings.state.join(jetstream_dir(i));
     let tls = settings.tls();
-    // Routes check each other's certificate (the same one, signed by the lattice's CA).
-    let route_tls = tls.as_ref().map_or(String::new(), |f| {
-        format!(
-            "  tls {{\n    cert_file: \"{}\"\n    key_file: \"{}\"\n    ca_file: \"{}\"\n    verify: true\n  }}\n",
-            f.cert.display(),
-            f.key.display(),
-            f.ca.display()
-        )
-    });
+    // Servers check each other's certificate (the same one, signed by the lattice's CA).
+    let peer_tls = |indent: &str, verify: bool| {
+        tls.as_ref().map_or(String::new(), |f| {
+            let verify = if verify { format!("{indent}  verify: true\n") } else { String::new() };
+            format!(
+                "{indent}tls {{\n{indent}  cert_file: \"{}\"\n{indent}  key_file: \"{}\"\n{indent}  ca_file: \"{}\"\n{verify}{indent}}}\n",
+                f.cert.display(),
+                f.key.display(),
+                f.ca.display()
+            )
+        })
+    };
     let mqtt_tls = tls.as_ref().map_or(String::new(), |f| {
         format!(
             "  # RSUs reach it over a network: TLS (their token would cross in clear text otherwise).\n  tls {{\n    cert_file: \"{}\"\n    key_file: \"{}\"\n  }}\n",
@@ -32,7 +38,16 @@ pub fn config(settings: &Settings, i: usize) -> String {
             f.key.display()
         )
     });
-    let cluster_block = if servers > 1 {
+    let site = topology.site_of_server(i);
+    let domain = match site {
+        Some(site) => format!(
+            "  # The site's own: its streams go on while the link to the hub is down.\n  domain: {}\n",
+            site.name
+        ),
+        None if !topology.sites.is_empty() => format!("  domain: {}\n", cits_jetstream::site::HUB_DOMAIN),
+        None => String::new(),
+    };
+    let cluster_block = if servers > 1 && site.is_none() {
         let routes: Vec<String> =
             (0..servers).map(|j| format!("    nats-route://127.0.0.1:{}", settings.server(j).cluster)).collect();
         format!(
@@ -45,11 +60,47 @@ cluster {{
   ]
 }}
 "#,
-            replicas = settings.topology().replicas(),
+            replicas = topology.replicas(),
+            route_tls = peer_tls("  ", true),
             routes = routes.join("\n"),
         )
     } else {
         String::new()
+    };
+    let leaf_block = match site {
+        Some(site) => {
+            let urls: Vec<String> =
+                (0..servers).map(|j| format!("\"nats-leaf://127.0.0.1:{}\"", leaf_address(settings, j))).collect();
+            let denied: Vec<String> = cits_jetstream::site::LINK_DENIED.iter().map(|s| format!("\"{s}\"")).collect();
+            format!(
+                r#"# Site {name}: linked to the hub, which it reaches at any of its servers. The pipeline's
+# messages cross only as streams (sourced both ways, resumed after a cut), never as core messages.
+leafnodes {{
+  remotes: [
+    {{
+      urls: [{urls}]
+      account: {account}
+      credentials: "{creds}"
+{tls}      deny_imports: [{denied}]
+      deny_exports: [{denied}]
+    }}
+  ]
+}}
+"#,
+                name = site.name,
+                urls = urls.join(", "),
+                creds = settings.creds("leaf").display(),
+                account = account.unwrap_or("<none>"),
+                tls = peer_tls("      ", false),
+                denied = denied.join(", "),
+            )
+        }
+        None if !topology.sites.is_empty() => format!(
+            "# The sites' leaf nodes connect here; it tells them the address they reach it at.\nleafnodes {{\n  listen: 127.0.0.1:{leaf}\n  advertise: 127.0.0.1:{}\n{}}}\n",
+            leaf_address(settings, i),
+            peer_tls("  ", true)
+        ),
+        None => String::new(),
     };
     format!(
         r#"server_name: cits-{client}
@@ -60,8 +111,8 @@ jetstream {{
   store_dir: "{store}"
   # Quoted: unquoted, "2m" is read as the number 2,000,000 (seconds), with only a warning.
   sync_interval: "{nats_sync}"
-}}
-{cluster_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
+{domain}}}
+{cluster_block}{leaf_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {{
   listen: 127.0.0.1:{mqtt}
 {mqtt_tls}}}
@@ -71,6 +122,11 @@ include "auth/resolver.conf"
 "#,
         store = jetstream.display(),
     )
+}
+
+/// The port sites reach hub server `j`'s leaf node listener at: its own, or the link's in between.
+fn leaf_address(settings: &Settings, j: usize) -> u16 {
+    settings.topology().nats.get(j).and_then(|n| n.leaf_via).unwrap_or(settings.server(j).leaf)
 }
 
 /// Server `i`'s JetStream store under the state dir (the first server's is `jetstream`, as
@@ -93,9 +149,10 @@ pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
     if let Some(tls) = settings.tls() {
         crate::tls::ensure(tls.ca.parent().expect("in the state dir"), &crate::tls::names_from_env())?;
     }
-    for i in 0..settings.topology().nats.len() {
+    let account = cits_nats_auth::Authority::open(&settings.auth())?.account_public_key();
+    for i in 0..settings.topology().servers() {
         std::fs::create_dir_all(settings.state.join(jetstream_dir(i)))?;
-        std::fs::write(settings.state.join(config_file(i)), config(settings, i))?;
+        std::fs::write(settings.state.join(config_file(i)), config(settings, i, Some(&account)))?;
     }
     Ok(())
 }
@@ -104,7 +161,7 @@ pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
 /// each serves JetStream and MQTT (a cluster's only once its servers found each other).
 pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &process::Processes) -> anyhow::Result<()> {
     let mut started = Vec::new();
-    for i in 0..settings.topology().nats.len() {
+    for i in 0..settings.topology().servers() {
         started.push((i, start_server(settings, guard, i)?));
     }
     for (i, pid) in started {
@@ -148,11 +205,19 @@ fn start_server(settings: &Settings, guard: &mut StartGuard, i: usize) -> anyhow
     Ok(guard.start(&Settings::server_process(i), program.envs(settings.common_env()))?.pid)
 }
 
-/// Server `i` serves JetStream (a cluster's once it has a meta leader) and MQTT.
+/// Server `i` serves JetStream (a cluster's once it has a meta leader) and MQTT; a site's leaf
+/// node once it reaches the hub's JetStream too.
 async fn ready(settings: &Settings, i: usize) -> anyhow::Result<()> {
     let ports = settings.server(i);
     let client = connect_to(settings, &format!("127.0.0.1:{}", ports.client)).await?;
-    async_nats::jetstream::new(client).query_account().await.context("JetStream account info")?;
+    async_nats::jetstream::new(client.clone()).query_account().await.context("JetStream account info")?;
+    if settings.topology().site_of_server(i).is_some() {
+        let hub = cits_jetstream::site::HUB_DOMAIN;
+        async_nats::jetstream::with_domain(client, hub)
+            .query_account()
+            .await
+            .with_context(|| format!("the hub's JetStream (domain {hub}) through the leaf node link"))?;
+    }
     mqtt_listening(ports.mqtt, settings.tls().map(|f| f.ca)).await
 }
 
@@ -223,13 +288,25 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
     }
     // In a cluster an MQTT PUBACK does not mean the ingress captured the CPM (a stream electing
     // its leader misses it): the ingress sources the listener's store too (cits_jetstream::mqtt).
+    let topology = settings.topology();
     let limits = cits_jetstream::Limits {
         max_bytes: settings.stream_max_bytes,
         replicas,
         source_mqtt: replicas > 1,
+        ingress_sites: topology.sites.iter().map(|s| s.name.clone()).collect(),
         ..Default::default()
     };
-    cits_jetstream::ensure_streams(&js, &limits).await
+    cits_jetstream::ensure_streams(&js, &limits).await?;
+    // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss).
+    for (k, site) in topology.sites.iter().enumerate() {
+        let leaf =
+            connect_to(settings, &format!("127.0.0.1:{}", settings.server(topology.leaf_server(k)).client)).await?;
+        let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, ..Default::default() };
+        cits_jetstream::site::ensure(&async_nats::jetstream::new(leaf), &site.rsus, &limits)
+            .await
+            .with_context(|| format!("site {}", site.name))?;
+    }
+    Ok(())
 }
 
 /// The secrets backend's name (secrets-nats-kv's default, in its bucket and stream names).
@@ -265,21 +342,29 @@ fn replicated_buckets(settings: &Settings, replicas: usize) -> Vec<async_nats::j
 mod tests {
     use super::*;
 
-    #[test]
-    fn config_names_the_ports_the_store_and_the_resolver() {
-        let settings = Settings {
+    /// Settings on ports 4300 (client), 1900 (MQTT), 8300 (monitoring), 6300 (routes) and 7300
+    /// (leaf nodes) of the preset `topology`, state in /tmp/s.
+    fn on_ports(topology: &str) -> Settings {
+        Settings {
             state: "/tmp/s".into(),
             nats_port: 4300,
             mqtt_port: 1900,
-            nats_http_port: 8222,
-            nats_sync: "2m".into(),
+            nats_http_port: 8300,
+            nats_cluster_port: 6300,
+            nats_leaf_port: 7300,
+            topology: Some(crate::lattice::Topology::preset(topology).unwrap()),
             ..crate::lattice::tests::settings()
-        };
-        let conf = config(&settings, 0);
+        }
+    }
+
+    #[test]
+    fn config_names_the_ports_the_store_and_the_resolver() {
+        let settings = Settings { nats_sync: "2m".into(), ..on_ports("single") };
+        let conf = config(&settings, 0, None);
         for line in [
             "server_name: cits-4300",
             "listen: 127.0.0.1:4300",
-            "http: 127.0.0.1:8222",
+            "http: 127.0.0.1:8300",
             "store_dir: \"/tmp/s/jetstream\"",
             "sync_interval: \"2m\"",
             "  listen: 127.0.0.1:1900",
@@ -292,16 +377,8 @@ mod tests {
 
     #[test]
     fn a_cluster_servers_config_has_its_own_ports_and_store_and_routes_to_all() {
-        let settings = Settings {
-            state: "/tmp/s".into(),
-            nats_port: 4300,
-            mqtt_port: 1900,
-            nats_http_port: 8300,
-            nats_cluster_port: 6300,
-            topology: Some(crate::lattice::Topology::preset("cluster").unwrap()),
-            ..crate::lattice::tests::settings()
-        };
-        let conf = config(&settings, 2);
+        let settings = on_ports("cluster");
+        let conf = config(&settings, 2, None);
         for line in [
             "server_name: cits-4302",
             "listen: 127.0.0.1:4302",
@@ -317,6 +394,50 @@ mod tests {
             assert!(conf.lines().any(|l| l.trim() == line), "{line} in\n{conf}");
         }
         assert_eq!(config_file(2), "nats-3.conf");
+        assert!(!conf.contains("leafnodes") && !conf.contains("domain"), "no sites:\n{conf}");
         assert_eq!(settings.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301,nats://127.0.0.1:4302");
+    }
+
+    #[test]
+    fn a_hub_takes_its_sites_and_a_sites_leaf_node_dials_it_with_the_pipeline_kept_off_the_link() {
+        let settings = on_ports("edge");
+        let hub = config(&settings, 1, None);
+        for line in [
+            "domain: hub",
+            "listen: 127.0.0.1:7301",
+            "advertise: 127.0.0.1:7301",
+            "verify: true",
+            "nats-route://127.0.0.1:6302",
+        ] {
+            assert!(hub.lines().any(|l| l.trim() == line), "{line} in\n{hub}");
+        }
+        let leaf = config(&settings, 3, Some("AKEY"));
+        for line in [
+            "server_name: cits-4303",
+            "store_dir: \"/tmp/s/jetstream-4\"",
+            "domain: site-1",
+            "urls: [\"nats-leaf://127.0.0.1:7300\", \"nats-leaf://127.0.0.1:7301\", \"nats-leaf://127.0.0.1:7302\"]",
+            "account: AKEY",
+            "credentials: \"/tmp/s/auth/users/leaf.creds\"",
+            "deny_imports: [\"cits.>\", \"$MQTT.>\"]",
+            "deny_exports: [\"cits.>\", \"$MQTT.>\"]",
+            "listen: 127.0.0.1:1903",
+            "ca_file: \"/tmp/s/tls/ca.pem\"",
+        ] {
+            assert!(leaf.lines().any(|l| l.trim() == line), "{line} in\n{leaf}");
+        }
+        assert!(
+            !leaf.contains("cluster {") && !leaf.contains("listen: 127.0.0.1:7303"),
+            "a leaf node only dials:\n{leaf}"
+        );
+        assert_eq!(settings.rsu_mqtt_port("rsu1"), 1903);
+        assert_eq!(settings.rsu_mqtt_port("probe"), 1900);
+        // A link in between (a test's proxy): the site dials it instead, and the hub says so.
+        let mut topology = settings.topology();
+        topology.nats[0].leaf_via = Some(9000);
+        let via = Settings { topology: Some(topology), ..settings.clone() };
+        let leaf = config(&via, 3, Some("AKEY"));
+        assert!(leaf.contains("urls: [\"nats-leaf://127.0.0.1:9000\", \"nats-leaf://127.0.0.1:7301\""), "{leaf}");
+        assert!(config(&via, 0, None).contains("advertise: 127.0.0.1:9000"));
     }
 }

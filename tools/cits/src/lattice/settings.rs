@@ -29,6 +29,9 @@ pub struct Settings {
     /// A cluster's route port (server `i` listens on it plus `i`).
     #[arg(long, env = "NATS_CLUSTER_PORT", default_value_t = 6222)]
     pub nats_cluster_port: u16,
+    /// Where a hub server takes its sites' leaf nodes (server `i` listens on it plus `i`).
+    #[arg(long, env = "NATS_LEAF_PORT", default_value_t = 7422)]
+    pub nats_leaf_port: u16,
     #[arg(long, env = "DASHBOARD_PORT", default_value_t = 8480)]
     pub dashboard_port: u16,
     /// wasmCloud hosts (labels host=host-1 … host-N); wadm spreads the stages over them.
@@ -128,6 +131,8 @@ pub struct ServerPorts {
     pub mqtt: u16,
     pub http: u16,
     pub cluster: u16,
+    /// Where a hub server takes leaf node connections.
+    pub leaf: u16,
 }
 
 /// A required binary, or what to set.
@@ -180,8 +185,8 @@ impl Settings {
             .join(",")
     }
 
-    /// The ports of NATS server `i` (from 0): the lattice's own for server 0, each one up by `i`
-    /// for the others.
+    /// The ports of NATS server `i` (from 0; the hub's, then the sites' leaf nodes): the
+    /// lattice's own for server 0, each one up by `i` for the others.
     pub fn server(&self, i: usize) -> ServerPorts {
         let up = |port: u16| port + i as u16;
         ServerPorts {
@@ -189,12 +194,21 @@ impl Settings {
             mqtt: up(self.mqtt_port),
             http: up(self.nats_http_port),
             cluster: up(self.nats_cluster_port),
+            leaf: up(self.nats_leaf_port),
         }
     }
 
-    /// The PID files of every NATS server of the topology.
+    /// The MQTT listener `rsu` connects to: its site's leaf node, or the hub's first server.
+    pub fn rsu_mqtt_port(&self, rsu: &str) -> u16 {
+        let topology = self.topology();
+        let server = topology.site_of_rsu(rsu).map_or(0, |(k, _)| topology.leaf_server(k));
+        self.server(server).mqtt
+    }
+
+    /// The PID files of every NATS server of the topology (the sites' leaf nodes too: they load
+    /// the same accounts, and reload them after a revocation).
     pub fn nats_pid_files(&self) -> Vec<PathBuf> {
-        (0..self.topology().nats.len()).map(|i| self.pids().join(format!("{}.pid", Self::server_process(i)))).collect()
+        (0..self.topology().servers()).map(|i| self.pids().join(format!("{}.pid", Self::server_process(i)))).collect()
     }
 
     /// NATS server `i`'s name among the lattice's processes (PID file, log): `nats` for the

@@ -20,11 +20,31 @@ pub struct Topology {
     pub nats: Vec<NatsServer>,
     /// wasmCloud hosts, numbered from 1 in this order (`host-1`, …: PID file, log, labels).
     pub hosts: Vec<Host>,
+    /// RSU sites at the edge: each a leaf node of the servers above (the hub) with a JetStream
+    /// domain and an MQTT listener of its own, server `nats.len() + k` for site `k`.
+    #[serde(default)]
+    pub sites: Vec<Site>,
+}
+
+/// An RSU site: its RSUs connect to its leaf node, which keeps what they send and what they are
+/// sent through a lost link to the hub (see `cits_jetstream::site`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// The leaf node's JetStream domain and its hosts' `site` label.
+    pub name: String,
+    /// The RSUs of the site (they connect to its MQTT listener).
+    pub rsus: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NatsServer {}
+pub struct NatsServer {
+    /// The loopback port sites dial this (hub) server's leaf node listener at, when a link is in
+    /// between (e.g. the TCP proxy of a test that cuts it); it tells its sites this address too.
+    #[serde(default)]
+    pub leaf_via: Option<u16>,
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +56,9 @@ pub struct Host {
     /// `(n − 1) mod servers`, so a cluster's hosts are spread over its servers).
     #[serde(default)]
     pub server: Option<usize>,
+    /// The site whose leaf node it connects to (labelled `site=<name>`) instead of the hub.
+    #[serde(default)]
+    pub site: Option<String>,
 }
 
 fn one_nats_server() -> Vec<NatsServer> {
@@ -45,18 +68,30 @@ fn one_nats_server() -> Vec<NatsServer> {
 /// Replicas of every stream in a cluster: JetStream's most, a majority survives one lost server.
 pub const CLUSTER_REPLICAS: usize = 3;
 
+/// The hub's JetStream domain once it has sites (each site's is its name).
+pub const HUB_DOMAIN: &str = "hub";
+
 impl Topology {
     /// One NATS server and `hosts` hosts with the default labels (`make run HOSTS=N`).
     pub fn with_hosts(hosts: usize) -> Self {
-        Self { nats: one_nats_server(), hosts: vec![Host::default(); hosts] }
+        Self { nats: one_nats_server(), hosts: vec![Host::default(); hosts], sites: Vec::new() }
     }
 
-    /// The named topologies of `make run TOPOLOGY=…`: `single` (one server, one host) and
-    /// `cluster` (three servers in one cluster, a host on each).
+    /// The named topologies of `make run TOPOLOGY=…`: `single` (one server, one host),
+    /// `cluster` (three servers in one cluster, a host on each) and `edge` (that cluster as the
+    /// hub of site `site-1`: RSU `rsu1` on its leaf node, an edge host there).
     pub fn preset(name: &str) -> Option<Self> {
+        let cluster = Self { nats: vec![NatsServer::default(); 3], hosts: vec![Host::default(); 3], sites: Vec::new() };
         match name {
             "single" => Some(Self::with_hosts(1)),
-            "cluster" => Some(Self { nats: vec![NatsServer::default(); 3], hosts: vec![Host::default(); 3] }),
+            "cluster" => Some(cluster),
+            "edge" => {
+                let site = Site { name: "site-1".into(), rsus: vec!["rsu1".into()] };
+                let mut edge = cluster;
+                edge.hosts.push(Host { site: Some(site.name.clone()), ..Host::default() });
+                edge.sites.push(site);
+                Some(edge)
+            }
             _ => None,
         }
     }
@@ -88,7 +123,43 @@ impl Topology {
         if self.hosts.is_empty() {
             bail!("a topology needs at least one wasmCloud host");
         }
+        if !self.hosts.iter().any(|h| h.site.is_none()) {
+            bail!("a topology needs a host on the hub (wadm places the pipeline there)");
+        }
+        let mut names = std::collections::BTreeSet::new();
+        let mut rsus = std::collections::BTreeSet::new();
+        for site in &self.sites {
+            // The name is a JetStream domain (one subject token) and a host label value.
+            let valid = site.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if site.name.is_empty() || !valid || site.name == HUB_DOMAIN {
+                bail!("site `{}`: letters, digits, `_` and `-` only, not `{HUB_DOMAIN}`", site.name);
+            }
+            if !names.insert(site.name.as_str()) {
+                bail!("site `{}` twice", site.name);
+            }
+            if site.rsus.is_empty() {
+                bail!("site `{}` has no RSUs", site.name);
+            }
+            for rsu in &site.rsus {
+                if !rsus.insert(rsu.as_str()) {
+                    bail!("RSU {rsu} in two sites");
+                }
+            }
+        }
         for (i, host) in self.hosts.iter().enumerate() {
+            if let Some(site) = host.site.as_deref().filter(|s| !names.contains(s)) {
+                bail!("{}: site `{site}` does not exist", Host::name(i + 1));
+            }
+            if host.site.is_some() && host.server.is_some() {
+                bail!(
+                    "{}: a site's host connects to its leaf node, not to server {:?}",
+                    Host::name(i + 1),
+                    host.server
+                );
+            }
+            if host.site.is_some() && host.labels.contains_key(SITE_LABEL.0) {
+                bail!("{}: its `site` label is its site's name", Host::name(i + 1));
+            }
             if let Some(server) = host.server.filter(|&s| s >= self.nats.len()) {
                 bail!(
                     "{}: server {server} does not exist ({} NATS server(s), from 0)",
@@ -114,15 +185,41 @@ impl Topology {
         n.checked_sub(1).and_then(|i| self.hosts.get(i))
     }
 
-    /// The server host `n` (from 1) connects to.
+    /// The server host `n` (from 1) connects to: its site's leaf node, or one of the hub's.
     pub fn server_of(&self, n: usize) -> usize {
-        self.host(n).and_then(|h| h.server).unwrap_or((n.max(1) - 1) % self.nats.len().max(1))
+        let host = self.host(n);
+        if let Some(k) = host.and_then(|h| h.site.as_deref()).and_then(|s| self.sites.iter().position(|x| x.name == s))
+        {
+            return self.leaf_server(k);
+        }
+        host.and_then(|h| h.server).unwrap_or((n.max(1) - 1) % self.nats.len().max(1))
     }
 
-    /// Whether its servers speak TLS to each other and to RSUs: a cluster's servers and RSUs are
-    /// meant to be on different machines (one server is on loopback with its clients).
+    /// Every NATS server: the hub's, then each site's leaf node.
+    pub fn servers(&self) -> usize {
+        self.nats.len() + self.sites.len()
+    }
+
+    /// The server index of site `k`'s leaf node.
+    pub fn leaf_server(&self, k: usize) -> usize {
+        self.nats.len() + k
+    }
+
+    /// The site server `i` is the leaf node of, if it is one.
+    pub fn site_of_server(&self, i: usize) -> Option<&Site> {
+        i.checked_sub(self.nats.len()).and_then(|k| self.sites.get(k))
+    }
+
+    /// The site `rsu` belongs to, if any (else it connects to the hub).
+    pub fn site_of_rsu(&self, rsu: &str) -> Option<(usize, &Site)> {
+        self.sites.iter().enumerate().find(|(_, s)| s.rsus.iter().any(|r| r == rsu))
+    }
+
+    /// Whether its servers speak TLS to each other and to RSUs: a cluster's servers, a site and
+    /// its hub, and their RSUs are meant to be on different machines (one server is on loopback
+    /// with its clients).
     pub fn tls(&self) -> bool {
-        self.nats.len() > 1
+        self.nats.len() > 1 || !self.sites.is_empty()
     }
 
     /// Replicas of each JetStream stream and bucket the lattice makes.
@@ -141,10 +238,11 @@ impl Host {
         format!("host-{n}")
     }
 
-    /// All labels of host `n`: `site=cits-local` unless the topology says otherwise, the
-    /// topology's, and `host=host-<n>` (how the supervisor knows it joined).
+    /// All labels of host `n`: `site=cits-local` (the hub) or its site's name, the topology's,
+    /// and `host=host-<n>` (how the supervisor knows it joined).
     pub fn labels_of(&self, n: usize) -> BTreeMap<String, String> {
-        let mut labels = BTreeMap::from([(SITE_LABEL.0.to_string(), SITE_LABEL.1.to_string())]);
+        let site = self.site.as_deref().unwrap_or(SITE_LABEL.1);
+        let mut labels = BTreeMap::from([(SITE_LABEL.0.to_string(), site.to_string())]);
         labels.extend(self.labels.clone());
         labels.insert("host".to_string(), Self::name(n));
         labels
@@ -207,6 +305,40 @@ mod tests {
         assert_eq!(Topology::with_hosts(2).replicas(), 1);
         let pinned = Topology::parse_arg("{nats: [{}, {}, {}, {}], hosts: [{server: 2}, {}]}").unwrap();
         assert_eq!((pinned.server_of(1), pinned.server_of(2), pinned.replicas()), (2, 1, 3));
+    }
+
+    #[test]
+    fn the_edge_preset_puts_a_site_on_a_leaf_node_of_the_cluster() {
+        let t = Topology::parse_arg("edge").unwrap();
+        assert_eq!((t.nats.len(), t.servers(), t.hosts.len(), t.replicas()), (3, 4, 4, 3));
+        assert_eq!((1..=4).map(|n| t.server_of(n)).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(t.host(4).unwrap().labels_of(4)["site"], "site-1");
+        assert_eq!(t.host(1).unwrap().labels_of(1)["site"], "cits-local");
+        assert_eq!(t.site_of_server(3).unwrap().name, "site-1");
+        assert!(t.site_of_server(2).is_none());
+        assert_eq!(t.site_of_rsu("rsu1").map(|(k, _)| k), Some(0));
+        assert!(t.site_of_rsu("rsu2").is_none() && t.tls());
+        let one_hub = Topology::parse_arg("{hosts: [{}, {site: a}], sites: [{name: a, rsus: [r1]}]}").unwrap();
+        assert_eq!((one_hub.server_of(2), one_hub.replicas()), (1, 1));
+        assert!(one_hub.tls(), "a site's link crosses a network");
+    }
+
+    #[test]
+    fn sites_that_cannot_be_started_are_refused() {
+        for (text, why) in [
+            ("{hosts: [{site: a}], sites: [{name: a, rsus: [r]}]}", "a host on the hub"),
+            ("{hosts: [{}, {site: b}], sites: [{name: a, rsus: [r]}]}", "site `b` does not exist"),
+            ("{hosts: [{}], sites: [{name: hub, rsus: [r]}]}", "not `hub`"),
+            ("{hosts: [{}], sites: [{name: 'a.b', rsus: [r]}]}", "letters"),
+            ("{hosts: [{}], sites: [{name: a, rsus: []}]}", "no RSUs"),
+            ("{hosts: [{}], sites: [{name: a, rsus: [r]}, {name: a, rsus: [s]}]}", "twice"),
+            ("{hosts: [{}], sites: [{name: a, rsus: [r]}, {name: b, rsus: [r]}]}", "two sites"),
+            ("{hosts: [{}, {site: a, server: 0}], sites: [{name: a, rsus: [r]}]}", "leaf node"),
+            ("{hosts: [{}, {site: a, labels: {site: x}}], sites: [{name: a, rsus: [r]}]}", "site's name"),
+        ] {
+            let err = format!("{:#}", Topology::parse_arg(text).unwrap_err());
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 
     #[test]
