@@ -62,10 +62,12 @@ SPEED      ?= 1
 # wasmCloud hosts in the lattice (make run HOSTS=2): every stage and provider runs on each.
 HOSTS      ?= 1
 # What the lattice is made of (make run TOPOLOGY=cluster): single (one nats-server, HOSTS hosts),
-# cluster (three nats-servers in one cluster, streams R3, a host on each), or a topology file.
+# cluster (three nats-servers in one cluster, streams R3, a host on each), edge (that cluster as the
+# hub of an RSU site on a leaf node of its own: rsu1 and an edge host there), or a topology file.
 TOPOLOGY   ?= single
-# RSUs speak MQTT in clear text to one server on loopback (1883), over TLS to a cluster (8883–8885,
-# checked against the lattice's CA in $(CITS_STATE)/tls/ca.pem).
+# RSUs speak MQTT in clear text to one server on loopback (1883), over TLS to a cluster (8883–8885)
+# or a site's leaf node (8886), checked against the lattice's CA in $(CITS_STATE)/tls/ca.pem;
+# `$(LATTICE) mqtt-port` says which listener an RSU of the topology connects to.
 MQTT_PORT  ?= $(if $(filter single,$(TOPOLOGY)),1883,8883)
 # The default recording: ≈3,300 CPMs over ≈3.5 min from the simulator (see data/default.truth.json).
 RECORDING  ?= data/default.rec.b64
@@ -214,7 +216,7 @@ run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print 
 	$(LATTICE) probe && \
 	CITS_AUTH=$(CITS_STATE)/auth CITS_MQTT_CA=$$(ls $(CITS_STATE)/tls/ca.pem 2>/dev/null) \
 	  $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
-	  --mqtt 127.0.0.1:$(MQTT_PORT) --speed $(SPEED) && \
+	  --mqtt 127.0.0.1:$$($(LATTICE) mqtt-port) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."
 

@@ -109,10 +109,23 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
     // A status update is the cue to look; the tick covers a deployment that was already
     // complete (no update follows) or an update missed between two looks.
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let asked = tokio::time::Instant::now();
+    let mut asked_again = false;
     loop {
         if deployed(&wadm, app, &version).await? {
             log(format!("{app} deployed"));
             return Ok(());
+        }
+        // Seen once on a fresh edge lattice (`make run TOPOLOGY=edge`): wadm acknowledged the
+        // deploy and never acted on it (status still "undeployed" four minutes later), while the
+        // same request made again was deployed at once. Asking again is harmless (the same
+        // version), so a request not taken up within UNHEARD is made once more.
+        if !asked_again && asked.elapsed() > UNHEARD && undeployed(&wadm, app).await {
+            log(format!("{app}: wadm has not taken up the deploy after {UNHEARD:?}; asking again"));
+            wadm.deploy_manifest(app, Some(&version))
+                .await
+                .map_err(|e| anyhow!("wadm refused to deploy {app}: {e}"))?;
+            asked_again = true;
         }
         tokio::select! {
             _ = status.next() => {}
@@ -127,6 +140,14 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// How long wadm may leave a deploy request without any sign of taking it up.
+const UNHEARD: Duration = Duration::from_secs(30);
+
+/// Whether wadm still reports `app` undeployed (it has not begun to deploy it).
+async fn undeployed(wadm: &wadm_client::Client, app: &str) -> bool {
+    wadm.get_manifest_status(app).await.is_ok_and(|s| s.info.status_type == StatusType::Undeployed)
 }
 
 /// Whether wadm reports `app` deployed, at `version`.
