@@ -72,6 +72,10 @@ pub struct Outcome {
     pub denms_equal: bool,
     /// DENMs JetStream holds for the RSUs after this replay (earlier replays' included).
     pub denms: usize,
+    /// The longest a DENM of this replay was due and not yet out: from its CPM handed to the
+    /// RSU's MQTT client to the DENM stored where the RSU is sent it (its site's stream, else
+    /// the hub's outbox). None when no DENM came out.
+    pub longest_denm_wait: Option<Duration>,
 }
 
 impl Outcome {
@@ -119,6 +123,16 @@ pub async fn replay_with_faults(
     // As sent (made now): their frame ids and the in-process DENMs are of these bytes.
     let records = summary.records;
     history.extend(records.iter().cloned());
+    // When each of this replay's frames was handed to the MQTT client (record by record, once
+    // per RSU in `rsus`' order).
+    let sent_at_us: HashMap<String, u64> = records
+        .iter()
+        .enumerate()
+        .flat_map(|(r, record)| rsus.iter().enumerate().map(move |(j, rsu)| (r, j, record, format!("cits.cpm.{rsu}"))))
+        .map(|(r, j, record, subject)| {
+            (cits::stage::frame_id(&subject, &record.cpm), summary.published_at_us[r * rsus.len() + j])
+        })
+        .collect();
 
     // What must come out: per RSU, one frame per CPM in sending order, and the in-process DENMs.
     let expected: BTreeMap<String, Vec<String>> = rsus
@@ -180,6 +194,7 @@ pub async fn replay_with_faults(
         duplicated_at: Vec::new(),
         denms_equal: true,
         denms: 0,
+        longest_denm_wait: None,
     };
     for rsu in rsus {
         let want = &expected[*rsu];
@@ -212,6 +227,8 @@ pub async fn replay_with_faults(
         let sent: Vec<Vec<u8>> =
             held.iter().filter(|m| m.subject.as_str() == subject).map(|m| m.payload.to_vec()).collect();
         outcome.denms += sent.len();
+        let waits = held.iter().filter(|m| m.subject.as_str() == subject).filter_map(|m| denm_wait(m, &sent_at_us));
+        outcome.longest_denm_wait = outcome.longest_denm_wait.into_iter().chain(waits).max();
         if sent != native {
             eprintln!("{rsu}: {} DENMs sent, {} in process", sent.len(), native.len());
             // Where they part, decoded: which warning changed tells which state did.
@@ -228,6 +245,15 @@ pub async fn replay_with_faults(
     outcome
 }
 
+/// How long DENM `m` was due before it was stored: from the CPM it answers (its message id
+/// starts with the CPM's frame id) handed to the MQTT client, if that CPM is in `sent_at_us`.
+fn denm_wait(m: &async_nats::jetstream::Message, sent_at_us: &HashMap<String, u64>) -> Option<Duration> {
+    let id = m.headers.as_ref()?.get(async_nats::header::NATS_MESSAGE_ID)?.as_str().to_string();
+    let sent = *sent_at_us.get(id.split(':').next()?)?;
+    let stored = (m.info().ok()?.published.unix_timestamp_nanos() / 1000) as u64;
+    Some(Duration::from_micros(stored.saturating_sub(sent)))
+}
+
 /// Frame ids of the `FrameDone`s stored in JetStream, per RSU, in stream order.
 /// A frame stored twice is reported with both copies' stream sequence, time and message id.
 async fn frames_done(lattice: &Lattice) -> BTreeMap<String, Vec<String>> {
@@ -235,7 +261,8 @@ async fn frames_done(lattice: &Lattice) -> BTreeMap<String, Vec<String>> {
     let mut copies: HashMap<String, Vec<String>> = HashMap::new();
     for m in lattice.stream_messages("CITS_DONE").await.unwrap() {
         let done = cits::proto::FrameDone::decode(m.payload.as_ref()).unwrap();
-        let id = m.headers.as_ref().and_then(|h| h.get("Nats-Msg-Id")).map(|v| v.to_string()).unwrap_or_default();
+        let id = m.headers.as_ref().and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID));
+        let id = id.map(|v| v.to_string()).unwrap_or_default();
         let (seq, at) = m.info().map(|i| (i.stream_sequence, i.published.to_string())).unwrap_or_default();
         copies.entry(done.frame_id.clone()).or_default().push(format!("seq {seq} at {at} id {id}"));
         by_rsu.entry(done.rsu_id).or_default().push(done.frame_id);
