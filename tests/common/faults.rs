@@ -169,10 +169,15 @@ pub async fn replay_with_faults(
     // What a site's RSUs are sent is what its leaf node holds: the hub's, once sourced.
     let topology = lattice.supervisor().settings.topology();
     let mut site_denms = HashMap::new();
-    for (k, _) in topology.sites.iter().enumerate() {
+    for (k, site) in topology.sites.iter().enumerate() {
+        // A site that runs its pipeline makes them there (the hub sources them to watch).
+        let stream = match site.pipeline {
+            cits_tools::lattice::topology::Placement::Hub => cits_jetstream::site::DENMS,
+            cits_tools::lattice::topology::Placement::Edge => "CITS_DENM",
+        };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         let held = loop {
-            let held = lattice.site_stream_messages(k, cits_jetstream::site::DENMS).await.unwrap();
+            let held = lattice.site_stream_messages(k, stream).await.unwrap();
             let of_site = |m: &&async_nats::jetstream::Message| {
                 topology.site_of_rsu(m.subject.as_str().rsplit('.').next().unwrap_or("")).is_some_and(|(s, _)| s == k)
             };

@@ -228,7 +228,8 @@ impl Lattice {
             state,
             nats_port: free_ports(servers),
             mqtt_port: free_ports(servers),
-            redis_port: free_port(),
+            // A site that runs its pipeline has a Redis on its leaf node's share of these.
+            redis_port: free_ports(servers),
             http_port: free_ports(servers),
             cluster_port: free_ports(hub),
             leaf_port,

@@ -121,6 +121,9 @@ pub struct Limits {
     /// The ingress stream also sources what these sites' leaf nodes took from their RSUs (an
     /// edge hub: see [`site`]).
     pub ingress_sites: Vec<String>,
+    /// The outboxes and dead letters also source these sites' own (sites that run their
+    /// pipeline, watched from the hub: see [`site`]).
+    pub watched_sites: Vec<String>,
 }
 
 impl Limits {
@@ -140,6 +143,7 @@ impl Default for Limits {
             replicas: 1,
             source_mqtt: false,
             ingress_sites: Vec::new(),
+            watched_sites: Vec::new(),
         }
     }
 }
@@ -204,15 +208,32 @@ impl StreamSpec {
         self.name == STREAMS[0].name
     }
 
-    /// What the ingress sources beside its own capture: the MQTT listener's store, each site's.
+    /// What it sources beside its own capture: the ingress, the MQTT listener's store and each
+    /// site's ingress; an outbox or the dead letters, the same stream of each watched site.
     fn sources(&self, limits: &Limits) -> Option<Vec<stream::Source>> {
-        if !self.is_ingress() || !limits.sourced_ingress() {
-            return None;
+        let sources: Vec<stream::Source> = match self.role {
+            Role::StageInput if self.is_ingress() => {
+                let families = self.families();
+                let mqtt = limits.source_mqtt.then(|| mqtt::ingress_source(&families));
+                let sites = limits.ingress_sites.iter().map(|s| site::hub_ingress_source(s, &families));
+                mqtt.into_iter().chain(sites).collect()
+            }
+            Role::StageInput => Vec::new(),
+            Role::Outbox { .. } | Role::Kept => {
+                limits.watched_sites.iter().map(|s| site::watched(self.name, s)).collect()
+            }
+        };
+        (!sources.is_empty()).then_some(sources)
+    }
+
+    /// The sites this stream's sources name (what `ensure_streams` found it made with).
+    fn sites_in(&self, config: &stream::Config, limits: &mut Limits) {
+        let list = if self.is_ingress() { &mut limits.ingress_sites } else { &mut limits.watched_sites };
+        for found in site::sourced_sites(config) {
+            if !list.contains(&found) {
+                list.push(found);
+            }
         }
-        let families = self.families();
-        let mqtt = limits.source_mqtt.then(|| mqtt::ingress_source(&families));
-        let sites = limits.ingress_sites.iter().map(|s| site::hub_ingress_source(s, &families));
-        Some(mqtt.into_iter().chain(sites).collect())
     }
 
     /// Every subject family it captures: `cits.cpm.*`, then [`Self::also`].
@@ -272,13 +293,10 @@ pub async fn ensure_streams(js: &jetstream::Context, limits: &Limits) -> anyhow:
         let info = stream.cached_info();
         // Whoever made it with sources (a cluster's or an edge hub's `cits lattice up`) decided:
         // a provider that makes the streams with the defaults keeps them.
-        let mut sites = limits.ingress_sites.clone();
-        sites.extend(site::sourced_sites(&info.config).into_iter().filter(|s| !limits.ingress_sites.contains(s)));
-        let limits = &Limits {
-            source_mqtt: limits.source_mqtt || mqtt::sources_store(&info.config),
-            ingress_sites: sites,
-            ..limits.clone()
-        };
+        let mut found =
+            Limits { source_mqtt: limits.source_mqtt || mqtt::sources_store(&info.config), ..limits.clone() };
+        spec.sites_in(&info.config, &mut found);
+        let limits = &found;
         let wanted = spec.retention(limits.sourced_ingress());
         let source_names = |sources: Option<&Vec<stream::Source>>| -> Vec<String> {
             let mut names: Vec<String> = sources

@@ -88,10 +88,23 @@ pub fn hub_ingress_source(site: &str, families: &[&str]) -> stream::Source {
     }
 }
 
-/// The sites an ingress stream sources (by their API prefix).
+/// The source of the hub's stream `name` (an outbox, the dead letters) for a site that runs its
+/// pipeline: the site's stream of that name, kept and republished at the hub too (the dashboard,
+/// the tools and the operator watch every site from there).
+pub fn watched(name: &str, site: &str) -> stream::Source {
+    stream::Source {
+        name: name.to_string(),
+        external: Some(stream::External { api_prefix: api_prefix(site), delivery_prefix: None }),
+        ..Default::default()
+    }
+}
+
+/// The sites a stream sources from (by their API prefix).
 pub fn sourced_sites(config: &stream::Config) -> Vec<String> {
-    let sites = config.sources.iter().flatten().filter(|s| s.name == INGRESS);
-    sites
+    config
+        .sources
+        .iter()
+        .flatten()
         .filter_map(|s| s.external.as_ref())
         .filter_map(|e| e.api_prefix.strip_prefix("$JS.")?.strip_suffix(".API").map(String::from))
         .collect()
@@ -135,6 +148,24 @@ mod tests {
         );
         let hub = crate::Limits { ingress_sites: vec!["site-1".into(), "b".into()], ..Default::default() };
         assert_eq!(sourced_sites(&crate::STREAMS[0].config(&hub)), ["site-1", "b"]);
+        let outbox = crate::STREAMS.iter().find(|s| s.name == "CITS_DENM").unwrap();
+        assert!(outbox.config(&hub).sources.is_none(), "an ingress site's DENMs are made at the hub");
+    }
+
+    #[test]
+    fn the_hub_watches_a_site_that_runs_its_pipeline_through_its_outboxes_and_dead_letters() {
+        let hub = crate::Limits { watched_sites: vec!["site-2".into()], ..Default::default() };
+        for spec in crate::STREAMS {
+            let sources = spec.config(&hub).sources.unwrap_or_default();
+            match spec.role {
+                crate::Role::StageInput => assert!(sources.is_empty(), "{}: the site's input stays there", spec.name),
+                _ => {
+                    assert_eq!(sources.len(), 1, "{}", spec.name);
+                    assert_eq!(sources[0].name, spec.name);
+                    assert_eq!(sources[0].external.as_ref().unwrap().api_prefix, "$JS.site-2.API");
+                }
+            }
+        }
     }
 
     #[test]

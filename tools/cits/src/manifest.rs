@@ -21,6 +21,15 @@ use wadm_types::{Manifest, Properties, TraitProperty};
 pub const LATTICE_REDIS: &str = "cits-lattice-redis";
 /// The lattice's named config with the blobstore folder (`ROOT`), the blobstore links' target config.
 pub const LATTICE_BLOBSTORE: &str = "cits-lattice-blobstore";
+
+/// A lattice config's name for one site (`cits-lattice-redis-site-1`: the site's own Redis).
+pub fn site_config(name: &str, site: &str) -> String {
+    format!("{name}-{site}")
+}
+
+/// The label value that places a part of the committed manifests on the hub's hosts.
+pub const HUB_SITE: &str = "cits-local";
+
 /// The secret with the Redis password (the key-value provider's `password`) in the secrets backend.
 pub const REDIS_PASSWORD_SECRET: &str = "redis-password";
 /// The pipeline's plausibility limit on a CPM's age (crates/cits/src/limits.rs).
@@ -34,6 +43,8 @@ pub struct Render {
     /// Camera calibrations of station `.0` (`sensor.<station>.<n>`) copied for each station of
     /// `.1`: one recording replayed as several intersections (`make bench`).
     pub cameras: Option<(u32, Vec<u32>)>,
+    /// Sites that run the pipeline for their RSUs on their own hosts (see [`place_at_sites`]).
+    pub edge_sites: Vec<String>,
 }
 
 /// Reads a manifest file.
@@ -54,6 +65,7 @@ pub fn render(manifest: &mut Manifest, base: &Path, render: &Render) -> anyhow::
             *image = absolute_artefact(image, base)?;
         }
     }
+    place_at_sites(manifest, &render.edge_sites);
     for_each_config(manifest, |config| {
         if let (Some(ms), Some(value)) = (render.max_age_ms, config.get_mut(MAX_AGE)) {
             *value = ms.to_string();
@@ -69,6 +81,62 @@ pub fn render(manifest: &mut Manifest, base: &Path, render: &Render) -> anyhow::
         }
     });
     Ok(())
+}
+
+/// Every part the manifest places on the hub (spread requirement `site=cits-local`) once more
+/// for each of `sites`, placed on that site's hosts (`site=<name>`): named `<name>-<site>` with
+/// id `<id>-<site>`, linked among themselves (a provider at the site invokes the component at the
+/// site, never one across the link), with the site's own Redis ([`site_config`] of
+/// [`LATTICE_REDIS`]). The site's messaging provider connects to its host's NATS server, the
+/// site's leaf node, where the site's streams are.
+pub fn place_at_sites(manifest: &mut Manifest, sites: &[String]) {
+    let at_hub = |component: &wadm_types::Component| {
+        component.traits.iter().flatten().any(|t| match &t.properties {
+            TraitProperty::SpreadScaler(scaler) => {
+                scaler.spread.iter().any(|s| s.requirements.get("site").is_some_and(|v| v == HUB_SITE))
+            }
+            _ => false,
+        })
+    };
+    let hub: Vec<wadm_types::Component> = manifest.spec.components.iter().filter(|c| at_hub(c)).cloned().collect();
+    let names: Vec<String> = hub.iter().map(|c| c.name.clone()).collect();
+    for site in sites {
+        for mut component in hub.clone() {
+            component.name = format!("{}-{site}", component.name);
+            let (id, configs) = match &mut component.properties {
+                Properties::Component { properties } => (&mut properties.id, &mut properties.config),
+                Properties::Capability { properties } => (&mut properties.id, &mut properties.config),
+            };
+            if let Some(id) = id {
+                *id = format!("{id}-{site}");
+            }
+            for config in configs.iter_mut().filter(|c| c.name == LATTICE_REDIS) {
+                config.name = site_config(LATTICE_REDIS, site);
+            }
+            for t in component.traits.iter_mut().flatten() {
+                match &mut t.properties {
+                    TraitProperty::SpreadScaler(scaler) => {
+                        for spread in &mut scaler.spread {
+                            spread.name = site.clone();
+                            spread.requirements.insert("site".into(), site.clone());
+                        }
+                    }
+                    TraitProperty::Link(link) => {
+                        if names.contains(&link.target.name) {
+                            link.target.name = format!("{}-{site}", link.target.name);
+                        }
+                        // A link's own configs are named once per manifest.
+                        let source = link.source.iter_mut().flat_map(|s| s.config.iter_mut());
+                        for config in source.chain(link.target.config.iter_mut()).filter(|c| c.properties.is_some()) {
+                            config.name = site_config(&config.name, site);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            manifest.spec.components.push(component);
+        }
+    }
 }
 
 /// Calls `f` with every config map of the manifest: components', providers', and both ends of
@@ -221,7 +289,8 @@ mod tests {
     fn a_replay_renders_artefact_paths_limits_and_cameras() {
         let mut manifest = committed("cits-pipeline-fused.yaml");
         assert_eq!(values_of(&manifest, MAX_AGE), ["60000"]);
-        let render_with = Render { max_age_ms: Some(300_000), cameras: Some((1001, vec![1002, 1003])) };
+        let render_with =
+            Render { max_age_ms: Some(300_000), cameras: Some((1001, vec![1002, 1003])), ..Default::default() };
         render(&mut manifest, &repo().join("wadm"), &render_with).unwrap();
         validate(&manifest).unwrap();
         assert_eq!(values_of(&manifest, MAX_AGE), ["300000"]);
@@ -240,6 +309,38 @@ mod tests {
             let relative =
                 image.strip_prefix(&format!("file://{}/", wadm.display())).unwrap_or_else(|| panic!("{image}"));
             assert!(relative.starts_with("../actors/") || relative.starts_with("../build/providers/"), "{image}");
+        }
+    }
+
+    #[test]
+    fn a_site_that_runs_its_pipeline_gets_its_own_copy_of_every_hub_part_linked_among_themselves() {
+        for name in ["cits-pipeline-fused.yaml", "cits-pipeline.yaml"] {
+            let mut manifest = committed(name);
+            let hub_parts = manifest.spec.components.len();
+            let sites = vec!["site-1".to_string(), "b".to_string()];
+            render(&mut manifest, &repo().join("wadm"), &Render { edge_sites: sites, ..Default::default() }).unwrap();
+            validate(&manifest).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            assert_eq!(manifest.spec.components.len(), 3 * hub_parts, "{name}");
+            for component in manifest.spec.components.iter().filter(|c| c.name.ends_with("-site-1")) {
+                let yaml = serde_yaml::to_string(component).unwrap();
+                assert!(
+                    yaml.contains("site: site-1") && !yaml.contains(HUB_SITE),
+                    "{name}: placed at the site\n{yaml}"
+                );
+                let id = match &component.properties {
+                    Properties::Component { properties } => properties.id.clone(),
+                    Properties::Capability { properties } => properties.id.clone(),
+                };
+                assert!(id.unwrap().ends_with("-site-1"), "{name}: {}", component.name);
+                for t in component.traits.iter().flatten() {
+                    if let TraitProperty::Link(link) = &t.properties {
+                        assert!(link.target.name.ends_with("-site-1"), "{name}: {} links to the hub", component.name);
+                    }
+                }
+                if yaml.contains(LATTICE_REDIS) {
+                    assert!(yaml.contains("cits-lattice-redis-site-1"), "{name}: the site's own Redis\n{yaml}");
+                }
+            }
         }
     }
 

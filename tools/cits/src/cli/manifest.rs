@@ -29,6 +29,10 @@ enum ManifestCommand {
         /// … to each of these stations (comma separated).
         #[arg(long, value_delimiter = ',')]
         camera_stations: Vec<u32>,
+        /// Sites that run the pipeline on their own hosts: the hub's parts placed there too
+        /// (comma separated; a deployment guide's manifest for a site).
+        #[arg(long, value_delimiter = ',')]
+        edge_sites: Vec<String>,
     },
     /// Wait until the lattice's secrets backend answers (its xkey request), at most TIMEOUT_MS.
     SecretsReady {
@@ -43,9 +47,9 @@ enum ManifestCommand {
 
 pub async fn run(args: ManifestArgs) -> anyhow::Result<()> {
     match args.command {
-        ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations } => {
-            let render =
-                cits_tools::manifest::Render { max_age_ms, cameras: camera_source.map(|from| (from, camera_stations)) };
+        ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations, edge_sites } => {
+            let cameras = camera_source.map(|from| (from, camera_stations));
+            let render = cits_tools::manifest::Render { max_age_ms, cameras, edge_sites };
             let mut model = cits_tools::manifest::load(&manifest)?;
             let base = manifest.canonicalize()?.parent().map(PathBuf::from).unwrap_or_default();
             cits_tools::manifest::render(&mut model, &base, &render)?;

@@ -32,6 +32,7 @@ pub fn render_options(settings: &Settings) -> Render {
         max_age_ms: settings.max_age_ms,
         cameras: (!settings.camera_stations.is_empty())
             .then(|| (settings.rsu_station, settings.camera_stations.clone())),
+        edge_sites: settings.topology().edge_sites().map(|(_, s)| s.name.clone()).collect(),
     }
 }
 
@@ -43,7 +44,7 @@ pub fn deployable(settings: &Settings, file: &Path, out: Option<&Path>) -> anyho
     let base = file.canonicalize()?.parent().map(PathBuf::from).unwrap_or_default();
     let render = render_options(settings);
     manifest::render(&mut model, &base, &render)?;
-    let rendered = render.max_age_ms.is_some() || render.cameras.is_some();
+    let rendered = render.max_age_ms.is_some() || render.cameras.is_some() || !render.edge_sites.is_empty();
     if rendered || out.is_some() {
         manifest::validate(&model).with_context(|| format!("{} rendered", file.display()))?;
         let out = out.map(PathBuf::from).unwrap_or_else(|| settings.state.join(file.file_name().unwrap_or_default()));

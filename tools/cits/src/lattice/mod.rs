@@ -171,7 +171,10 @@ impl Lattice {
         // Street geometry for map matcher and predictor: blobstore-fs container cits-map.
         let graph = crate::map::load(&s.repo.join("data/map/weiser-gabelsberger.osm"), None)?;
         crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
-        redis::start(s, &mut guard, &self.processes).await?;
+        redis::start(s, &mut guard, &self.processes, &redis::Instance::hub(s)).await?;
+        for (k, _) in topology.edge_sites() {
+            redis::start(s, &mut guard, &self.processes, &redis::Instance::site(s, k)).await?;
+        }
         let wadm = hosts::start_wadm(s, &mut guard)?;
         // Before any host: wadm learns of hosts from their events in its own stream.
         hosts::wadm_ready(s, &self.processes, wadm.pid).await?;
@@ -189,7 +192,11 @@ impl Lattice {
 
         // Where this lattice's Redis and blobstore folder are: named configs the manifests refer
         // to (no port or path in them), like the RSU registry below.
-        self.put_config(LATTICE_REDIS, [("url", redis::url_without_password(s))]).await?;
+        self.put_config(LATTICE_REDIS, [("url", redis::Instance::hub(s).url_without_password())]).await?;
+        for (k, site) in topology.edge_sites() {
+            let url = redis::Instance::site(s, k).url_without_password();
+            self.put_config(&crate::manifest::site_config(LATTICE_REDIS, &site.name), [("url", url)]).await?;
+        }
         self.put_config(LATTICE_BLOBSTORE, [("ROOT", s.blobstore().display().to_string())]).await?;
 
         // RSUs of the recordings (and the probe's), before deploy: the decoder's registry must
@@ -239,6 +246,9 @@ impl Lattice {
         baseline::stop(p).await?;
         for name in ["policy", "redis", "secrets"] {
             p.stop(name, GRACE).await?;
+        }
+        for name in p.named("redis-") {
+            p.stop(&name, GRACE).await?;
         }
         // Last: JetStream (wadm's state) must outlive its users. Every server a state dir ever
         // had (a cluster's too), whatever the topology now says.
@@ -292,7 +302,8 @@ impl Lattice {
             }
             Server::Redis => {
                 self.processes.kill("redis").await?;
-                redis::start(&self.settings, &mut guard, &self.processes).await?;
+                redis::start(&self.settings, &mut guard, &self.processes, &redis::Instance::hub(&self.settings))
+                    .await?;
             }
         }
         guard.keep();

@@ -7,6 +7,7 @@ use anyhow::Context as _;
 
 use super::process::{self, Program, StartGuard};
 use super::settings::{required, ServerPorts, Settings};
+use super::topology::Placement;
 
 /// The config file of NATS server `i` of the topology: its ports (see [`Settings::server`]), its
 /// own JetStream store and, in a cluster, the routes to every server; a hub of sites takes leaf
@@ -15,7 +16,7 @@ use super::settings::{required, ServerPorts, Settings};
 pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
     let topology = settings.topology();
     let servers = topology.nats.len();
-    let ServerPorts { client, mqtt, http, cluster, leaf } = settings.server(i);
+    let ServerPorts { client, mqtt, http, cluster, leaf, .. } = settings.server(i);
     let nats_sync = &settings.nats_sync;
     let jetstream = settings.state.join(jetstream_dir(i));
     let tls = settings.tls();
@@ -293,20 +294,30 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
         max_bytes: settings.stream_max_bytes,
         replicas,
         source_mqtt: replicas > 1,
-        ingress_sites: topology.sites.iter().map(|s| s.name.clone()).collect(),
+        ingress_sites: sites_placed(&topology, Placement::Hub),
+        watched_sites: sites_placed(&topology, Placement::Edge),
         ..Default::default()
     };
     cits_jetstream::ensure_streams(&js, &limits).await?;
-    // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss).
+    // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss): its
+    // ingress and DENMs, or the whole pipeline's streams where it runs the pipeline.
     for (k, site) in topology.sites.iter().enumerate() {
         let leaf =
             connect_to(settings, &format!("127.0.0.1:{}", settings.server(topology.leaf_server(k)).client)).await?;
+        let js = async_nats::jetstream::new(leaf);
         let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, ..Default::default() };
-        cits_jetstream::site::ensure(&async_nats::jetstream::new(leaf), &site.rsus, &limits)
-            .await
-            .with_context(|| format!("site {}", site.name))?;
+        match site.pipeline {
+            Placement::Hub => cits_jetstream::site::ensure(&js, &site.rsus, &limits).await,
+            Placement::Edge => cits_jetstream::ensure_streams(&js, &limits).await,
+        }
+        .with_context(|| format!("site {}", site.name))?;
     }
     Ok(())
+}
+
+/// The names of the sites whose pipeline runs at `placement`.
+fn sites_placed(topology: &super::Topology, placement: Placement) -> Vec<String> {
+    topology.sites.iter().filter(|s| s.pipeline == placement).map(|s| s.name.clone()).collect()
 }
 
 /// The secrets backend's name (secrets-nats-kv's default, in its bucket and stream names).

@@ -29,31 +29,62 @@ pub fn acl(pipeline_password: &str, dashboard_password: &str) -> String {
     )
 }
 
-/// `redis://user:password@127.0.0.1:port/` as `user` with its password file in the auth dir.
-pub fn url(settings: &Settings, user: &str) -> anyhow::Result<String> {
-    let file = match user {
-        PIPELINE_USER => "redis.password",
-        _ => "redis-dashboard.password",
-    };
-    let password = read_secret(&settings.auth().join(file))?;
-    Ok(format!("redis://{user}:{password}@127.0.0.1:{}/", settings.redis_port))
+/// One Redis of the lattice: the hub's, or a site's that runs its pipeline (same users and
+/// passwords, a store of its own).
+pub struct Instance {
+    /// Its process name (PID file, log) and data folder under the state dir.
+    pub name: String,
+    pub port: u16,
 }
 
-/// The endpoint the manifests read from the lattice's named config: no password in it.
-pub fn url_without_password(settings: &Settings) -> String {
-    format!("redis://{PIPELINE_USER}@127.0.0.1:{}/", settings.redis_port)
+impl Instance {
+    /// The hub's (`REDIS_PORT`).
+    pub fn hub(settings: &Settings) -> Self {
+        Self { name: "redis".into(), port: settings.redis_port }
+    }
+
+    /// Site `k`'s, on its leaf node's share of the ports (`REDIS_PORT` plus its server index).
+    pub fn site(settings: &Settings, k: usize) -> Self {
+        let topology = settings.topology();
+        Self { name: format!("redis-{}", topology.sites[k].name), port: settings.server(topology.leaf_server(k)).redis }
+    }
+
+    /// `redis://user:password@127.0.0.1:port/` as `user` with its password file in the auth dir.
+    pub fn url(&self, settings: &Settings, user: &str) -> anyhow::Result<String> {
+        let file = match user {
+            PIPELINE_USER => "redis.password",
+            _ => "redis-dashboard.password",
+        };
+        let password = read_secret(&settings.auth().join(file))?;
+        Ok(format!("redis://{user}:{password}@127.0.0.1:{}/", self.port))
+    }
+
+    /// The endpoint the manifests read from a named config: no password in it.
+    pub fn url_without_password(&self) -> String {
+        format!("redis://{PIPELINE_USER}@127.0.0.1:{}/", self.port)
+    }
+}
+
+/// The hub's Redis as `user` (see [`Instance::url`]).
+pub fn url(settings: &Settings, user: &str) -> anyhow::Result<String> {
+    Instance::hub(settings).url(settings, user)
 }
 
 pub fn read_secret(path: &Path) -> anyhow::Result<String> {
     Ok(std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?.trim().to_string())
 }
 
-pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &process::Processes) -> anyhow::Result<()> {
-    let data = settings.state.join("redis");
+pub async fn start(
+    settings: &Settings,
+    guard: &mut StartGuard,
+    processes: &process::Processes,
+    redis: &Instance,
+) -> anyhow::Result<()> {
+    let data = settings.state.join(&redis.name);
     std::fs::create_dir_all(&data)?;
     let program = Program::new(&settings.binaries.redis_server).args([
         "--port".to_string(),
-        settings.redis_port.to_string(),
+        redis.port.to_string(),
         "--bind".into(),
         "127.0.0.1".into(),
         "--dir".into(),
@@ -69,9 +100,9 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &proc
         "--aclfile".into(),
         settings.auth().join("redis.acl").display().to_string(),
     ]);
-    let started = guard.start("redis", program.envs(settings.common_env()))?;
-    let url = url(settings, PIPELINE_USER)?;
-    process::ready(processes, "redis", started.pid, Duration::from_secs(20), || ping(&url)).await
+    let started = guard.start(&redis.name, program.envs(settings.common_env()))?;
+    let url = redis.url(settings, PIPELINE_USER)?;
+    process::ready(processes, &redis.name, started.pid, Duration::from_secs(20), || ping(&url)).await
 }
 
 async fn ping(url: &str) -> anyhow::Result<()> {

@@ -133,6 +133,8 @@ pub struct ServerPorts {
     pub cluster: u16,
     /// Where a hub server takes leaf node connections.
     pub leaf: u16,
+    /// A site's Redis, when the site runs its pipeline (`REDIS_PORT` plus its leaf node's index).
+    pub redis: u16,
 }
 
 /// A required binary, or what to set.
@@ -195,6 +197,7 @@ impl Settings {
             http: up(self.nats_http_port),
             cluster: up(self.nats_cluster_port),
             leaf: up(self.nats_leaf_port),
+            redis: up(self.redis_port),
         }
     }
 

@@ -35,6 +35,22 @@ pub struct Site {
     pub name: String,
     /// The RSUs of the site (they connect to its MQTT listener).
     pub rsus: Vec<String>,
+    /// Where the pipeline runs for its RSUs.
+    #[serde(default)]
+    pub pipeline: Placement,
+}
+
+/// Where a site's RSUs' CPMs are turned into DENMs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// On the hub: the site keeps what its RSUs send until the hub sourced it, and the DENMs the
+    /// hub sends back (ingress and delivery only at the site).
+    #[default]
+    Hub,
+    /// On the site's own hosts, with a Redis of the site's own: warnings go on while the link is
+    /// down; the hub sources the site's frames, DENMs and dead letters to watch them.
+    Edge,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,14 +95,15 @@ impl Topology {
 
     /// The named topologies of `make run TOPOLOGY=…`: `single` (one server, one host),
     /// `cluster` (three servers in one cluster, a host on each) and `edge` (that cluster as the
-    /// hub of site `site-1`: RSU `rsu1` on its leaf node, an edge host there).
+    /// hub of site `site-1`: RSU `rsu1` on its leaf node, an edge host there running the
+    /// pipeline for it).
     pub fn preset(name: &str) -> Option<Self> {
         let cluster = Self { nats: vec![NatsServer::default(); 3], hosts: vec![Host::default(); 3], sites: Vec::new() };
         match name {
             "single" => Some(Self::with_hosts(1)),
             "cluster" => Some(cluster),
             "edge" => {
-                let site = Site { name: "site-1".into(), rsus: vec!["rsu1".into()] };
+                let site = Site { name: "site-1".into(), rsus: vec!["rsu1".into()], pipeline: Placement::Edge };
                 let mut edge = cluster;
                 edge.hosts.push(Host { site: Some(site.name.clone()), ..Host::default() });
                 edge.sites.push(site);
@@ -139,6 +156,9 @@ impl Topology {
             }
             if site.rsus.is_empty() {
                 bail!("site `{}` has no RSUs", site.name);
+            }
+            if site.pipeline == Placement::Edge && !self.hosts.iter().any(|h| h.site.as_ref() == Some(&site.name)) {
+                bail!("site `{}` runs its pipeline but has no host", site.name);
             }
             for rsu in &site.rsus {
                 if !rsus.insert(rsu.as_str()) {
@@ -213,6 +233,11 @@ impl Topology {
     /// The site `rsu` belongs to, if any (else it connects to the hub).
     pub fn site_of_rsu(&self, rsu: &str) -> Option<(usize, &Site)> {
         self.sites.iter().enumerate().find(|(_, s)| s.rsus.iter().any(|r| r == rsu))
+    }
+
+    /// The sites whose pipeline runs on their own hosts ([`Placement::Edge`]).
+    pub fn edge_sites(&self) -> impl Iterator<Item = (usize, &Site)> {
+        self.sites.iter().enumerate().filter(|(_, s)| s.pipeline == Placement::Edge)
     }
 
     /// Whether its servers speak TLS to each other and to RSUs: a cluster's servers, a site and
@@ -317,9 +342,11 @@ mod tests {
         assert_eq!(t.site_of_server(3).unwrap().name, "site-1");
         assert!(t.site_of_server(2).is_none());
         assert_eq!(t.site_of_rsu("rsu1").map(|(k, _)| k), Some(0));
+        assert_eq!(t.edge_sites().map(|(k, _)| k).collect::<Vec<_>>(), [0]);
         assert!(t.site_of_rsu("rsu2").is_none() && t.tls());
         let one_hub = Topology::parse_arg("{hosts: [{}, {site: a}], sites: [{name: a, rsus: [r1]}]}").unwrap();
         assert_eq!((one_hub.server_of(2), one_hub.replicas()), (1, 1));
+        assert_eq!(one_hub.sites[0].pipeline, Placement::Hub, "the pipeline stays on the hub unless asked");
         assert!(one_hub.tls(), "a site's link crosses a network");
     }
 
@@ -335,6 +362,8 @@ mod tests {
             ("{hosts: [{}], sites: [{name: a, rsus: [r]}, {name: b, rsus: [r]}]}", "two sites"),
             ("{hosts: [{}, {site: a, server: 0}], sites: [{name: a, rsus: [r]}]}", "leaf node"),
             ("{hosts: [{}, {site: a, labels: {site: x}}], sites: [{name: a, rsus: [r]}]}", "site's name"),
+            ("{hosts: [{}], sites: [{name: a, rsus: [r], pipeline: edge}]}", "has no host"),
+            ("{hosts: [{}], sites: [{name: a, rsus: [r], pipeline: cloud}]}", "not a topology"),
         ] {
             let err = format!("{:#}", Topology::parse_arg(text).unwrap_err());
             assert!(err.contains(why), "{text}: {err}");
