@@ -5,13 +5,13 @@
 //! restarted; on a three-server NATS cluster (`TOPOLOGY=cluster`, fused, RSUs on the second
 //! server's MQTT listener), each server killed with SIGKILL in turn and started again; and on
 //! that cluster as the hub of an RSU site (a leaf node with both RSUs and an edge host, the
-//! pipeline on the hub), the site's link cut for 30 s (tests/common/link.rs), the edge host
-//! killed, and the hub's servers killed. A deployment's rows are replays one after the other on
+//! pipeline on the hub, then on the edge host), the site's link cut for 30 s
+//! (tests/common/link.rs), the edge host killed, and the hub's servers killed. A deployment's rows are replays one after the other on
 //! one lattice, so its DENMs are held against the in-process pipeline given every replay so far:
 //! state left by an earlier replay or fault must not change what the next one warns. Prints one
 //! table (faults injected, CPMs in, frames out, lost, duplicated, DENMs equal to the in-process
 //! pipeline's, the longest a DENM was due and not out) and fails unless every row is clean.
-//! Ignored by `make test` (about 35 minutes).
+//! Ignored by `make test` (about 45 minutes).
 
 use std::time::Duration;
 
@@ -97,12 +97,15 @@ async fn chaos() {
     // The cluster as the hub of one site with both RSUs and an edge host; the pipeline on the hub.
     let edge = "{nats: [{}, {}, {}], hosts: [{}, {}, {}, {site: site-1}], \
                 sites: [{name: site-1, rsus: [rsu1, rsu2]}]}";
+    let edge_pipeline = "{nats: [{}, {}, {}], hosts: [{}, {}, {}, {site: site-1}], \
+                         sites: [{name: site-1, rsus: [rsu1, rsu2], pipeline: edge}]}";
     let deployments = [
         // (name, topology, manifest, the server whose MQTT listener hub RSUs use, faults)
         ("fused", "{hosts: [{}, {}]}", fused, 0, on_one_server),
         ("seven actors", "{hosts: [{}, {}]}", None, 0, on_one_server),
         ("cluster, fused", "cluster", fused, 1, in_a_cluster),
         ("edge (pipeline on the hub), fused", edge, fused, 0, at_a_site),
+        ("edge (pipeline at the site), fused", edge_pipeline, fused, 0, at_a_site),
     ];
     let mut rows: Vec<(String, Outcome)> = Vec::new();
     for (d, (deployment, topology, manifest, rsu_server, kinds)) in deployments.iter().enumerate() {
