@@ -156,7 +156,7 @@ async fn chaos() {
             o.duplicated,
             if o.out_of_order.is_empty() { "none".to_string() } else { o.out_of_order.join(", ") },
             if o.denms_equal { format!("yes ({})", o.denms) } else { format!("no ({})", o.denms) },
-            o.longest_denm_wait.map_or("-".to_string(), |w| format!("{:.1} s", w.as_secs_f64()))
+            o.longest_denm_wait.map_or("-".to_string(), |w| format!("{:.2} s", w.as_secs_f64()))
         );
     }
     assert!(rows.iter().all(|(_, o)| o.clean()), "a fault lost, duplicated or reordered something");
