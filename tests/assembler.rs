@@ -1,6 +1,6 @@
 //! Assembler on the real stack: per-object trajectories grow across CPMs (late points in place),
 //! are stored in Redis as binary protobuf through our key-value provider, and a reused object id
-//! after the 5 s window starts a new generation; concurrent invocations lose no point.
+//! after the 5 s window starts a new generation (named by its start); concurrent invocations lose no point.
 
 use std::time::Duration;
 
@@ -68,8 +68,12 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     let stages: Vec<&str> = frame.trace.iter().map(|t| t.stage.as_str()).collect();
     assert_eq!(stages, ["decoder", "collector", "assembler"]);
     let t = &frame.trajectories[0];
-    assert_eq!((t.station_id, t.sensor_id, t.object_id, t.generation), (1001, 1, 7, 0));
+    assert_eq!((t.station_id, t.sensor_id, t.object_id), (1001, 1, 7));
     assert_eq!(measured_ms(t), vec![1000, 1125, 1250]);
+    // A track's generation is when it started (its first point, in ms).
+    let started = |t: &cits::proto::Trajectory| (t.points[0].measured_at_us / 1000) as u32;
+    assert_eq!(t.generation, started(t));
+    let first_generation = t.generation;
 
     // The state is the same trajectory, as binary protobuf in Redis.
     let redis = RedisStore::new(RedisConfig { url: lattice.redis_url(), ..RedisConfig::default() }).unwrap();
@@ -80,7 +84,10 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     rsu.publish(&topic, cpm(*T0_ITS_MS + 11_030, 900)).await;
     let msg = next_within(&mut out, Duration::from_secs(10), "trajectory frame").await.unwrap();
     let t = TrajectoryFrame::decode(msg.payload.as_ref()).unwrap().trajectories.remove(0);
-    assert_eq!((t.generation, measured_ms(&t)), (1, vec![11_000]));
+    assert_eq!(measured_ms(&t), vec![11_000]);
+    assert_eq!(t.generation, started(&t));
+    assert_ne!(t.generation, first_generation);
+    let second_generation = t.generation;
 
     // Malformed input to the assembler is dead-lettered; the stage keeps working.
     let mut dlq = nats.subscribe("cits.dlq.assembler").await.unwrap();
@@ -92,7 +99,7 @@ async fn trajectories_grow_in_time_order_live_in_redis_and_restart_after_the_win
     rsu.publish(&topic, cpm(*T0_ITS_MS + 11_155, 960)).await;
     let msg = next_within(&mut out, Duration::from_secs(10), "trajectory frame after a dead letter").await.unwrap();
     let t = TrajectoryFrame::decode(msg.payload.as_ref()).unwrap().trajectories.remove(0);
-    assert_eq!((t.generation, measured_ms(&t)), (1, vec![11_000, 11_125]));
+    assert_eq!((t.generation, measured_ms(&t)), (second_generation, vec![11_000, 11_125]));
 
     concurrent_updates_lose_no_point(&lattice, &redis).await;
 }

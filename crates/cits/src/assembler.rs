@@ -182,18 +182,29 @@ fn point(l: &LocationsContainer) -> TrajectoryPoint {
     }
 }
 
+/// The generation of a track that starts with `l`: when its first point was measured (ms,
+/// wrapping every 49 days). Not a count of the object id's earlier tracks: that depends on
+/// whether the state of the previous one still exists (a lattice's Redis expires it after its
+/// TTL, the in-process pipeline keeps it), and the same CPMs must name the same objects — the
+/// collision detector and the DENM sender know an object by its generation (a lattice that
+/// counted from 0 again after a pause found the warnings of an earlier track under that key
+/// and sent one DENM more than the in-process pipeline).
+fn generation_of(l: &LocationsContainer) -> u32 {
+    (l.measured_at_us / 1000) as u32
+}
+
 /// Adds one location to its trajectory (or starts one).
 pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &AssemblerConfig) -> Trajectory {
-    let fresh = |generation| Trajectory {
+    let fresh = || Trajectory {
         station_id: l.station_id,
         object_id: l.object_id,
-        generation,
+        generation: generation_of(l),
         classification: l.classification,
         points: vec![point(l)],
         sensor_id: l.sensor_id,
         cue: l.cue,
     };
-    let Some(mut t) = current else { return fresh(0) };
+    let Some(mut t) = current else { return fresh() };
     let newest = t.points.last().map_or(0, |p| p.measured_at_us);
     let oldest = t.points.first().map_or(0, |p| p.measured_at_us);
     // Window closed: more than `window` after the newest point (a reused id, or the object came
@@ -201,7 +212,7 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
     if l.measured_at_us > newest.saturating_add(cfg.window_us)
         || l.measured_at_us.saturating_add(cfg.window_us) < oldest
     {
-        return fresh(t.generation + 1);
+        return fresh();
     }
     // A jump no road user can make since the newest point: the tracker reused the id already.
     if let Some(last) = t.points.last().filter(|p| l.measured_at_us > p.measured_at_us) {
@@ -211,7 +222,7 @@ pub fn merge(current: Option<Trajectory>, l: &LocationsContainer, cfg: &Assemble
             crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude },
         );
         if crate::geo::distance(dx, dy) > JUMP_TOLERANCE_M + cfg.max_speed_mps * dt_s {
-            return fresh(t.generation + 1);
+            return fresh();
         }
     }
     // Late points are inserted in place; a repeated timestamp replaces the earlier measurement.
@@ -269,17 +280,19 @@ mod tests {
         );
         assert_eq!(times(&t), vec![1000, 1125, 1250, 1375]);
         assert_eq!(t.points[1].latitude, loc(7, 1125, 2.0).latitude);
-        assert_eq!(t.generation, 0);
+        assert_eq!(t.generation, 1000, "the track's start");
     }
 
     #[test]
     fn reused_id_after_the_window_starts_a_new_generation() {
         let cfg = AssemblerConfig::default();
         let t = run(vec![loc(7, 1000, 1.0), loc(7, 1125, 1.0), loc(7, 7000, 9.0)], &cfg);
-        assert_eq!((t.generation, times(&t)), (1, vec![7000]));
+        assert_eq!((t.generation, times(&t)), (7000, vec![7000]));
+        // The same, whether or not the earlier track's state still existed.
+        assert_eq!(run(vec![loc(7, 7000, 9.0)], &cfg).generation, 7000);
         // Within the window the track continues (its point 4.9 s back is beyond `keep`).
         let t = run(vec![loc(7, 1000, 1.0), loc(7, 5900, 1.0)], &cfg);
-        assert_eq!((t.generation, times(&t)), (0, vec![5900]));
+        assert_eq!((t.generation, times(&t)), (1000, vec![5900]));
     }
 
     #[test]
@@ -287,10 +300,10 @@ mod tests {
         let cfg = AssemblerConfig::default();
         // 0.5 s later 30 m away: 60 m/s.
         let t = run(vec![loc(7, 1000, 0.0), loc(7, 1500, 30.0)], &cfg);
-        assert_eq!((t.generation, times(&t)), (1, vec![1500]));
+        assert_eq!((t.generation, times(&t)), (1500, vec![1500]));
         // 8 m in 0.5 s (16 m/s) is a fast car, the same track.
         let t = run(vec![loc(7, 1000, 0.0), loc(7, 1500, 8.0)], &cfg);
-        assert_eq!((t.generation, t.points.len()), (0, 2));
+        assert_eq!((t.generation, t.points.len()), (1000, 2));
     }
 
     #[test]
