@@ -63,7 +63,8 @@ SPEED      ?= 1
 HOSTS      ?= 1
 # What the lattice is made of (make run TOPOLOGY=cluster): single (one nats-server, HOSTS hosts),
 # cluster (three nats-servers in one cluster, streams R3, a host on each), edge (that cluster as the
-# hub of an RSU site on a leaf node of its own: rsu1 and an edge host there), or a topology file.
+# hub of an RSU site on a leaf node of its own: rsu1, and an edge host running the pipeline for it),
+# or a topology file.
 TOPOLOGY   ?= single
 # RSUs speak MQTT in clear text to one server on loopback (1883), over TLS to a cluster (8883–8885)
 # or a site's leaf node (8886), checked against the lattice's CA in $(CITS_STATE)/tls/ca.pem;
