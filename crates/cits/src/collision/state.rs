@@ -28,6 +28,10 @@ pub fn state_key(intersection: &str, rsu: &str) -> String {
 /// (a flood within the TTL) would grow the detector's work without bound; the objects seen
 /// longest ago go first.
 pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64, cfg: &DetectorConfig) {
+    // Expired objects go first, so a returning object id is placed as a new one: the stored
+    // order (which the detector's pairs follow) must not depend on whether expired state was
+    // still there (the in-process pipeline keeps it, a lattice's Redis drops it after a pause).
+    state.objects.retain(|o| o.observed_at_us + cfg.path_ttl_us >= now_us);
     for p in paths {
         let key = crate::assembler::state_key(p.station_id, p.sensor_id, p.object_id);
         let observed = p.observed_at_us;

@@ -99,6 +99,27 @@ fn stored_paths_are_replaced_per_object_and_expire() {
 }
 
 #[test]
+fn returning_objects_are_stored_as_if_expired_state_had_never_been_kept() {
+    let cfg = DetectorConfig::default();
+    let at = |mut p: PredictedPath, t: u64| {
+        p.observed_at_us = t;
+        p
+    };
+    let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
+    let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+    // Seen car first, then a minute later (the same ids reused) bike first.
+    let mut kept = RsuPaths::default();
+    update_paths(&mut kept, vec![at(car.clone(), 1_000_000), at(bike.clone(), 1_000_000)], 1_000_000, &cfg);
+    let later = vec![at(bike, 61_000_000), at(car, 61_000_000)];
+    update_paths(&mut kept, later.clone(), 61_000_000, &cfg);
+    // As a store that dropped the expired state in the pause (Redis's TTL) has them.
+    let mut dropped = RsuPaths::default();
+    update_paths(&mut dropped, later, 61_000_000, &cfg);
+    assert_eq!(kept, dropped);
+    assert_eq!(kept.objects[0].object_key, "1001/0/2", "in the order seen now");
+}
+
+#[test]
 fn a_flood_of_new_objects_keeps_an_rsus_state_to_one_frame_and_its_newest_objects() {
     let cfg = DetectorConfig { max_paths: 10, ..Default::default() };
     let mut state = RsuPaths::default();
