@@ -64,7 +64,7 @@ pub fn denms_config(rsus: &[String], limits: &crate::Limits) -> stream::Config {
         max_bytes: limits.max_bytes,
         sources: Some(vec![stream::Source {
             name: outbox.name.to_string(),
-            external: Some(stream::External { api_prefix: api_prefix(HUB_DOMAIN), delivery_prefix: None }),
+            external: in_domain(HUB_DOMAIN),
             subject_transforms: filters,
             ..Default::default()
         }]),
@@ -82,7 +82,7 @@ pub fn denms_config(rsus: &[String], limits: &crate::Limits) -> stream::Config {
 pub fn hub_ingress_source(site: &str, families: &[&str]) -> stream::Source {
     stream::Source {
         name: INGRESS.to_string(),
-        external: Some(stream::External { api_prefix: api_prefix(site), delivery_prefix: None }),
+        external: in_domain(site),
         subject_transforms: crate::partition_transforms("", families),
         ..Default::default()
     }
@@ -92,11 +92,7 @@ pub fn hub_ingress_source(site: &str, families: &[&str]) -> stream::Source {
 /// pipeline: the site's stream of that name, kept and republished at the hub too (the dashboard,
 /// the tools and the operator watch every site from there).
 pub fn watched(name: &str, site: &str) -> stream::Source {
-    stream::Source {
-        name: name.to_string(),
-        external: Some(stream::External { api_prefix: api_prefix(site), delivery_prefix: None }),
-        ..Default::default()
-    }
+    stream::Source { name: name.to_string(), external: in_domain(site), ..Default::default() }
 }
 
 /// The sites a stream sources from (by their API prefix).
@@ -110,8 +106,9 @@ pub fn sourced_sites(config: &stream::Config) -> Vec<String> {
         .collect()
 }
 
-fn api_prefix(domain: &str) -> String {
-    format!("$JS.{domain}.API")
+/// Where a source in JetStream domain `domain` is reached (its API prefix, across the link).
+fn in_domain(domain: &str) -> Option<stream::External> {
+    Some(stream::External { api_prefix: format!("$JS.{domain}.API"), delivery_prefix: None })
 }
 
 /// Makes a site's streams on its leaf node (`js`: a connection to it) unless they exist: its
