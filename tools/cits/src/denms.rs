@@ -12,6 +12,8 @@ use tokio::sync::mpsc;
 pub struct Received {
     pub rsu: String,
     pub uper: Vec<u8>,
+    /// When the RSU's connection got it (µs since the Unix epoch).
+    pub received_us: u64,
 }
 
 /// Subscribes (QoS 1) to the DENMs of each of `rsus`, one connection per RSU with that RSU's
@@ -74,8 +76,9 @@ async fn subscribe_rsu(
         loop {
             match eventloop.poll().await {
                 Ok(Event::Incoming(Packet::Publish(p))) => {
+                    let received_us = cits::time::now_us();
                     let rsu = p.topic.rsplit('/').next().unwrap_or_default().to_string();
-                    if tx.send(Received { rsu, uper: p.payload.to_vec() }).await.is_err() {
+                    if tx.send(Received { rsu, uper: p.payload.to_vec(), received_us }).await.is_err() {
                         return;
                     }
                 }

@@ -149,6 +149,12 @@ pub struct RunOptions {
     /// Stop waiting for the rest once no frame came out for this long after the replay.
     pub idle: Duration,
     pub out_dir: PathBuf,
+    /// The lattice's topology when not the one server of the main runs (`cluster`, …): the run
+    /// is reported among the topologies, not the systems.
+    pub topology: Option<String>,
+    /// Also receive the DENMs as each RSU does (MQTT, its credentials) and measure the way
+    /// from the CPM's publish to the DENM at the RSU.
+    pub denms_at_rsu: bool,
 }
 
 impl RunOptions {
@@ -234,6 +240,14 @@ pub struct Backlog {
     pub ms_per_1000_frames: f64,
 }
 
+/// The DENMs the RSUs of a run received over MQTT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DenmsAtRsu {
+    pub received: u64,
+    /// Not decodable, or for no CPM of the run (by RSU and reference time).
+    pub unmatched: u64,
+}
+
 /// One run's result, `run-<label>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -259,6 +273,16 @@ pub struct RunResult {
     pub end_to_end: Option<Latency>,
     /// The replayer's MQTT publish → the decoder's receipt.
     pub ingress: Option<Latency>,
+    /// The topology of a topology run (see [`RunOptions::topology`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
+    /// The CPM's MQTT publish → its DENM received by the RSU over MQTT, over the DENMs received
+    /// (runs with [`RunOptions::denms_at_rsu`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsu_denm: Option<Latency>,
+    /// DENMs the RSUs received over MQTT, and how many of them matched no CPM sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denms_at_rsu: Option<DenmsAtRsu>,
     /// Per stage and per hop, in pipeline order.
     pub parts: Vec<Part>,
     pub backlog: Option<Backlog>,
@@ -298,6 +322,10 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
     let mut denm_sub = futures::stream::select_all(denm_subs);
     let mut dlq_sub = client.subscribe("cits.dlq.>").await?;
     client.flush().await?;
+    let at_rsu = match opts.denms_at_rsu {
+        true => Some(receive_at_rsus(opts, &rsus).await?),
+        false => None,
+    };
 
     let expected = records.len() * rsus.len();
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
@@ -344,6 +372,13 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
     let replay_s = started.elapsed().as_secs_f64();
     stop_tx.send(true).ok();
     let (done, dead_letters, denms) = collector.await?;
+    let at_rsu = match at_rsu {
+        Some((stop, task)) => {
+            stop.send(true).ok();
+            Some(task.await?)
+        }
+        None => None,
+    };
     let cpu_s: Vec<(String, f64)> = opts
         .cpu
         .iter()
@@ -354,7 +389,11 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
     // Pair frames with CPMs as sent (the replay moved their times to now).
     let sent = facts(&summary.records)?;
     let rows = pair(&sent, &rsus, &summary.published_at_us, &done);
-    let label = run_label(&opts.system, opts.factor, opts.rsus);
+    let label = match &opts.topology {
+        Some(t) => format!("{t}-{}", run_label(&opts.system, opts.factor, opts.rsus)),
+        None => run_label(&opts.system, opts.factor, opts.rsus),
+    };
+    let rsu_denm = at_rsu.map(|received| rsu_denm_latencies(&sent, &rsus, &summary.published_at_us, &received));
     write_frames_csv(&opts.out_dir.join(format!("frames-{label}.csv")), &rows, &rsus)?;
     let tally = Tally {
         system: opts.system.clone(),
@@ -369,9 +408,75 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
         dead_letters,
         denms,
     };
-    let result = summarize(tally, &rows);
+    let mut result = summarize(tally, &rows);
+    result.topology = opts.topology.clone();
+    if let Some((latencies, counted)) = rsu_denm {
+        result.rsu_denm = Latency::of(&latencies);
+        result.denms_at_rsu = Some(counted);
+    }
     std::fs::write(opts.out_dir.join(format!("run-{label}.json")), serde_json::to_string_pretty(&result)?)?;
     Ok(result)
+}
+
+/// Receives the run's DENMs as its RSUs do until told to stop, then until none came for 2 s.
+async fn receive_at_rsus(
+    opts: &RunOptions,
+    rsus: &[String],
+) -> anyhow::Result<(tokio::sync::watch::Sender<bool>, tokio::task::JoinHandle<Vec<crate::denms::Received>>)> {
+    let auth = crate::auth::auth_dir();
+    let ca = crate::tls::mqtt_ca_from_env();
+    let client_id = format!("bench-denms-{}", std::process::id());
+    let mut rx =
+        crate::denms::subscribe(&opts.mqtt_host, opts.mqtt_port, &client_id, rsus, auth.as_deref(), ca.as_deref())
+            .await?;
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let task = tokio::spawn(async move {
+        let mut received = Vec::new();
+        let mut stopping = false;
+        loop {
+            let wait = if stopping { Duration::from_secs(2) } else { Duration::from_secs(3600) };
+            tokio::select! {
+                Some(denm) = rx.recv() => received.push(denm),
+                _ = stop_rx.changed(), if !stopping => stopping = true,
+                _ = tokio::time::sleep(wait) => break,
+            }
+        }
+        received
+    });
+    Ok((stop_tx, task))
+}
+
+/// CPM publish → DENM at the RSU, µs, for each DENM received: a DENM's reference time is its
+/// frame's, which is the CPM's (the replay made it the time it sent it), so the two pair up by RSU
+/// and reference time (ms, as ITS timestamps have it).
+fn rsu_denm_latencies(
+    sent: &[CpmFacts],
+    rsus: &[String],
+    published_at_us: &[u64],
+    received: &[crate::denms::Received],
+) -> (Vec<u64>, DenmsAtRsu) {
+    let number: HashMap<&str, usize> = rsus.iter().enumerate().map(|(k, r)| (r.as_str(), k)).collect();
+    let mut published: HashMap<(usize, u64), u64> = HashMap::new();
+    for k in 0..rsus.len() {
+        for (i, f) in sent.iter().enumerate() {
+            if let Some(&at) = published_at_us.get(i * rsus.len() + k) {
+                published.entry((k, cits::time::unix_us_to_its_ms(f.reference_time_us))).or_insert(at);
+            }
+        }
+    }
+    let mut latencies = Vec::with_capacity(received.len());
+    for denm in received {
+        let reference = etsi_its::denm::DenmVersion::ALL
+            .iter()
+            .find_map(|v| v.decode(&denm.uper).ok())
+            .map(|d| d.reference_time_its_ms);
+        let at = number.get(denm.rsu.as_str()).zip(reference).and_then(|(k, t)| published.get(&(*k, t)));
+        if let Some(at) = at {
+            latencies.push(denm.received_us.saturating_sub(*at));
+        }
+    }
+    let counted = DenmsAtRsu { received: received.len() as u64, unmatched: (received.len() - latencies.len()) as u64 };
+    (latencies, counted)
 }
 
 /// Each frame that came out with the CPM that caused it: by RSU and reference time, in order.
@@ -539,6 +644,9 @@ fn summarize(t: Tally, rows: &[Row]) -> RunResult {
         objects_in_per_s: t.object_updates as f64 / replay_s,
         end_to_end: Latency::of(&e2e),
         ingress: Latency::of(&ingress),
+        topology: None,
+        rsu_denm: None,
+        denms_at_rsu: None,
         parts: parts.into_iter().map(|(name, v)| Part { name, stats: Latency::of(&v) }).collect(),
         backlog: trend(&e2e).map(|t| Backlog {
             growing: t.growing(),

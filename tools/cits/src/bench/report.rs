@@ -92,6 +92,7 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
     if runs.is_empty() {
         bail!("no run-*.json in {}", dir.display());
     }
+    let (topologies, runs): (Vec<RunResult>, Vec<RunResult>) = runs.into_iter().partition(|r| r.topology.is_some());
     // Systems in the order they ran, factors and N ascending.
     let mut systems: Vec<String> = Vec::new();
     for r in &runs {
@@ -125,6 +126,9 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
     }
     if !by_n.is_empty() {
         intersections_section(&mut md, &systems, &by_n);
+    }
+    if !topologies.is_empty() {
+        topologies_section(&mut md, &topologies);
     }
     if !startups.is_empty() {
         let _ =
@@ -256,6 +260,68 @@ fn summary_section(
     }
 }
 
+/// `in → out | p50 | p95 | p99` of a run's table row (frames, end-to-end ms).
+fn flow_cells(r: &RunResult) -> String {
+    let e = r.end_to_end.as_ref();
+    format!(
+        "{} → {} | {} | {} | {}",
+        r.cpms_in,
+        r.frames_out,
+        ms(e.map(|e| e.p50_ms)),
+        ms(e.map(|e| e.p95_ms)),
+        ms(e.map(|e| e.p99_ms))
+    )
+}
+
+/// `yes`, or `**no** (why)`: whether a run kept up.
+fn kept_up(r: &RunResult) -> String {
+    let why = shortfalls(r);
+    if why.is_empty() {
+        "yes".to_string()
+    } else {
+        format!("**no** ({})", why.join(", "))
+    }
+}
+
+/// The runs on each topology, in the order they ran: what a cluster and the edge cost against one
+/// server, also as the RSU sees it.
+fn topologies_section(md: &mut String, runs: &[RunResult]) {
+    let _ = writeln!(
+        md,
+        "\n## Topologies\n\nEach topology a lattice of its own, started fresh (`cits lattice up` with `CITS_TOPOLOGY`), \
+         the recording replayed as one RSU. End to end as above; **at the RSU** = the CPM's MQTT publish → its DENM \
+         received by the RSU's own MQTT connection (DENMs paired with CPMs by reference time). nats-server CPU = \
+         every NATS server of the topology (a site's leaf node too), per object update.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| topology | system | factor | CPMs in → out | p50 ms | p95 ms | p99 ms | DENMs at the RSU | at the RSU p50 / p95 / max ms | CPU ms / update | nats-server CPU ms / update | sustained |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in runs {
+        let at_rsu = r.rsu_denm.as_ref().map_or("—".to_string(), |l| {
+            format!("{} / {} / {}", ms(Some(l.p50_ms)), ms(Some(l.p95_ms)), ms(Some(l.max_ms)))
+        });
+        let denms = r.denms_at_rsu.map_or("—".to_string(), |n| match n.unmatched {
+            0 => n.received.to_string(),
+            u => format!("{} ({u} unmatched)", n.received),
+        });
+        let nats = r.cpu_s.get("nats").map_or("—".to_string(), |s| {
+            format!("{:.3}", s * 1000.0 / r.object_updates.max(1) as f64)
+        });
+        let _ = writeln!(
+            md,
+            "| {} | {} | {}x | {} | {denms} | {at_rsu} | {:.3} | {nats} | {} |",
+            r.topology.as_deref().unwrap_or_default(),
+            r.system,
+            factor_label(r.factor),
+            flow_cells(r),
+            r.cpu_ms_per_object_update,
+            kept_up(r),
+        );
+    }
+}
+
 /// The many-intersections runs (N RSUs at once): a table and the largest N each system sustains.
 fn intersections_section(md: &mut String, systems: &[String], by_n: &BTreeMap<(String, usize), &RunResult>) {
     let any = by_n.values().next().expect("called with runs");
@@ -270,18 +336,12 @@ fn intersections_section(md: &mut String, systems: &[String], by_n: &BTreeMap<(S
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
     for s in systems {
         for ((_, n), r) in by_n.iter().filter(|((sys, _), _)| sys == s) {
-            let e = r.end_to_end.as_ref();
-            let why = shortfalls(r);
-            let kept_up = if why.is_empty() { "yes".to_string() } else { format!("**no** ({})", why.join(", ")) };
             let _ = writeln!(
                 md,
-                "| {s} | {n} | {} → {} | {} | {} | {} | {:.3} | {kept_up} |",
-                r.cpms_in,
-                r.frames_out,
-                ms(e.map(|e| e.p50_ms)),
-                ms(e.map(|e| e.p95_ms)),
-                ms(e.map(|e| e.p99_ms)),
+                "| {s} | {n} | {} | {:.3} | {} |",
+                flow_cells(r),
                 r.cpu_ms_per_object_update,
+                kept_up(r)
             );
         }
     }
@@ -329,6 +389,9 @@ mod tests {
             objects_in_per_s: 1.0,
             end_to_end: Some(e2e),
             ingress: None,
+            topology: None,
+            rsu_denm: None,
+            denms_at_rsu: None,
             parts: Vec::new(),
             backlog: Some(Backlog {
                 growing,
@@ -383,6 +446,34 @@ mod tests {
         assert!(row("wasmcloud-fused").ends_with("| 1.800 | 1.0× | 1.5× | 1.2× |"), "{md}");
         assert!(row("wasmcloud").ends_with("| 3.3× | — |"), "no native-durable run: {md}");
         assert!(row("native").ends_with("| 1.0× | — |"), "{md}");
+    }
+
+    #[test]
+    fn a_topology_run_has_its_own_table_with_the_way_to_the_rsu_and_nats_cpu() {
+        let dir = std::env::temp_dir().join(format!("cits-bench-topologies-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut single = result(8.0, 3296, 3296, false);
+        single.system = "wasmcloud-fused".into();
+        std::fs::write(dir.join("run-wasmcloud-fused-1x.json"), serde_json::to_string(&single).unwrap()).unwrap();
+        let mut cluster = result(12.0, 3296, 3296, false);
+        cluster.system = "wasmcloud-fused".into();
+        cluster.topology = Some("cluster".into());
+        cluster.object_updates = 1000;
+        cluster.cpu_s.insert("nats".into(), 2.5);
+        cluster.rsu_denm = Latency::of(&[10_000, 20_000, 30_000]);
+        cluster.denms_at_rsu = Some(super::super::DenmsAtRsu { received: 3, unmatched: 1 });
+        std::fs::write(dir.join("run-cluster-wasmcloud-fused-1x.json"), serde_json::to_string(&cluster).unwrap())
+            .unwrap();
+        let md = report(&dir, "wasmcloud-fused").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The main table keeps the one-server run only.
+        assert_eq!(md.lines().filter(|l| l.starts_with("| wasmcloud-fused | 1x |")).count(), 1, "{md}");
+        assert!(
+            md.contains(
+                "| cluster | wasmcloud-fused | 1x | 3296 → 3296 | 2.00 | 12.00 | 12.00 | 3 (1 unmatched) | 20.02 / 30.02 / 30.02 | 1.000 | 2.500 | yes |"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

@@ -153,3 +153,31 @@ fn cpu_groups_parse() {
     assert!("host".parse::<CpuGroup>().is_err());
     assert!("host=x".parse::<CpuGroup>().is_err());
 }
+
+#[test]
+fn a_denm_at_the_rsu_pairs_with_its_rsus_cpm_of_the_same_reference_time() {
+    use etsi_its::denm::{fixtures, DenmVersion};
+    // Two CPMs per RSU; the second RSU published each 1 ms after the first.
+    let sent: Vec<CpmFacts> = [1_700_000_000_000_000u64, 1_700_000_000_100_000]
+        .iter()
+        .map(|&t| CpmFacts { station_id: 1001, reference_time_us: t, objects: 1 })
+        .collect();
+    let rsus = vec!["a".to_string(), "b".to_string()];
+    let published = [10_000, 11_000, 20_000, 21_000];
+    let denm = |rsu: &str, reference_us: u64, received_us: u64, version: DenmVersion| {
+        let mut d = fixtures::sample();
+        d.reference_time_its_ms = cits::time::unix_us_to_its_ms(reference_us);
+        crate::denms::Received { rsu: rsu.into(), uper: version.encode(&d).unwrap(), received_us }
+    };
+    let received = [
+        denm("b", 1_700_000_000_100_000, 29_000, DenmVersion::V1_3_1),
+        denm("a", 1_700_000_000_000_000, 15_000, DenmVersion::V2_2_1),
+        // A reference time no CPM had, an RSU not in the run, bytes that are no DENM.
+        denm("a", 1_700_000_000_050_000, 40_000, DenmVersion::V1_3_1),
+        denm("c", 1_700_000_000_000_000, 40_000, DenmVersion::V1_3_1),
+        crate::denms::Received { rsu: "a".into(), uper: vec![1, 2, 3], received_us: 40_000 },
+    ];
+    let (latencies, counted) = rsu_denm_latencies(&sent, &rsus, &published, &received);
+    assert_eq!(latencies, vec![8_000, 5_000]);
+    assert_eq!(counted, DenmsAtRsu { received: 5, unmatched: 3 });
+}

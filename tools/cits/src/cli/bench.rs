@@ -56,6 +56,14 @@ pub enum BenchCommand {
         idle_s: u64,
         #[arg(long)]
         out: PathBuf,
+        /// The lattice's topology (`cluster`, `edge-site`, …) when the run compares topologies:
+        /// files named <topology>-<system>-<factor>x, reported in their own table.
+        #[arg(long)]
+        topology: Option<String>,
+        /// Also receive the DENMs as each RSU does (MQTT, its credentials; over TLS with
+        /// CITS_MQTT_CA) and measure CPM publish → DENM at the RSU.
+        #[arg(long)]
+        denms_at_rsu: bool,
     },
     /// Before a deployment: clean state, and a short recording replayed once as RSU
     /// startup-<system>[-<compiled>], its CPMs left waiting in JetStream for the deployment.
@@ -134,6 +142,8 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             cpu,
             idle_s,
             out,
+            topology,
+            denms_at_rsu,
         } => {
             let (mqtt_host, mqtt_port) = split_host_port(&mqtt)?;
             std::fs::create_dir_all(&out)?;
@@ -152,12 +162,23 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 cpu,
                 idle: Duration::from_secs(idle_s),
                 out_dir: out,
+                topology,
+                denms_at_rsu,
             };
             let r = bench::run(&opts).await?;
             let e = r.end_to_end.as_ref();
             let ms = |v: Option<f64>| v.unwrap_or(f64::NAN);
+            let at_rsu = match (&r.rsu_denm, r.denms_at_rsu) {
+                (Some(l), Some(n)) => format!(
+                    ", {} DENMs at the RSU ({} unmatched): p50 {:.2} p95 {:.2} ms",
+                    n.received, n.unmatched, l.p50_ms, l.p95_ms
+                ),
+                (None, Some(n)) => format!(", {} DENMs at the RSU ({} unmatched)", n.received, n.unmatched),
+                _ => String::new(),
+            };
             eprintln!(
-                "{}: {}/{} frames out, end to end p50 {:.2} p95 {:.2} p99 {:.2} ms, backlog {}, {:.3} ms CPU per object update",
+                "{}{}: {}/{} frames out, end to end p50 {:.2} p95 {:.2} p99 {:.2} ms, backlog {}, {:.3} ms CPU per object update{at_rsu}",
+                opts.topology.as_deref().map(|t| format!("{t}: ")).unwrap_or_default(),
                 bench::run_label(&opts.system, factor, opts.rsus),
                 r.frames_out,
                 r.cpms_in,

@@ -85,8 +85,12 @@ pub enum Step {
     RsuAdd { rsu: String, station: Option<u32> },
     /// Revoke an RSU's credentials and unregister it.
     RsuRemove { rsu: String },
-    /// Print the pipeline's Redis URL (with its user and password).
-    RedisUrl,
+    /// Print the pipeline's Redis URL (with its user and password): the hub's, or that of the site
+    /// of `rsu` when the site runs its pipeline.
+    RedisUrl { rsu: Option<String> },
+    /// Print the client port of the NATS server that sees `rsu`'s frames and DENMs as core
+    /// messages: its site's leaf node when the site runs its pipeline, else the hub's first.
+    NatsPort { rsu: Option<String> },
     /// Print the port of the MQTT listener RSU `rsu` (default: the first of RSUS) connects to:
     /// its site's leaf node, or the hub's first server.
     MqttPort { rsu: Option<String> },
@@ -142,8 +146,17 @@ impl Lattice {
             Step::DashboardDown => self.processes.stop("dashboard", GRACE).await,
             Step::RsuAdd { rsu, station } => self.rsu_add(&rsu, station.unwrap_or(self.settings.rsu_station)).await,
             Step::RsuRemove { rsu } => self.rsu_remove(&rsu).await,
-            Step::RedisUrl => {
-                println!("{}", redis::url(&self.settings, redis::PIPELINE_USER)?);
+            Step::RedisUrl { rsu } => {
+                let redis = match rsu {
+                    Some(rsu) => redis::Instance::of_rsu(&self.settings, &rsu),
+                    None => redis::Instance::hub(&self.settings),
+                };
+                println!("{}", redis.url(&self.settings, redis::PIPELINE_USER)?);
+                Ok(())
+            }
+            Step::NatsPort { rsu } => {
+                let server = rsu.map_or(0, |rsu| self.settings.topology().pipeline_server(&rsu));
+                println!("{}", self.settings.server(server).client);
                 Ok(())
             }
             Step::MqttPort { rsu } => {

@@ -49,6 +49,14 @@ impl Instance {
         Self { name: format!("redis-{}", topology.sites[k].name), port: settings.server(topology.leaf_server(k)).redis }
     }
 
+    /// The one that keeps the state of `rsu`'s pipeline: its site's when the site runs it.
+    pub fn of_rsu(settings: &Settings, rsu: &str) -> Self {
+        match settings.topology().site_of_rsu(rsu) {
+            Some((k, site)) if site.pipeline == super::topology::Placement::Edge => Self::site(settings, k),
+            _ => Self::hub(settings),
+        }
+    }
+
     /// `redis://user:password@127.0.0.1:port/` as `user` with its password file in the auth dir.
     pub fn url(&self, settings: &Settings, user: &str) -> anyhow::Result<String> {
         let file = match user {

@@ -235,6 +235,15 @@ impl Topology {
         self.sites.iter().enumerate().find(|(_, s)| s.rsus.iter().any(|r| r == rsu))
     }
 
+    /// The server where `rsu`'s pipeline runs, its frames and DENMs core messages: its site's
+    /// leaf node when the site runs the pipeline, else the hub's first server.
+    pub fn pipeline_server(&self, rsu: &str) -> usize {
+        match self.site_of_rsu(rsu) {
+            Some((k, site)) if site.pipeline == Placement::Edge => self.leaf_server(k),
+            _ => 0,
+        }
+    }
+
     /// The sites whose pipeline runs on their own hosts ([`Placement::Edge`]).
     pub fn edge_sites(&self) -> impl Iterator<Item = (usize, &Site)> {
         self.sites.iter().enumerate().filter(|(_, s)| s.pipeline == Placement::Edge)
@@ -344,8 +353,10 @@ mod tests {
         assert_eq!(t.site_of_rsu("rsu1").map(|(k, _)| k), Some(0));
         assert_eq!(t.edge_sites().map(|(k, _)| k).collect::<Vec<_>>(), [0]);
         assert!(t.site_of_rsu("rsu2").is_none() && t.tls());
+        assert_eq!((t.pipeline_server("rsu1"), t.pipeline_server("rsu2")), (3, 0));
         let one_hub = Topology::parse_arg("{hosts: [{}, {site: a}], sites: [{name: a, rsus: [r1]}]}").unwrap();
         assert_eq!((one_hub.server_of(2), one_hub.replicas()), (1, 1));
+        assert_eq!(one_hub.pipeline_server("r1"), 0, "a site's frames are at the hub when the hub runs its pipeline");
         assert_eq!(one_hub.sites[0].pipeline, Placement::Hub, "the pipeline stays on the hub unless asked");
         assert!(one_hub.tls(), "a site's link crosses a network");
     }
