@@ -206,7 +206,13 @@ pub fn step_covering(
     // The state is read back from key-value: a warning without its risk (this code never writes
     // one) can be neither matched nor terminated at a place, so it is dropped.
     state.warnings.retain(|w| w.risk.is_some());
-    let mut out = Vec::new();
+    // Warnings last seen later than this frame by more than the grace are of another time (the
+    // RSU's clock went back, a recording replayed again soon after it ended): ended, and never
+    // matched with this frame's risks — whether a store still held them must not matter.
+    let (of_another_time, current): (Vec<ActiveWarning>, Vec<ActiveWarning>) =
+        state.warnings.drain(..).partition(|w| w.last_seen_us > now_us.saturating_add(cfg.absent_grace_us));
+    state.warnings = current;
+    let mut out: Vec<SimpleDenm> = of_another_time.iter().map(|w| denm(cfg, w, now_us, true)).collect();
     let mut covering = vec![0u16; frame.risks.len()];
     // Most imminent first: it decides what an active warning now describes.
     let mut order: Vec<usize> = (0..frame.risks.len()).collect();
@@ -315,6 +321,20 @@ mod tests {
             let sent = step(&mut state, &frame(vec![risk]), 1_700_000_000_000_000 + k as u64, &cfg);
             assert_eq!(sent[0].information_quality, quality, "p {probability}");
         }
+    }
+
+    #[test]
+    fn a_warning_of_a_later_time_is_ended_and_the_same_risk_now_is_a_new_warning() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        let t0 = 1_700_000_000_000_000;
+        assert_eq!(step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), t0, &cfg)[0].sequence_number, 0);
+        // The same conflict 150 s earlier (the recording again, or the clock went back).
+        let sent = step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), t0 - 150_000_000, &cfg);
+        let seen: Vec<(u16, bool)> = sent.iter().map(|d| (d.sequence_number, d.termination.is_some())).collect();
+        assert_eq!(seen, [(0, true), (1, false)]);
+        // A frame a little older than the warning (within the grace) is no other time.
+        assert!(step(&mut state, &frame(vec![risk(1, 2, 0.0, 2.0)]), t0 - 150_000_000 - 100_000, &cfg).is_empty());
     }
 
     #[test]

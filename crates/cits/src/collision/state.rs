@@ -22,8 +22,16 @@ pub fn state_key(intersection: &str, rsu: &str) -> String {
     format!("{intersection}/{rsu}")
 }
 
+/// Whether an object's paths are current at `now_us`: observed within the path TTL of it, before
+/// or after. Paths observed later than that are of another time (an RSU whose clock went back, a
+/// recording replayed again soon after it ended): a lattice's Redis may or may not still hold
+/// them by then, and what is warned must not depend on that.
+fn current(o: &ObjectPaths, now_us: u64, cfg: &DetectorConfig) -> bool {
+    o.observed_at_us.abs_diff(now_us) <= cfg.path_ttl_us
+}
+
 /// Replaces the stored paths of the objects in `paths` (one object's alternatives together) and
-/// drops objects whose newest point is older than the TTL at `now_us`. An RSU keeps no more paths
+/// drops objects not [`current`] at `now_us`. An RSU keeps no more paths
 /// than one frame may carry (`cfg.max_paths`): else one sending new object ids in every frame
 /// (a flood within the TTL) would grow the detector's work without bound; the objects seen
 /// longest ago go first.
@@ -31,7 +39,7 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
     // Expired objects go first, so a returning object id is placed as a new one: the stored
     // order (which the detector's pairs follow) must not depend on whether expired state was
     // still there (the in-process pipeline keeps it, a lattice's Redis drops it after a pause).
-    state.objects.retain(|o| o.observed_at_us + cfg.path_ttl_us >= now_us);
+    state.objects.retain(|o| current(o, now_us, cfg));
     for p in paths {
         let key = crate::assembler::state_key(p.station_id, p.sensor_id, p.object_id);
         let observed = p.observed_at_us;
@@ -50,7 +58,7 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
             None => state.objects.push(ObjectPaths { object_key: key, observed_at_us: observed, paths: vec![p] }),
         }
     }
-    state.objects.retain(|o| o.observed_at_us + cfg.path_ttl_us >= now_us);
+    state.objects.retain(|o| current(o, now_us, cfg));
     let mut stored: usize = state.objects.iter().map(|o| o.paths.len()).sum();
     while stored > cfg.max_paths {
         // Only ever reached by a flood: a linear search per object dropped keeps the order (and
@@ -71,7 +79,7 @@ pub fn current_paths<'a>(
     states
         .into_iter()
         .flat_map(|s| s.objects.iter())
-        .filter(|o| o.observed_at_us + cfg.path_ttl_us >= now_us)
+        .filter(|o| current(o, now_us, cfg))
         .flat_map(|o| o.paths.iter())
         .collect()
 }

@@ -120,6 +120,28 @@ fn returning_objects_are_stored_as_if_expired_state_had_never_been_kept() {
 }
 
 #[test]
+fn paths_of_a_later_time_are_not_current_and_give_way_to_the_frames_own() {
+    let cfg = DetectorConfig::default();
+    let at = |mut p: PredictedPath, t: u64| {
+        p.observed_at_us = t;
+        p
+    };
+    let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
+    let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+    // Stored at 200 s; then frames of 60 s (the clock went back, or the recording again).
+    let mut kept = RsuPaths::default();
+    update_paths(&mut kept, vec![at(car.clone(), 200_000_000), at(bike.clone(), 200_000_000)], 200_000_000, &cfg);
+    assert!(current_paths([&kept], 60_000_000, &cfg).is_empty(), "another time's paths are no risk now");
+    // A stored car from the later time does not shut out the car seen now (a late frame would).
+    update_paths(&mut kept, vec![at(car.clone(), 60_000_000)], 60_000_000, &cfg);
+    let mut dropped = RsuPaths::default();
+    update_paths(&mut dropped, vec![at(car, 60_000_000)], 60_000_000, &cfg);
+    assert_eq!(kept, dropped, "as a store that no longer held them");
+    // Within the TTL either way (another RSU's clock a frame ahead): current.
+    assert_eq!(current_paths([&kept], 60_000_000 - cfg.path_ttl_us, &cfg).len(), 1);
+}
+
+#[test]
 fn a_flood_of_new_objects_keeps_an_rsus_state_to_one_frame_and_its_newest_objects() {
     let cfg = DetectorConfig { max_paths: 10, ..Default::default() };
     let mut state = RsuPaths::default();

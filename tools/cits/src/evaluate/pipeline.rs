@@ -119,6 +119,14 @@ impl NativePipeline {
         }
     }
 
+    /// Forgets what a lattice's Redis expires when a pipeline heard nothing from the RSU for
+    /// longer than its TTLs (the manifests' `ttl.trajectories` and `ttl.paths`, 60 s): the
+    /// assembler's trajectories and the detector's paths. What it warns must not depend on it.
+    pub fn expire_stored_state(&mut self) {
+        self.trajectories.clear();
+        self.paths = RsuPaths::default();
+    }
+
     /// The detector's config: the warning policy this pipeline runs.
     pub fn detector(&self) -> &DetectorConfig {
         &self.detector
