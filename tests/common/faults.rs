@@ -167,7 +167,7 @@ pub async fn replay_with_faults(
     let done = frames_done(lattice).await;
     let denms = lattice.stream_messages("CITS_DENM").await.unwrap();
     // What a site's RSUs are sent is what its leaf node holds: the hub's, once sourced.
-    let topology = lattice.supervisor().settings.topology();
+    let topology = lattice.supervisor().settings.topology().into_owned();
     let mut site_denms = HashMap::new();
     for (k, site) in topology.sites.iter().enumerate() {
         // A site that runs its pipeline makes them there (the hub sources them to watch).

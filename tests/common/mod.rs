@@ -309,10 +309,14 @@ impl Lattice {
     }
 
     pub async fn nats_as(&self, creds: &std::path::Path) -> anyhow::Result<async_nats::Client> {
-        let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
         // Every server of a cluster: the test goes on through another while one is killed.
-        let servers = cits_tools::auth::nats_servers(&self.supervisor().settings.nats_urls())?;
-        Ok(options.connect(servers).await?)
+        self.nats_at(creds, &self.supervisor().settings.nats_urls()).await
+    }
+
+    /// As `creds`, to the servers of `urls` (comma separated) only.
+    async fn nats_at(&self, creds: &std::path::Path, urls: &str) -> anyhow::Result<async_nats::Client> {
+        let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
+        Ok(options.connect(cits_tools::auth::nats_servers(urls)?).await?)
     }
 
     /// Redis URL with the pipeline's ACL user and password.
@@ -499,7 +503,7 @@ impl Lattice {
         k: usize,
         stream: &str,
     ) -> anyhow::Result<Vec<async_nats::jetstream::Message>> {
-        let topology = self.supervisor().settings.topology();
+        let topology = self.supervisor().settings.topology().into_owned();
         self.server_stream_messages(Some(topology.leaf_server(k)), stream).await
     }
 
@@ -517,11 +521,7 @@ impl Lattice {
                 None => self.nats().await,
                 Some(i) => {
                     let port = self.supervisor().settings.server(i).client;
-                    let creds = self.creds("operator");
-                    async_nats::ConnectOptions::with_credentials_file(&creds)
-                        .await?
-                        .connect(format!("127.0.0.1:{port}"))
-                        .await?
+                    self.nats_at(&self.creds("operator"), &format!("nats://127.0.0.1:{port}")).await?
                 }
             };
             match self.read_stream(client, stream).await {

@@ -128,7 +128,7 @@ pub fn report(dir: &Path, baseline: &str) -> anyhow::Result<String> {
         intersections_section(&mut md, &systems, &by_n);
     }
     if !topologies.is_empty() {
-        topologies_section(&mut md, &topologies);
+        topologies_section(&mut md, topologies);
     }
     if !startups.is_empty() {
         let _ =
@@ -283,9 +283,19 @@ fn kept_up(r: &RunResult) -> String {
     }
 }
 
-/// The runs on each topology, in the order they ran: what a cluster and the edge cost against one
-/// server, also as the RSU sees it.
-fn topologies_section(md: &mut String, runs: &[RunResult]) {
+/// The topologies of `make bench` in the order they compare (others after them, by name).
+const TOPOLOGIES: [&str; 5] = ["single", "cluster", "cluster-sync", "edge-hub", "edge-site"];
+
+/// The runs on each topology, by topology and factor: what a cluster and the edge cost against
+/// one server, also as the RSU sees it.
+fn topologies_section(md: &mut String, mut runs: Vec<RunResult>) {
+    runs.sort_by(|a, b| {
+        let key = |r: &RunResult| {
+            let name = r.topology.clone().unwrap_or_default();
+            (TOPOLOGIES.iter().position(|t| *t == name).unwrap_or(TOPOLOGIES.len()), name, factor_key(r.factor))
+        };
+        key(a).cmp(&key(b))
+    });
     let _ = writeln!(
         md,
         "\n## Topologies\n\nEach topology a lattice of its own, started fresh (`cits lattice up` with `CITS_TOPOLOGY`), \
@@ -298,7 +308,7 @@ fn topologies_section(md: &mut String, runs: &[RunResult]) {
         "| topology | system | factor | CPMs in → out | p50 ms | p95 ms | p99 ms | DENMs at the RSU | at the RSU p50 / p95 / max ms | CPU ms / update | nats-server CPU ms / update | sustained |"
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for r in runs {
+    for r in &runs {
         let at_rsu = r.rsu_denm.as_ref().map_or("—".to_string(), |l| {
             format!("{} / {} / {}", ms(Some(l.p50_ms)), ms(Some(l.p95_ms)), ms(Some(l.max_ms)))
         });
@@ -306,9 +316,10 @@ fn topologies_section(md: &mut String, runs: &[RunResult]) {
             0 => n.received.to_string(),
             u => format!("{} ({u} unmatched)", n.received),
         });
-        let nats = r.cpu_s.get("nats").map_or("—".to_string(), |s| {
-            format!("{:.3}", s * 1000.0 / r.object_updates.max(1) as f64)
-        });
+        let nats = r
+            .cpu_s
+            .get("nats")
+            .map_or("—".to_string(), |s| format!("{:.3}", s * 1000.0 / r.object_updates.max(1) as f64));
         let _ = writeln!(
             md,
             "| {} | {} | {}x | {} | {denms} | {at_rsu} | {:.3} | {nats} | {} |",
@@ -336,13 +347,8 @@ fn intersections_section(md: &mut String, systems: &[String], by_n: &BTreeMap<(S
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
     for s in systems {
         for ((_, n), r) in by_n.iter().filter(|((sys, _), _)| sys == s) {
-            let _ = writeln!(
-                md,
-                "| {s} | {n} | {} | {:.3} | {} |",
-                flow_cells(r),
-                r.cpu_ms_per_object_update,
-                kept_up(r)
-            );
+            let _ =
+                writeln!(md, "| {s} | {n} | {} | {:.3} | {} |", flow_cells(r), r.cpu_ms_per_object_update, kept_up(r));
         }
     }
     let _ = writeln!(md);

@@ -77,7 +77,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
-pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
+pub async fn deploy(settings: &Settings, processes: &super::process::Processes) -> anyhow::Result<()> {
     let client = super::nats::connect(settings).await?;
     let wadm = wadm_client::Client::from_nats_client(&settings.lattice, None, client);
     let mut put_log = String::new();
@@ -111,22 +111,28 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
     // complete (no update follows) or an update missed between two looks.
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let asked = tokio::time::Instant::now();
-    let mut asked_again = false;
+    let mut remedies = 0;
     loop {
         if deployed(&wadm, app, &version).await? {
             log(format!("{app} deployed"));
             return Ok(());
         }
-        // Seen once on a fresh edge lattice (`make run TOPOLOGY=edge`): wadm acknowledged the
-        // deploy and never acted on it (status still "undeployed" four minutes later), while the
-        // same request made again was deployed at once. Asking again is harmless (the same
-        // version), so a request not taken up within UNHEARD is made once more.
-        if !asked_again && asked.elapsed() > UNHEARD && undeployed(&wadm, app).await {
-            log(format!("{app}: wadm has not taken up the deploy after {UNHEARD:?}; asking again"));
+        // Seen on fresh edge lattices (`make run TOPOLOGY=edge`, `make bench`'s edge-hub): wadm
+        // acknowledged the deploy and never acted on it (status "undeployed" minutes later, its
+        // log silent). Once the same request made again was deployed at once; once that did not
+        // help either. So a request not taken up within UNHEARD is made again, and after as long
+        // again wadm is restarted (it keeps nothing but what is in its buckets) and asked once more.
+        if remedies < 2 && asked.elapsed() > UNHEARD * (remedies + 1) && undeployed(&wadm, app).await {
+            if remedies == 0 {
+                log(format!("{app}: wadm has not taken up the deploy after {UNHEARD:?}; asking again"));
+            } else {
+                log(format!("{app}: still not taken up; restarting wadm"));
+                restart_wadm(settings, processes).await?;
+            }
             wadm.deploy_manifest(app, Some(&version))
                 .await
                 .map_err(|e| anyhow!("wadm refused to deploy {app}: {e}"))?;
-            asked_again = true;
+            remedies += 1;
         }
         tokio::select! {
             _ = status.next() => {}
@@ -141,6 +147,16 @@ pub async fn deploy(settings: &Settings) -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// Stops wadm and starts it again, ready when it answers its API.
+async fn restart_wadm(settings: &Settings, processes: &super::process::Processes) -> anyhow::Result<()> {
+    processes.stop("wadm", super::GRACE).await?;
+    let mut guard = super::process::StartGuard::new(processes);
+    let wadm = super::hosts::start_wadm(settings, &mut guard)?;
+    super::hosts::wadm_ready(settings, processes, wadm.pid).await?;
+    guard.keep();
+    Ok(())
 }
 
 /// How long wadm may leave a deploy request without any sign of taking it up.

@@ -124,7 +124,7 @@ impl Lattice {
                 print!("{}", self.status());
                 Ok(())
             }
-            Step::Deploy => deploy::deploy(&self.settings).await,
+            Step::Deploy => deploy::deploy(&self.settings, &self.processes).await,
             Step::Undeploy => deploy::undeploy(&self.settings, &self.processes).await,
             Step::Probe => deploy::probe(&self.settings).await,
             Step::HostUp { n } => self.host_up(n).await,

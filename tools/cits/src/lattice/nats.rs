@@ -444,7 +444,7 @@ mod tests {
         assert_eq!(settings.rsu_mqtt_port("rsu1"), 1903);
         assert_eq!(settings.rsu_mqtt_port("probe"), 1900);
         // A link in between (a test's proxy): the site dials it instead, and the hub says so.
-        let mut topology = settings.topology();
+        let mut topology = settings.topology().into_owned();
         topology.nats[0].leaf_via = Some(9000);
         let via = Settings { topology: Some(topology), ..settings.clone() };
         let leaf = config(&via, 3, Some("AKEY"));

@@ -155,8 +155,13 @@ impl Settings {
         Ok(FromEnv::try_parse_from(["lattice"])?.settings)
     }
 
-    pub fn topology(&self) -> Topology {
-        self.topology.clone().unwrap_or_else(|| Topology::with_hosts(self.hosts))
+    /// The topology given, or `HOSTS` hosts on one server; borrowed when given (it is asked for
+    /// per port and per server, in loops).
+    pub fn topology(&self) -> std::borrow::Cow<'_, Topology> {
+        match &self.topology {
+            Some(t) => std::borrow::Cow::Borrowed(t),
+            None => std::borrow::Cow::Owned(Topology::with_hosts(self.hosts)),
+        }
     }
 
     /// The lattice's TLS files (`<state>/tls`, see [`crate::tls`]) where its topology crosses a
