@@ -216,7 +216,7 @@ run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print 
 	$(LATTICE) dashboard-up && \
 	$(LATTICE) probe && \
 	CITS_AUTH=$(CITS_STATE)/auth CITS_MQTT_CA=$$(ls $(CITS_STATE)/tls/ca.pem 2>/dev/null) \
-	  $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$(NATS_PORT) \
+	  $(CITS_BIN) demo --file $(RECORDING) --nats 127.0.0.1:$$($(LATTICE) nats-port) \
 	  --mqtt 127.0.0.1:$$($(LATTICE) mqtt-port) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."

@@ -77,6 +77,8 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     // Lattice page: the host, every stage with its instances, the providers, links and config.
     let seen = browser(&lattice, &url, &["lattice", "--components", &STAGES.join(",")]);
     assert_eq!(seen["hosts"], 1, "{seen}");
+    assert_eq!(seen["servers"], serde_json::json!([["hub", true, 0]]), "the one server, answering: {seen}");
+    assert_eq!(seen["sites"], serde_json::json!([["cits-local", 1]]), "the host under the hub: {seen}");
     for stage in STAGES {
         let row = seen["components"].as_array().unwrap().iter().find(|c| c[0] == stage).unwrap();
         assert_eq!(row[1], 8, "{stage} instances as in the manifest: {seen}");

@@ -21,6 +21,8 @@ pub struct LatticeView {
     /// What the missing hosts ran that now runs on fewer hosts than before.
     pub degraded: Vec<DegradedView>,
     pub links: Vec<LinkView>,
+    /// The NATS servers (hub and sites' leaf nodes) with their leaf links.
+    pub servers: Vec<crate::servers::ServerView>,
     /// Named config: name → its entries (as the hosts hold them).
     pub config: BTreeMap<String, BTreeMap<String, String>>,
     /// Newest first.
@@ -214,6 +216,8 @@ pub struct LatticeWatch {
     /// For the config names the deployed application declares (hosts cannot list them).
     pub wadm: wadm_client::Client,
     pub app: String,
+    /// The servers' monitoring endpoints.
+    pub monitors: Vec<crate::servers::Monitor>,
 }
 
 impl LatticeWatch {
@@ -263,6 +267,7 @@ impl LatticeWatch {
         if let Err(e) = self.fill(&mut view, roster).await {
             view.error = Some(e.to_string());
         }
+        view.servers = crate::servers::read(&self.monitors).await;
         view
     }
 

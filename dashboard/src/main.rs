@@ -5,6 +5,7 @@ mod hub;
 mod intersection;
 mod lattice;
 mod pipeline;
+mod servers;
 mod web;
 
 use std::path::PathBuf;
@@ -49,6 +50,10 @@ struct Args {
     /// node_modules with the page's libraries (`npm ci` in dashboard/).
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/node_modules"))]
     vendor: PathBuf,
+    /// A NATS server's monitoring endpoint, `role=host:port` (role `hub`, or `site <name>` for a
+    /// site's leaf node); repeatable: the Lattice page shows every server and its leaf links.
+    #[arg(long)]
+    nats_monitor: Vec<servers::Monitor>,
 }
 
 async fn connect(addr: &str, creds: Option<&PathBuf>, name: &str) -> anyhow::Result<async_nats::Client> {
@@ -94,6 +99,7 @@ async fn main() -> anyhow::Result<()> {
             lattice: args.lattice.clone(),
             wadm: wadm_client::Client::from_nats_client(&args.lattice, None, nats.clone()),
             app: args.app.clone(),
+            monitors: args.nats_monitor.clone(),
         }
         .run(hub.clone()),
     );

@@ -83,6 +83,9 @@ const steps = {
       links: document.querySelectorAll('.link-row').length,
       config: [...document.querySelectorAll('.config-row')].map((r) => r.dataset.name),
       events: document.querySelectorAll('#page-lattice tbody tr').length,
+      // Every NATS server: role, answering, its leaf links; the hosts grouped by site.
+      servers: [...document.querySelectorAll('.server-row')].map((r) => [r.cells[0].textContent, !r.classList.contains('error'), r.querySelectorAll('.leaf-link').length]),
+      sites: [...document.querySelectorAll('.site')].map((s) => [s.dataset.site, s.querySelectorAll('.host').length]),
     }));
   },
   // A host that stopped answering is shown as missing, with what now runs on fewer hosts.

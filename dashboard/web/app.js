@@ -114,7 +114,10 @@ function renderLattice() {
   const L = state.lattice;
   const root = $('#page-lattice');
   if (!L) { root.replaceChildren(h('div', { class: 'card muted' }, 'waiting for the lattice…')); return; }
-  const hosts = L.hosts.map((host) => h('div', { class: 'card host', 'data-host': host.id },
+  // Hosts by site: the hub's (site=cits-local) first, then each RSU site's edge hosts.
+  const siteOf = (host) => host.labels.site || 'cits-local';
+  const sites = [...new Set(L.hosts.map(siteOf))].sort((a, b) => (a === 'cits-local' ? -1 : b === 'cits-local' ? 1 : a.localeCompare(b)));
+  const hostCard = (host) => h('div', { class: 'card host', 'data-host': host.id },
     h('h2', {}, host.labels.host || host.name, ' ', h('span', { class: 'muted mono' }, host.id.slice(0, 12) + '…')),
     h('div', {}, 'wasmCloud ', host.version, ' · up ', host.uptime, ' · ', Object.entries(host.labels).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))),
     h('h3', {}, `Components (${host.components.length})`),
@@ -122,7 +125,18 @@ function renderLattice() {
       h('td', {}, c.name), h('td', { class: 'mono' }, c.id), h('td', { class: 'num instances' }, c.instances), h('td', { class: 'mono muted' }, c.image.split('/').pop())))),
     h('h3', {}, `Providers (${host.providers.length})`),
     table(['name', 'id', 'image'], host.providers.map((p) => h('tr', { class: 'provider-row', 'data-id': p.id },
-      h('td', {}, p.name), h('td', { class: 'mono' }, p.id), h('td', { class: 'mono muted' }, p.image.split('/').pop()))))));
+      h('td', {}, p.name), h('td', { class: 'mono' }, p.id), h('td', { class: 'mono muted' }, p.image.split('/').pop())))));
+  const hosts = sites.map((site) => h('div', { class: 'site', 'data-site': site },
+    h('h2', { class: 'site-title' }, site === 'cits-local' ? 'Hub hosts' : `Site ${site}: edge hosts`),
+    h('div', { class: 'hosts' }, L.hosts.filter((host) => siteOf(host) === site).map(hostCard))));
+  const servers = (L.servers || []).length === 0 ? '' : h('div', { class: 'card', id: 'lattice-servers' },
+    h('h2', {}, 'NATS servers and leaf links'),
+    table(['role', 'server', 'monitor', 'up', 'connections', 'routes', 'leaf links', 'memory'], L.servers.map((s) => h('tr', { class: `server-row${s.up ? '' : ' error'}`, 'data-monitor': s.monitor },
+      h('td', {}, s.role), h('td', { class: 'mono' }, s.name), h('td', { class: 'mono muted' }, s.monitor),
+      h('td', {}, s.up ? s.uptime : h('b', {}, `not answering: ${s.error}`)),
+      h('td', { class: 'num' }, s.up ? s.connections : ''), h('td', { class: 'num' }, s.up ? s.routes : ''),
+      h('td', {}, s.leafs.map((l) => h('div', { class: 'mono leaf-link' }, `${l.peer} (${l.address}, rtt ${l.rtt})`))),
+      h('td', { class: 'num' }, s.up ? `${s.mem_mib.toFixed(0)} MiB` : '')))));
   const missing = (L.missing_hosts || []).map((m) => h('div', { class: 'card error missing-host', 'data-host': m.id },
     h('h2', {}, `${m.labels.host || m.name} is missing`, ' ', h('span', { class: 'mono' }, m.id.slice(0, 12) + '…')),
     h('div', {}, `Last answered ${time(m.last_seen_ms)}; it did not say it stopped (killed, or its machine lost). It ran `,
@@ -142,8 +156,8 @@ function renderLattice() {
   root.replaceChildren(
     L.error ? h('div', { class: 'card error' }, L.error) : '',
     h('div', { class: 'card' }, h('h2', {}, `Lattice ${L.lattice}`, ' ', h('span', { class: 'muted' }, `${L.hosts.length} host(s)${(L.missing_hosts || []).length ? `, ${L.missing_hosts.length} missing` : ''}, ${L.links.length} links — refreshed ${time(L.refreshed_at_ms)}`))),
-    ...missing, degraded,
-    h('div', { class: 'hosts', id: 'lattice-hosts' }, hosts),
+    ...missing, degraded, servers,
+    h('div', { id: 'lattice-hosts' }, hosts),
     h('div', { class: 'card' }, h('h2', {}, 'Links'), links),
     h('div', { class: 'grid2' }, h('div', { class: 'card' }, h('h2', {}, 'Named config'), config), h('div', { class: 'card' }, h('h2', {}, 'Lattice events'), events)));
 }

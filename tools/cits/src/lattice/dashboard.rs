@@ -21,6 +21,7 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &Proc
         .args(["--lane-graph".to_string(), path(settings.blobstore().join("cits-map/lane-graph.pb"))])
         .args(["--web".to_string(), path(settings.repo.join("dashboard/web"))])
         .args(["--vendor".to_string(), path(settings.repo.join("dashboard/node_modules"))])
+        .args(monitors(settings).into_iter().flat_map(|m| ["--nats-monitor".to_string(), m]))
         .envs(settings.common_env())
         .env("CITS_DASHBOARD_REDIS", super::redis::url(settings, super::redis::DASHBOARD_USER)?);
     let started = guard.start("dashboard", program)?;
@@ -30,6 +31,18 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &Proc
         settings.auth().join("dashboard.password").display()
     ));
     Ok(())
+}
+
+/// `role=127.0.0.1:<monitoring port>` of every NATS server: `hub`, or `site <name>` for a
+/// site's leaf node.
+fn monitors(settings: &Settings) -> Vec<String> {
+    let topology = settings.topology();
+    (0..topology.servers())
+        .map(|i| {
+            let role = topology.site_of_server(i).map_or("hub".to_string(), |s| format!("site {}", s.name));
+            format!("{role}=127.0.0.1:{}", settings.server(i).http)
+        })
+        .collect()
 }
 
 /// Whether an HTTP server answers a request for the page at `addr`.

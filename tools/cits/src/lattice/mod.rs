@@ -88,8 +88,9 @@ pub enum Step {
     /// Print the pipeline's Redis URL (with its user and password): the hub's, or that of the site
     /// of `rsu` when the site runs its pipeline.
     RedisUrl { rsu: Option<String> },
-    /// Print the client port of the NATS server that sees `rsu`'s frames and DENMs as core
-    /// messages: its site's leaf node when the site runs its pipeline, else the hub's first.
+    /// Print the client port of the NATS server that sees `rsu`'s (default: the first of RSUS)
+    /// frames and DENMs as core messages: its site's leaf node when the site runs its pipeline,
+    /// else the hub's first.
     NatsPort { rsu: Option<String> },
     /// Print the port of the MQTT listener RSU `rsu` (default: the first of RSUS) connects to:
     /// its site's leaf node, or the hub's first server.
@@ -155,8 +156,8 @@ impl Lattice {
                 Ok(())
             }
             Step::NatsPort { rsu } => {
-                let server = rsu.map_or(0, |rsu| self.settings.topology().pipeline_server(&rsu));
-                println!("{}", self.settings.server(server).client);
+                let rsu = rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")?;
+                println!("{}", self.settings.server(self.settings.topology().pipeline_server(&rsu)).client);
                 Ok(())
             }
             Step::MqttPort { rsu } => {
