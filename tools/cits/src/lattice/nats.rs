@@ -39,6 +39,9 @@ pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
             f.key.display()
         )
     });
+    // Listeners other machines dial (routes, leaf nodes, MQTT): every interface once the server
+    // has an address of its own; client and monitoring stay on loopback.
+    let bind = if topology.address_of(i).is_some() { "0.0.0.0" } else { "127.0.0.1" };
     let site = topology.site_of_server(i);
     let domain = match site {
         Some(site) => format!(
@@ -49,19 +52,21 @@ pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
         None => String::new(),
     };
     let cluster_block = if servers > 1 && site.is_none() {
-        let routes: Vec<String> =
-            (0..servers).map(|j| format!("    nats-route://127.0.0.1:{}", settings.server(j).cluster)).collect();
+        let routes: Vec<String> = (0..servers)
+            .map(|j| format!("    nats-route://{}:{}", reach(&topology, j), settings.server(j).cluster))
+            .collect();
         format!(
             r#"# One of {servers}: JetStream keeps each stream on {replicas} of them.
 cluster {{
   name: cits
-  listen: 127.0.0.1:{cluster}
-{route_tls}  routes: [
+  listen: {bind}:{cluster}
+{advertise}{route_tls}  routes: [
 {routes}
   ]
 }}
 "#,
             replicas = topology.replicas(),
+            advertise = advertise(&topology, i, cluster),
             route_tls = peer_tls("  ", true),
             routes = routes.join("\n"),
         )
@@ -70,8 +75,9 @@ cluster {{
     };
     let leaf_block = match site {
         Some(site) => {
-            let urls: Vec<String> =
-                (0..servers).map(|j| format!("\"nats-leaf://127.0.0.1:{}\"", leaf_address(settings, j))).collect();
+            let urls: Vec<String> = (0..servers)
+                .map(|j| format!("\"nats-leaf://{}:{}\"", reach(&topology, j), leaf_address(settings, j)))
+                .collect();
             let denied: Vec<String> = cits_jetstream::site::LINK_DENIED.iter().map(|s| format!("\"{s}\"")).collect();
             format!(
                 r#"# Site {name}: linked to the hub, which it reaches at any of its servers. The pipeline's
@@ -97,7 +103,8 @@ leafnodes {{
             )
         }
         None if !topology.sites.is_empty() => format!(
-            "# The sites' leaf nodes connect here; it tells them the address they reach it at.\nleafnodes {{\n  listen: 127.0.0.1:{leaf}\n  advertise: 127.0.0.1:{}\n{}}}\n",
+            "# The sites' leaf nodes connect here; it tells them the address they reach it at.\nleafnodes {{\n  listen: {bind}:{leaf}\n  advertise: {}:{}\n{}}}\n",
+            reach(&topology, i),
             leaf_address(settings, i),
             peer_tls("  ", true)
         ),
@@ -115,7 +122,7 @@ jetstream {{
 {domain}}}
 {cluster_block}{leaf_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
 mqtt {{
-  listen: 127.0.0.1:{mqtt}
+  listen: {bind}:{mqtt}
 {mqtt_tls}}}
 # Operator mode: only users signed by this lattice's account connect (no anonymous access);
 # what each may touch is in its JWT (crates/cits-nats-auth). Reloaded after an RSU's revocation.
@@ -123,6 +130,16 @@ include "auth/resolver.conf"
 "#,
         store = jetstream.display(),
     )
+}
+
+/// The address other servers reach server `j` at: its own, or loopback.
+fn reach(topology: &super::Topology, j: usize) -> &str {
+    topology.address_of(j).unwrap_or("127.0.0.1")
+}
+
+/// `advertise` of server `i`'s listener on `port`, when it has an address of its own.
+fn advertise(topology: &super::Topology, i: usize, port: u16) -> String {
+    topology.address_of(i).map_or(String::new(), |a| format!("  advertise: {a}:{port}\n"))
 }
 
 /// The port sites reach hub server `j`'s leaf node listener at: its own, or the link's in between.
@@ -148,7 +165,9 @@ pub fn config_file(i: usize) -> String {
 /// Writes every server's config file.
 pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
     if let Some(tls) = settings.tls() {
-        crate::tls::ensure(tls.ca.parent().expect("in the state dir"), &crate::tls::names_from_env())?;
+        let mut names = crate::tls::names_from_env();
+        names.extend(settings.topology().addresses());
+        crate::tls::ensure(tls.ca.parent().expect("in the state dir"), &names)?;
     }
     let account = cits_nats_auth::Authority::open(&settings.auth())?.account_public_key();
     for i in 0..settings.topology().servers() {
@@ -407,6 +426,40 @@ mod tests {
         assert_eq!(config_file(2), "nats-3.conf");
         assert!(!conf.contains("leafnodes") && !conf.contains("domain"), "no sites:\n{conf}");
         assert_eq!(settings.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301,nats://127.0.0.1:4302");
+    }
+
+    #[test]
+    fn servers_with_addresses_listen_on_every_interface_and_name_their_peers_by_address() {
+        let mut settings = on_ports("edge");
+        let mut topology = settings.topology().into_owned();
+        for (j, n) in topology.nats.iter_mut().enumerate() {
+            n.address = Some(format!("10.0.0.{}", j + 1));
+        }
+        topology.sites[0].address = Some("site-1.example".into());
+        assert_eq!(topology.addresses(), ["10.0.0.1", "10.0.0.2", "10.0.0.3", "site-1.example"]);
+        settings.topology = Some(topology);
+        let hub = config(&settings, 1, None);
+        for line in [
+            "listen: 127.0.0.1:4301",
+            "http: 127.0.0.1:8301",
+            "listen: 0.0.0.0:6301",
+            "advertise: 10.0.0.2:6301",
+            "nats-route://10.0.0.1:6300",
+            "nats-route://10.0.0.3:6302",
+            "listen: 0.0.0.0:7301",
+            "advertise: 10.0.0.2:7301",
+            "listen: 0.0.0.0:1901",
+        ] {
+            assert!(hub.lines().any(|l| l.trim() == line), "{line} in:\n{hub}");
+        }
+        let leaf = config(&settings, 3, Some("AKEY"));
+        assert!(
+            leaf.contains(
+                "urls: [\"nats-leaf://10.0.0.1:7300\", \"nats-leaf://10.0.0.2:7301\", \"nats-leaf://10.0.0.3:7302\"]"
+            ),
+            "{leaf}"
+        );
+        assert!(leaf.contains("listen: 0.0.0.0:1903") && leaf.contains("listen: 127.0.0.1:4303"), "{leaf}");
     }
 
     #[test]

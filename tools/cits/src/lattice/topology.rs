@@ -38,6 +38,9 @@ pub struct Site {
     /// Where the pipeline runs for its RSUs.
     #[serde(default)]
     pub pipeline: Placement,
+    /// The address its RSUs and the hub reach its leaf node at (see [`NatsServer::address`]).
+    #[serde(default)]
+    pub address: Option<String>,
 }
 
 /// Where a site's RSUs' CPMs are turned into DENMs.
@@ -60,6 +63,12 @@ pub struct NatsServer {
     /// between (e.g. the TCP proxy of a test that cuts it); it tells its sites this address too.
     #[serde(default)]
     pub leaf_via: Option<u16>,
+    /// The address (IP or DNS name) other machines reach this server at: its route, leaf node and
+    /// MQTT listeners then listen on every interface and tell their peers this address, and the
+    /// lattice's certificate names it. None: loopback, every server on this machine. Clients
+    /// (hosts, wadm, tools) always connect on loopback to a server of their own machine.
+    #[serde(default)]
+    pub address: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +112,8 @@ impl Topology {
             "single" => Some(Self::with_hosts(1)),
             "cluster" => Some(cluster),
             "edge" => {
-                let site = Site { name: "site-1".into(), rsus: vec!["rsu1".into()], pipeline: Placement::Edge };
+                let site =
+                    Site { name: "site-1".into(), rsus: vec!["rsu1".into()], pipeline: Placement::Edge, address: None };
                 let mut edge = cluster;
                 edge.hosts.push(Host { site: Some(site.name.clone()), ..Host::default() });
                 edge.sites.push(site);
@@ -228,6 +238,20 @@ impl Topology {
     /// The site server `i` is the leaf node of, if it is one.
     pub fn site_of_server(&self, i: usize) -> Option<&Site> {
         i.checked_sub(self.nats.len()).and_then(|k| self.sites.get(k))
+    }
+
+    /// The address other machines reach server `i` at (hub server, or a site's leaf node), if
+    /// the topology names one.
+    pub fn address_of(&self, i: usize) -> Option<&str> {
+        match i.checked_sub(self.nats.len()) {
+            None => self.nats.get(i).and_then(|n| n.address.as_deref()),
+            Some(k) => self.sites.get(k).and_then(|s| s.address.as_deref()),
+        }
+    }
+
+    /// Every address the topology names: the names the lattice's certificate must carry.
+    pub fn addresses(&self) -> Vec<String> {
+        (0..self.servers()).filter_map(|i| self.address_of(i).map(String::from)).collect()
     }
 
     /// The site `rsu` belongs to, if any (else it connects to the hub).
