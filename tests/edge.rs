@@ -35,21 +35,39 @@ const CUT: [(Duration, Fault); 2] =
 async fn cut_mid_replay(name: &str, topology: &str, site_stream: &str) -> Outcome {
     let lattice =
         Lattice::start_topology(name, topology, Some("wadm/cits-pipeline-fused.yaml"), 0, Duration::from_secs(300));
+    let dashboard = lattice.start_dashboard();
     let midway = async {
         tokio::time::sleep(Duration::from_secs(8)).await;
         let site = lattice.site_stream_messages(0, site_stream).await.unwrap().len();
         let hub = lattice.stream_messages("CITS_DONE").await.unwrap().len();
-        (site, hub)
+        (site, hub, site_leaf_links(&lattice, &dashboard).await)
     };
     let mut history = Vec::new();
     let replay =
         replay_with_faults(&lattice, &mut history, SHORT, 4.0, &["rsu1", "rsu2"], &CUT, Duration::from_secs(180));
-    let (outcome, (site_midway, hub_midway)) = tokio::join!(replay, midway);
+    let (outcome, (site_midway, hub_midway, links_midway)) = tokio::join!(replay, midway);
     eprintln!("{name}, link cut for 10 s: {outcome:?}; midway the site's {site_stream} held {site_midway}, the hub {hub_midway} frames");
     assert!(outcome.clean(), "{outcome:?}");
     assert!(outcome.denms > 0, "the recording warns, or DENMs equal says little");
     assert!(hub_midway < site_midway / 2, "the link was cut: the hub had {hub_midway} frames, the site {site_midway}");
+    // The operator sees it: the dashboard lists the site's leaf node without a link while it is
+    // cut, and with its link to the hub again once restored.
+    assert_eq!(links_midway, 0, "the dashboard showed the cut link as up");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while site_leaf_links(&lattice, &dashboard).await != 1 {
+        assert!(tokio::time::Instant::now() < deadline, "the dashboard never showed the restored link");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
     outcome
+}
+
+/// The leaf links the dashboard's Lattice page lists for the site's leaf node (it must list it).
+async fn site_leaf_links(lattice: &Lattice, dashboard: &str) -> usize {
+    let view = lattice.dashboard_snapshot(dashboard, "lattice").await.unwrap();
+    let servers = view["servers"].as_array().cloned().unwrap_or_default();
+    let site = servers.iter().find(|s| s["role"] == "site site-1").unwrap_or_else(|| panic!("no site server: {view}"));
+    assert_eq!(site["up"], true, "{site}");
+    site["leafs"].as_array().map_or(0, Vec::len)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

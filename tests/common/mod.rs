@@ -435,6 +435,20 @@ impl Lattice {
         format!("http://127.0.0.1:{port}/")
     }
 
+    /// The dashboard's current snapshot of `topic` (`lattice`, `app`, …) as JSON, from the page's
+    /// own API at `url` (what [`Lattice::start_dashboard`] returned).
+    pub async fn dashboard_snapshot(&self, url: &str, topic: &str) -> anyhow::Result<serde_json::Value> {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let addr = url.trim_start_matches("http://").trim_end_matches('/');
+        let mut stream = tokio::net::TcpStream::connect(addr).await?;
+        stream.write_all(format!("GET /api/snapshot/{topic} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes()).await?;
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await?;
+        let body = response.windows(4).position(|w| w == b"\r\n\r\n").context("no HTTP body")? + 4;
+        anyhow::ensure!(response.starts_with(b"HTTP/1.1 200") || response.starts_with(b"HTTP/1.0 200"), "not 200");
+        Ok(serde_json::from_slice(&response[body..])?)
+    }
+
     /// Runs a `cits lattice` step against this lattice (`&["host-up", "2"]`).
     pub fn step(&self, args: &[&str]) -> anyhow::Result<()> {
         let step = cits_tools::lattice::parse_step(args)?;
