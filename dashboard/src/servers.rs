@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 /// One server's monitoring endpoint: `role=host:port` (`--nats-monitor hub=127.0.0.1:8222`).
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +53,8 @@ pub struct LeafView {
 pub async fn read(monitors: &[Monitor]) -> Vec<ServerView> {
     let mut out = Vec::with_capacity(monitors.len());
     for m in monitors {
-        let answered = async { anyhow::Ok((get_json(&m.addr, "/varz").await?, get_json(&m.addr, "/leafz").await?)) };
+        let get = |path| cits_tools::http::get_json(&m.addr, path, Duration::from_secs(2));
+        let answered = async { anyhow::Ok((get("/varz").await?, get("/leafz").await?)) };
         out.push(match answered.await {
             Ok((varz, leafz)) => server_view(m, &varz, &leafz),
             Err(e) => ServerView {
@@ -103,21 +103,6 @@ pub fn server_view(m: &Monitor, varz: &Value, leafz: &Value) -> ServerView {
         mem_mib: number(varz, "mem") as f64 / 1_048_576.0,
         leafs,
     }
-}
-
-/// GET `path` of the monitoring endpoint at `addr` (plain HTTP on the server's own machine), as
-/// JSON; 2 s at most.
-async fn get_json(addr: &str, path: &str) -> anyhow::Result<Value> {
-    let fetch = async {
-        let mut stream = tokio::net::TcpStream::connect(addr).await.with_context(|| format!("connect {addr}"))?;
-        stream.write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes()).await?;
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).await?;
-        let at = response.windows(4).position(|w| w == b"\r\n\r\n").context("no HTTP body")?;
-        anyhow::ensure!(response.starts_with(b"HTTP/1.1 200") || response.starts_with(b"HTTP/1.0 200"), "not 200");
-        Ok(serde_json::from_slice(&response[at + 4..])?)
-    };
-    tokio::time::timeout(Duration::from_secs(2), fetch).await.context("no answer within 2 s")?
 }
 
 #[cfg(test)]

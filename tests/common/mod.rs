@@ -438,15 +438,8 @@ impl Lattice {
     /// The dashboard's current snapshot of `topic` (`lattice`, `app`, …) as JSON, from the page's
     /// own API at `url` (what [`Lattice::start_dashboard`] returned).
     pub async fn dashboard_snapshot(&self, url: &str, topic: &str) -> anyhow::Result<serde_json::Value> {
-        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
         let addr = url.trim_start_matches("http://").trim_end_matches('/');
-        let mut stream = tokio::net::TcpStream::connect(addr).await?;
-        stream.write_all(format!("GET /api/snapshot/{topic} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes()).await?;
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).await?;
-        let body = response.windows(4).position(|w| w == b"\r\n\r\n").context("no HTTP body")? + 4;
-        anyhow::ensure!(response.starts_with(b"HTTP/1.1 200") || response.starts_with(b"HTTP/1.0 200"), "not 200");
-        Ok(serde_json::from_slice(&response[body..])?)
+        cits_tools::http::get_json(addr, &format!("/api/snapshot/{topic}"), Duration::from_secs(10)).await
     }
 
     /// Runs a `cits lattice` step against this lattice (`&["host-up", "2"]`).

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod denms;
 pub mod dlq;
 pub mod evaluate;
+pub mod http;
 pub mod lattice;
 pub mod manifest;
 pub mod map;

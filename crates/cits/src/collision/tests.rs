@@ -64,18 +64,27 @@ fn a_surer_risk_is_reported_further_ahead() {
     assert!(DetectorConfig::from_config([("early_max_ttc_s", "0")]).is_err());
 }
 
+/// `p` as predicted from an observation at `t` (µs).
+fn at(mut p: PredictedPath, t: u64) -> PredictedPath {
+    p.observed_at_us = t;
+    p
+}
+
+/// The stored-state tests' car (object 1, heading east) and bike (object 2, heading north).
+fn car_and_bike() -> (PredictedPath, PredictedPath) {
+    (
+        path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55),
+        path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0),
+    )
+}
+
 #[test]
 fn stored_paths_are_replaced_per_object_and_expire() {
     let cfg = DetectorConfig::default();
-    let at = |mut p: PredictedPath, t: u64| {
-        p.observed_at_us = t;
-        p
-    };
     let mut state = RsuPaths::default();
-    let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
+    let (car, bike) = car_and_bike();
     let mut car_left = car.clone();
     car_left.rank = 1;
-    let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
     update_paths(
         &mut state,
         vec![at(car.clone(), 1_000_000), at(car_left.clone(), 1_000_000), at(bike, 1_000_000)],
@@ -101,12 +110,7 @@ fn stored_paths_are_replaced_per_object_and_expire() {
 #[test]
 fn returning_objects_are_stored_as_if_expired_state_had_never_been_kept() {
     let cfg = DetectorConfig::default();
-    let at = |mut p: PredictedPath, t: u64| {
-        p.observed_at_us = t;
-        p
-    };
-    let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
-    let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+    let (car, bike) = car_and_bike();
     // Seen car first, then a minute later (the same ids reused) bike first.
     let mut kept = RsuPaths::default();
     update_paths(&mut kept, vec![at(car.clone(), 1_000_000), at(bike.clone(), 1_000_000)], 1_000_000, &cfg);
@@ -122,12 +126,7 @@ fn returning_objects_are_stored_as_if_expired_state_had_never_been_kept() {
 #[test]
 fn paths_of_a_later_time_are_not_current_and_give_way_to_the_frames_own() {
     let cfg = DetectorConfig::default();
-    let at = |mut p: PredictedPath, t: u64| {
-        p.observed_at_us = t;
-        p
-    };
-    let car = path(1, TravelMode::Car, (-20.0, 0.0), (10.0, 0.0), 0.55);
-    let bike = path(2, TravelMode::Bicycle, (0.0, -10.0), (0.0, 5.0), 1.0);
+    let (car, bike) = car_and_bike();
     // Stored at 200 s; then frames of 60 s (the clock went back, or the recording again).
     let mut kept = RsuPaths::default();
     update_paths(&mut kept, vec![at(car.clone(), 200_000_000), at(bike.clone(), 200_000_000)], 200_000_000, &cfg);

@@ -156,16 +156,21 @@ impl Lattice {
                 Ok(())
             }
             Step::NatsPort { rsu } => {
-                let rsu = rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")?;
+                let rsu = self.rsu_or_first(rsu)?;
                 println!("{}", self.settings.server(self.settings.topology().pipeline_server(&rsu)).client);
                 Ok(())
             }
             Step::MqttPort { rsu } => {
-                let rsu = rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")?;
+                let rsu = self.rsu_or_first(rsu)?;
                 println!("{}", self.settings.rsu_mqtt_port(&rsu));
                 Ok(())
             }
         }
+    }
+
+    /// `rsu`, or by default the first of RSUS.
+    fn rsu_or_first(&self, rsu: Option<String>) -> anyhow::Result<String> {
+        rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")
     }
 
     pub async fn up(&self) -> anyhow::Result<()> {

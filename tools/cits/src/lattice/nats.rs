@@ -387,6 +387,13 @@ mod tests {
         }
     }
 
+    /// Each of `lines` is a line of `conf` (indentation aside).
+    fn assert_lines(conf: &str, lines: &[&str]) {
+        for line in lines {
+            assert!(conf.lines().any(|l| l.trim() == *line), "{line} in\n{conf}");
+        }
+    }
+
     #[test]
     fn config_names_the_ports_the_store_and_the_resolver() {
         let settings = Settings { nats_sync: "2m".into(), ..on_ports("single") };
@@ -409,20 +416,21 @@ mod tests {
     fn a_cluster_servers_config_has_its_own_ports_and_store_and_routes_to_all() {
         let settings = on_ports("cluster");
         let conf = config(&settings, 2, None);
-        for line in [
-            "server_name: cits-4302",
-            "listen: 127.0.0.1:4302",
-            "http: 127.0.0.1:8302",
-            "store_dir: \"/tmp/s/jetstream-3\"",
-            "name: cits",
-            "listen: 127.0.0.1:6302",
-            "nats-route://127.0.0.1:6300",
-            "nats-route://127.0.0.1:6301",
-            "nats-route://127.0.0.1:6302",
-            "listen: 127.0.0.1:1902",
-        ] {
-            assert!(conf.lines().any(|l| l.trim() == line), "{line} in\n{conf}");
-        }
+        assert_lines(
+            &conf,
+            &[
+                "server_name: cits-4302",
+                "listen: 127.0.0.1:4302",
+                "http: 127.0.0.1:8302",
+                "store_dir: \"/tmp/s/jetstream-3\"",
+                "name: cits",
+                "listen: 127.0.0.1:6302",
+                "nats-route://127.0.0.1:6300",
+                "nats-route://127.0.0.1:6301",
+                "nats-route://127.0.0.1:6302",
+                "listen: 127.0.0.1:1902",
+            ],
+        );
         assert_eq!(config_file(2), "nats-3.conf");
         assert!(!conf.contains("leafnodes") && !conf.contains("domain"), "no sites:\n{conf}");
         assert_eq!(settings.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301,nats://127.0.0.1:4302");
@@ -439,57 +447,61 @@ mod tests {
         assert_eq!(topology.addresses(), ["10.0.0.1", "10.0.0.2", "10.0.0.3", "site-1.example"]);
         settings.topology = Some(topology);
         let hub = config(&settings, 1, None);
-        for line in [
-            "listen: 127.0.0.1:4301",
-            "http: 127.0.0.1:8301",
-            "listen: 0.0.0.0:6301",
-            "advertise: 10.0.0.2:6301",
-            "nats-route://10.0.0.1:6300",
-            "nats-route://10.0.0.3:6302",
-            "listen: 0.0.0.0:7301",
-            "advertise: 10.0.0.2:7301",
-            "listen: 0.0.0.0:1901",
-        ] {
-            assert!(hub.lines().any(|l| l.trim() == line), "{line} in:\n{hub}");
-        }
-        let leaf = config(&settings, 3, Some("AKEY"));
-        assert!(
-            leaf.contains(
-                "urls: [\"nats-leaf://10.0.0.1:7300\", \"nats-leaf://10.0.0.2:7301\", \"nats-leaf://10.0.0.3:7302\"]"
-            ),
-            "{leaf}"
+        assert_lines(
+            &hub,
+            &[
+                "listen: 127.0.0.1:4301",
+                "http: 127.0.0.1:8301",
+                "listen: 0.0.0.0:6301",
+                "advertise: 10.0.0.2:6301",
+                "nats-route://10.0.0.1:6300",
+                "nats-route://10.0.0.3:6302",
+                "listen: 0.0.0.0:7301",
+                "advertise: 10.0.0.2:7301",
+                "listen: 0.0.0.0:1901",
+            ],
         );
-        assert!(leaf.contains("listen: 0.0.0.0:1903") && leaf.contains("listen: 127.0.0.1:4303"), "{leaf}");
+        let leaf = config(&settings, 3, Some("AKEY"));
+        assert_lines(
+            &leaf,
+            &[
+                "urls: [\"nats-leaf://10.0.0.1:7300\", \"nats-leaf://10.0.0.2:7301\", \"nats-leaf://10.0.0.3:7302\"]",
+                "listen: 0.0.0.0:1903",
+                "listen: 127.0.0.1:4303",
+            ],
+        );
     }
 
     #[test]
     fn a_hub_takes_its_sites_and_a_sites_leaf_node_dials_it_with_the_pipeline_kept_off_the_link() {
         let settings = on_ports("edge");
         let hub = config(&settings, 1, None);
-        for line in [
-            "domain: hub",
-            "listen: 127.0.0.1:7301",
-            "advertise: 127.0.0.1:7301",
-            "verify: true",
-            "nats-route://127.0.0.1:6302",
-        ] {
-            assert!(hub.lines().any(|l| l.trim() == line), "{line} in\n{hub}");
-        }
+        assert_lines(
+            &hub,
+            &[
+                "domain: hub",
+                "listen: 127.0.0.1:7301",
+                "advertise: 127.0.0.1:7301",
+                "verify: true",
+                "nats-route://127.0.0.1:6302",
+            ],
+        );
         let leaf = config(&settings, 3, Some("AKEY"));
-        for line in [
-            "server_name: cits-4303",
-            "store_dir: \"/tmp/s/jetstream-4\"",
-            "domain: site-1",
-            "urls: [\"nats-leaf://127.0.0.1:7300\", \"nats-leaf://127.0.0.1:7301\", \"nats-leaf://127.0.0.1:7302\"]",
-            "account: AKEY",
-            "credentials: \"/tmp/s/auth/users/leaf.creds\"",
-            "deny_imports: [\"cits.>\", \"$MQTT.>\"]",
-            "deny_exports: [\"cits.>\", \"$MQTT.>\"]",
-            "listen: 127.0.0.1:1903",
-            "ca_file: \"/tmp/s/tls/ca.pem\"",
-        ] {
-            assert!(leaf.lines().any(|l| l.trim() == line), "{line} in\n{leaf}");
-        }
+        assert_lines(
+            &leaf,
+            &[
+                "server_name: cits-4303",
+                "store_dir: \"/tmp/s/jetstream-4\"",
+                "domain: site-1",
+                "urls: [\"nats-leaf://127.0.0.1:7300\", \"nats-leaf://127.0.0.1:7301\", \"nats-leaf://127.0.0.1:7302\"]",
+                "account: AKEY",
+                "credentials: \"/tmp/s/auth/users/leaf.creds\"",
+                "deny_imports: [\"cits.>\", \"$MQTT.>\"]",
+                "deny_exports: [\"cits.>\", \"$MQTT.>\"]",
+                "listen: 127.0.0.1:1903",
+                "ca_file: \"/tmp/s/tls/ca.pem\"",
+            ],
+        );
         assert!(
             !leaf.contains("cluster {") && !leaf.contains("listen: 127.0.0.1:7303"),
             "a leaf node only dials:\n{leaf}"

@@ -51,9 +51,9 @@ impl Instance {
 
     /// The one that keeps the state of `rsu`'s pipeline: its site's when the site runs it.
     pub fn of_rsu(settings: &Settings, rsu: &str) -> Self {
-        match settings.topology().site_of_rsu(rsu) {
-            Some((k, site)) if site.pipeline == super::topology::Placement::Edge => Self::site(settings, k),
-            _ => Self::hub(settings),
+        match settings.topology().pipeline_site(rsu) {
+            Some(k) => Self::site(settings, k),
+            None => Self::hub(settings),
         }
     }
 

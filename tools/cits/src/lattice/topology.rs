@@ -262,10 +262,12 @@ impl Topology {
     /// The server where `rsu`'s pipeline runs, its frames and DENMs core messages: its site's
     /// leaf node when the site runs the pipeline, else the hub's first server.
     pub fn pipeline_server(&self, rsu: &str) -> usize {
-        match self.site_of_rsu(rsu) {
-            Some((k, site)) if site.pipeline == Placement::Edge => self.leaf_server(k),
-            _ => 0,
-        }
+        self.pipeline_site(rsu).map_or(0, |k| self.leaf_server(k))
+    }
+
+    /// The site (its index) that runs `rsu`'s pipeline on its own hosts, if any.
+    pub fn pipeline_site(&self, rsu: &str) -> Option<usize> {
+        self.site_of_rsu(rsu).filter(|(_, site)| site.pipeline == Placement::Edge).map(|(k, _)| k)
     }
 
     /// The sites whose pipeline runs on their own hosts ([`Placement::Edge`]).
