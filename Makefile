@@ -66,6 +66,11 @@ HOSTS      ?= 1
 # hub of an RSU site on a leaf node of its own: rsu1, and an edge host running the pipeline for it),
 # or a topology file.
 TOPOLOGY   ?= single
+# A topology over several machines (docs/deploying.md, "Across machines"): the same TOPOLOGY file
+# on each, MACHINE the address it names for that machine; `make init` on the first server's
+# machine, its $(CITS_STATE)/auth and tls copied to the others', `make up` on every machine (each
+# waits for what it needs of the others), `make deploy` on the first.
+MACHINE    ?=
 # RSUs speak MQTT in clear text to one server on loopback (1883), over TLS to a cluster (8883–8885)
 # or a site's leaf node (8886), checked against the lattice's CA in $(CITS_STATE)/tls/ca.pem;
 # `$(LATTICE) mqtt-port` says which listener an RSU of the topology connects to.
@@ -81,12 +86,12 @@ BIN_ENV = NATS_SERVER=$(NATS_SERVER_BIN) REDIS_SERVER=$$(command -v redis-server
 # A replay faster than real time sends CPMs older than live: the age limit widens with it.
 LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
-	$(if $(filter single,$(TOPOLOGY)),,CITS_TOPOLOGY=$(TOPOLOGY)) \
+	$(if $(filter single,$(TOPOLOGY)),,CITS_TOPOLOGY=$(TOPOLOGY)) $(if $(MACHINE),CITS_MACHINE=$(MACHINE)) \
 	$(if $(filter 1,$(SPEED)),,MAX_AGE_MS=300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
 # The lattice's supervisor (tools/cits/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
-.PHONY: help setup build run stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
+.PHONY: help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
 
 help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -220,6 +225,15 @@ run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print 
 	  --mqtt 127.0.0.1:$$($(LATTICE) mqtt-port) --speed $(SPEED) && \
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."
+
+init: setup build ## a lattice's credentials, certificates and server configs; starts nothing
+	@$(LATTICE) init
+
+up: setup build ## start the lattice, or this MACHINE's part of TOPOLOGY; what runs is kept
+	@$(LATTICE) up
+
+deploy: ## deploy the pipeline on the running lattice, then wait for a probe CPM to come out
+	@$(LATTICE) deploy && $(LATTICE) probe
 
 stop: ## stop everything `make run` started
 	@$(LATTICE) down

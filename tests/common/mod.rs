@@ -125,6 +125,10 @@ pub struct Lattice {
     /// The pipeline's `limits.max_age_ms` when not the production value (replays faster than
     /// real time send CPMs older than live, see `cits_tools::replay::live`).
     max_age_ms: Option<u64>,
+    /// On a topology over several machines: the first's address (this lattice's state dir is
+    /// its) and the others' with their state dirs (all on this machine's loopback addresses).
+    machine: Option<String>,
+    pub other_machines: Vec<(String, PathBuf)>,
 }
 
 impl Lattice {
@@ -193,6 +197,64 @@ impl Lattice {
         )
     }
 
+    /// A topology over several machines — its servers' addresses, loopback ones here
+    /// (127.0.0.2, …) — started as an operator would: `init` on the first server's machine,
+    /// its `auth/` and `tls/` copied to each other machine's state dir, `up` on every machine
+    /// at once (each waits for what it needs of the others), then deploy and probe from the
+    /// first; `manifest` deployed.
+    pub fn start_machines(name: &str, topology: &str, manifest: Option<&str>, max_age: Duration) -> Self {
+        let parsed = cits_tools::lattice::Topology::parse_arg(topology).expect("a topology");
+        let first = parsed.address_of(0).expect("server 0 has an address").to_string();
+        let hosts = parsed.hosts.len() as u8;
+        let mut lattice = Self::start_lattice(
+            fresh_dir(name),
+            manifest,
+            &[],
+            hosts,
+            Some(max_age.as_millis() as u64),
+            Some(parsed),
+            0,
+        );
+        lattice.machine = Some(first.clone());
+        let others = lattice.topology.as_ref().unwrap().addresses().into_iter().filter(|a| *a != first);
+        lattice.other_machines = others.map(|a| (a.clone(), fresh_dir(&format!("{name}-{a}")))).collect();
+        lattice.step(&["init"]).expect("cits lattice init on the first machine");
+        for (_, state) in &lattice.other_machines {
+            std::fs::create_dir_all(state).unwrap();
+            for dir in ["auth", "tls"] {
+                let copied = Command::new("cp").arg("-a").arg(lattice.state.join(dir)).arg(state).status().unwrap();
+                assert!(copied.success(), "cp -a {dir}");
+            }
+        }
+        let supervisors: Vec<_> = std::iter::once(lattice.supervisor())
+            .chain(lattice.other_machines.iter().map(|(a, _)| lattice.machine_supervisor(a)))
+            .collect();
+        std::thread::scope(|scope| {
+            let ups: Vec<_> = supervisors
+                .iter()
+                .map(|s| scope.spawn(|| block_on(s.run(cits_tools::lattice::Step::Up)).map_err(|e| format!("{e:#}"))))
+                .collect();
+            for (up, s) in ups.into_iter().zip(&supervisors) {
+                if let Err(e) = up.join().unwrap() {
+                    panic!("cits lattice up on {:?} failed: {e}", s.settings.machine);
+                }
+            }
+        });
+        for step in ["deploy", "probe"] {
+            lattice.step(&[step]).unwrap_or_else(|e| panic!("cits lattice {step}: {e:#}"));
+        }
+        lattice
+    }
+
+    /// The supervisor of machine `address`'s part of this lattice (one of [`Self::other_machines`]).
+    pub fn machine_supervisor(&self, address: &str) -> cits_tools::lattice::Lattice {
+        let (_, state) = self.other_machines.iter().find(|(a, _)| a == address).expect("one of the other machines");
+        let mut supervisor = self.supervisor();
+        supervisor.settings.machine = Some(address.to_string());
+        supervisor.settings.state = state.clone();
+        cits_tools::lattice::Lattice::new(supervisor.settings)
+    }
+
     fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
         Self::start_in(fresh_dir(name), manifest, steps, hosts, max_age_ms)
     }
@@ -240,6 +302,8 @@ impl Lattice {
             topology,
             rsu_server,
             site_link,
+            machine: None,
+            other_machines: Vec::new(),
         };
         for step in steps {
             if let Err(e) = lattice.step(&step.split_whitespace().collect::<Vec<_>>()) {
@@ -270,6 +334,7 @@ impl Lattice {
             topology: self.topology.clone(),
             manifest: self.manifest.clone(),
             max_age_ms: self.max_age_ms,
+            machine: self.machine.clone(),
             // The server reserves each stream's limit up front against 75 % of the disk free at
             // its start: 10 × 256 MiB failed CI on a busy disk. A test replays a few MB per stream.
             stream_max_bytes: 64 << 20,
@@ -335,8 +400,12 @@ impl Lattice {
         for rsu in rsus {
             self.add_rsu(rsu);
         }
+        let settings = self.supervisor().settings;
+        let topology = settings.topology();
+        // An RSU dials its server's address (its certificate names it), loopback by default.
+        let server = topology.site_of_rsu(rsus[0]).map_or(self.rsu_server, |(k, _)| topology.leaf_server(k));
         cits_tools::replay::ReplayOptions {
-            mqtt_host: "127.0.0.1".into(),
+            mqtt_host: topology.address_of(server).unwrap_or("127.0.0.1").into(),
             mqtt_port: self.rsu_mqtt_port(rsus[0]),
             rsus: rsus.iter().map(|r| r.to_string()).collect(),
             speed,
@@ -344,7 +413,7 @@ impl Lattice {
             progress: false,
             auth: Some(self.auth_dir()),
             wire: Default::default(),
-            mqtt_ca: self.supervisor().settings.tls().map(|f| f.ca),
+            mqtt_ca: settings.tls().map(|f| f.ca),
         }
     }
 
@@ -576,6 +645,14 @@ impl Drop for Lattice {
     fn drop(&mut self) {
         if let Err(e) = self.step(&["down"]) {
             eprintln!("{e:#}");
+        }
+        for (address, state) in &self.other_machines {
+            if let Err(e) = block_on(self.machine_supervisor(address).run(cits_tools::lattice::Step::Down)) {
+                eprintln!("{address}: {e:#}");
+            }
+            if std::env::var_os("CITS_KEEP_STATE").is_none() {
+                let _ = std::fs::remove_dir_all(state);
+            }
         }
         // CITS_KEEP_STATE=1 keeps logs and the rendered manifest for a post-mortem.
         if std::env::var_os("CITS_KEEP_STATE").is_none() {

@@ -83,11 +83,16 @@ pub fn render(manifest: &mut Manifest, base: &Path, render: &Render) -> anyhow::
     Ok(())
 }
 
+/// Whether `name` is one of the lattice's own configs (a site has its own copy of each).
+fn is_lattice_config(name: &str) -> bool {
+    name == LATTICE_REDIS || name == LATTICE_BLOBSTORE
+}
+
 /// Every part the manifest places on the hub (spread requirement `site=cits-local`) once more
 /// for each of `sites`, placed on that site's hosts (`site=<name>`): named `<name>-<site>` with
 /// id `<id>-<site>`, linked among themselves (a provider at the site invokes the component at the
-/// site, never one across the link), with the site's own Redis ([`site_config`] of
-/// [`LATTICE_REDIS`]). The site's messaging provider connects to its host's NATS server, the
+/// site, never one across the link), with the site's own Redis and blob folder ([`site_config`]
+/// of [`LATTICE_REDIS`], [`LATTICE_BLOBSTORE`]). The site's messaging provider connects to its host's NATS server, the
 /// site's leaf node, where the site's streams are.
 pub fn place_at_sites(manifest: &mut Manifest, sites: &[String]) {
     let at_hub = |component: &wadm_types::Component| {
@@ -110,8 +115,9 @@ pub fn place_at_sites(manifest: &mut Manifest, sites: &[String]) {
             if let Some(id) = id {
                 *id = format!("{id}-{site}");
             }
-            for config in configs.iter_mut().filter(|c| c.name == LATTICE_REDIS) {
-                config.name = site_config(LATTICE_REDIS, site);
+            // The site's own Redis and blob folder, on its machine.
+            for config in configs.iter_mut().filter(|c| is_lattice_config(&c.name)) {
+                config.name = site_config(&config.name, site);
             }
             for t in component.traits.iter_mut().flatten() {
                 match &mut t.properties {
@@ -127,7 +133,9 @@ pub fn place_at_sites(manifest: &mut Manifest, sites: &[String]) {
                         }
                         // A link's own configs are named once per manifest.
                         let source = link.source.iter_mut().flat_map(|s| s.config.iter_mut());
-                        for config in source.chain(link.target.config.iter_mut()).filter(|c| c.properties.is_some()) {
+                        let own =
+                            |c: &&mut wadm_types::ConfigProperty| c.properties.is_some() || is_lattice_config(&c.name);
+                        for config in source.chain(link.target.config.iter_mut()).filter(own) {
                             config.name = site_config(&config.name, site);
                         }
                     }
@@ -337,9 +345,30 @@ mod tests {
                         assert!(link.target.name.ends_with("-site-1"), "{name}: {} links to the hub", component.name);
                     }
                 }
-                if yaml.contains(LATTICE_REDIS) {
-                    assert!(yaml.contains("cits-lattice-redis-site-1"), "{name}: the site's own Redis\n{yaml}");
+                for config in [LATTICE_REDIS, LATTICE_BLOBSTORE] {
+                    let own = site_config(config, "site-1");
+                    assert_eq!(
+                        yaml.matches(config).count(),
+                        yaml.matches(&own).count(),
+                        "{name}: the site's own\n{yaml}"
+                    );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn only_hosts_by_the_store_run_the_providers_that_reach_it() {
+        for name in ["cits-pipeline.yaml", "cits-pipeline-fused.yaml"] {
+            let manifest = committed(name);
+            for component in &manifest.spec.components {
+                let store = component.traits.iter().flatten().find_map(|t| match &t.properties {
+                    TraitProperty::SpreadScaler(scaler) => Some(scaler.spread[0].requirements.get("store").cloned()),
+                    _ => None,
+                });
+                let by_store = matches!(component.name.as_str(), "kv-redis" | "blobstore-fs");
+                let expected = by_store.then(|| "local".to_string());
+                assert_eq!(store, Some(expected), "{name}: {}", component.name);
             }
         }
     }

@@ -149,7 +149,7 @@ pub async fn remove(auth_dir: &Path, rsu: &str, lattice: &Lattice<'_>) -> anyhow
 }
 
 /// Tells every nats-server to re-read its config (the account JWT with the revocation).
-fn reload_nats(pid_files: &[PathBuf]) -> anyhow::Result<()> {
+pub fn reload_nats(pid_files: &[PathBuf]) -> anyhow::Result<()> {
     if pid_files.is_empty() {
         bail!("--nats-pid-file is needed to reload the server(s) after a revocation");
     }

@@ -33,14 +33,14 @@ pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &Proc
     Ok(())
 }
 
-/// `role=127.0.0.1:<monitoring port>` of every NATS server: `hub`, or `site <name>` for a
-/// site's leaf node.
+/// `role=<address>:<monitoring port>` of every NATS server (loopback, or the address of one on
+/// another machine): `hub`, or `site <name>` for a site's leaf node.
 fn monitors(settings: &Settings) -> Vec<String> {
     let topology = settings.topology();
     (0..topology.servers())
         .map(|i| {
             let role = topology.site_of_server(i).map_or("hub".to_string(), |s| format!("site {}", s.name));
-            format!("{role}=127.0.0.1:{}", settings.server(i).http)
+            format!("{role}={}:{}", super::nats::reach(&topology, i), settings.server(i).http)
         })
         .collect()
 }

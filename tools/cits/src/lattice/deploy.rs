@@ -154,7 +154,7 @@ async fn restart_wadm(settings: &Settings, processes: &super::process::Processes
     processes.stop("wadm", super::GRACE).await?;
     let mut guard = super::process::StartGuard::new(processes);
     let wadm = super::hosts::start_wadm(settings, &mut guard)?;
-    super::hosts::wadm_ready(settings, processes, wadm.pid).await?;
+    super::hosts::wadm_ready(settings, processes, Some(wadm.pid)).await?;
     guard.keep();
     Ok(())
 }

@@ -52,15 +52,29 @@ pub fn start_wadm(settings: &Settings, guard: &mut StartGuard) -> anyhow::Result
 
 /// Waits until wadm answers its API (a status, or that there is no such application yet): it
 /// has made its streams by then, so no host event is published before wadm records it.
-pub async fn wadm_ready(settings: &Settings, processes: &Processes, pid: i32) -> anyhow::Result<()> {
+/// `pid`: wadm's process here, None when it runs on the first server's machine (waited for
+/// as long as another machine's part is).
+pub async fn wadm_ready(settings: &Settings, processes: &Processes, pid: Option<i32>) -> anyhow::Result<()> {
     let wadm = wadm_client::Client::from_nats_client(&settings.lattice, None, super::nats::connect(settings).await?);
-    process::ready(processes, "wadm", pid, Duration::from_secs(60), || async {
+    let answers = || async {
         match wadm.get_manifest_status(&settings.app).await {
             Ok(_) | Err(wadm_client::error::ClientError::NotFound(_)) => Ok(()),
             Err(e) => Err(anyhow::anyhow!("wadm model.status: {e}")),
         }
-    })
-    .await
+    };
+    let Some(pid) = pid else {
+        super::log("waiting for wadm on the first server's machine");
+        let give_up = tokio::time::Instant::now() + super::nats::OTHER_MACHINES;
+        loop {
+            match answers().await {
+                Err(_) if tokio::time::Instant::now() < give_up => {
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+                outcome => return outcome.context("wadm on the first server's machine"),
+            }
+        }
+    };
+    process::ready(processes, "wadm", pid, Duration::from_secs(60), answers).await
 }
 
 /// Starts host `n` of the topology (if it does not run) on NATS server `server` (its control
@@ -101,7 +115,7 @@ pub fn start_host(
     if host.site.is_some() {
         program = program.env("WASMCLOUD_JS_DOMAIN", cits_jetstream::site::HUB_DOMAIN);
     }
-    for (key, value) in host.labels_of(n) {
+    for (key, value) in settings.topology().labels_of(n) {
         program = program.env(format!("WASMCLOUD_LABEL_{key}"), value);
     }
     guard.start(&name, program)

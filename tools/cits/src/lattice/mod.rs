@@ -34,7 +34,8 @@ pub use topology::Topology;
 /// How long a service has between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(10);
 
-/// Every service `status` reports, in start order (hosts and native stages follow).
+/// Every service `status` reports, in start order (the first NATS server's; the other servers
+/// follow it, hosts and native stages the services).
 const SERVICES: [&str; 6] = ["nats", "secrets", "redis", "wadm", "policy", "dashboard"];
 
 fn log(line: impl AsRef<str>) {
@@ -47,6 +48,10 @@ pub enum Step {
     /// Start everything (what runs already is kept), put the configs and the Redis secret,
     /// register the RSUs.
     Up,
+    /// Make the lattice's credentials and certificates (`auth/`, `tls/`) and this machine's
+    /// server configs, start nothing: on the first machine of a topology over several, before
+    /// copying `auth/` and `tls/` to the others.
+    Init,
     /// Stop everything this state dir's PID files name.
     Down,
     /// What of the lattice runs.
@@ -85,6 +90,9 @@ pub enum Step {
     RsuAdd { rsu: String, station: Option<u32> },
     /// Revoke an RSU's credentials and unregister it.
     RsuRemove { rsu: String },
+    /// Make this machine's NATS servers re-read their config (SIGHUP): on a topology over several
+    /// machines, after an RSU was revoked on the first, with its `auth/resolver.conf` copied here.
+    Reload,
     /// Print the pipeline's Redis URL (with its user and password): the hub's, or that of the site
     /// of `rsu` when the site runs its pipeline.
     RedisUrl { rsu: Option<String> },
@@ -120,6 +128,7 @@ impl Lattice {
     pub async fn run(&self, step: Step) -> anyhow::Result<()> {
         match step {
             Step::Up => self.up().await,
+            Step::Init => self.init(),
             Step::Down => self.down().await,
             Step::Status => {
                 print!("{}", self.status());
@@ -147,6 +156,7 @@ impl Lattice {
             Step::DashboardDown => self.processes.stop("dashboard", GRACE).await,
             Step::RsuAdd { rsu, station } => self.rsu_add(&rsu, station.unwrap_or(self.settings.rsu_station)).await,
             Step::RsuRemove { rsu } => self.rsu_remove(&rsu).await,
+            Step::Reload => crate::rsu::reload_nats(&self.settings.nats_pid_files()),
             Step::RedisUrl { rsu } => {
                 let redis = match rsu {
                     Some(rsu) => redis::Instance::of_rsu(&self.settings, &rsu),
@@ -173,35 +183,47 @@ impl Lattice {
         rsu.or_else(|| self.settings.rsus.first().cloned()).context("no RSU given, RSUS empty")
     }
 
+    /// Starts the lattice, or on a topology over several machines this machine's part of it
+    /// ([`Settings::machine`]): the first server's machine runs the lattice's services, every
+    /// machine its servers and their hosts; a machine waits for the parts it needs elsewhere.
     pub async fn up(&self) -> anyhow::Result<()> {
         let s = &self.settings;
         let topology = s.topology();
-        topology.check()?;
-        for dir in [s.pids(), s.logs(), s.state.join("jetstream"), s.blobstore(), s.state.join("wash/contexts")] {
-            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        auth::init(s)?;
-        nats::write_configs(s)?;
+        let machine = s.machine.as_deref();
+        let first = s.first_machine();
+        self.init()?;
         let mut guard = process::StartGuard::new(&self.processes);
         nats::start(s, &mut guard, &self.processes).await?;
         // Before anything makes buckets of its own: in a cluster they are made with three replicas.
         nats::ensure_streams(s).await?;
-        secrets::start(s, &mut guard).await?;
         // Street geometry for map matcher and predictor: blobstore-fs container cits-map.
         let graph = crate::map::load(&s.repo.join("data/map/weiser-gabelsberger.osm"), None)?;
         crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
-        redis::start(s, &mut guard, &self.processes, &redis::Instance::hub(s)).await?;
-        for (k, _) in topology.edge_sites() {
+        let local_sites: Vec<usize> = topology
+            .edge_sites()
+            .map(|(k, _)| k)
+            .filter(|&k| topology.on_machine(topology.leaf_server(k), machine))
+            .collect();
+        let wadm_pid = if first {
+            secrets::start(s, &mut guard).await?;
+            redis::start(s, &mut guard, &self.processes, &redis::Instance::hub(s)).await?;
+            Some(hosts::start_wadm(s, &mut guard)?.pid)
+        } else {
+            None
+        };
+        for &k in &local_sites {
             redis::start(s, &mut guard, &self.processes, &redis::Instance::site(s, k)).await?;
         }
-        let wadm = hosts::start_wadm(s, &mut guard)?;
-        // Before any host: wadm learns of hosts from their events in its own stream.
-        hosts::wadm_ready(s, &self.processes, wadm.pid).await?;
-        hosts::start_policy(s, &mut guard, &self.processes).await?;
+        // Before any host: wadm learns of hosts from their events in its own stream (and the
+        // hub's buckets exist by then, made with their replicas).
+        hosts::wadm_ready(s, &self.processes, wadm_pid).await?;
+        if first {
+            hosts::start_policy(s, &mut guard, &self.processes).await?;
+        }
 
         let joins = hosts::Joins::subscribe(s).await?;
         let mut new_hosts = Vec::new();
-        for (i, host) in topology.hosts.iter().enumerate() {
+        for (i, host) in topology.hosts.iter().enumerate().filter(|(i, _)| topology.host_on_machine(i + 1, machine)) {
             let started = hosts::start_host(s, &mut guard, i + 1, host, topology.server_of(i + 1))?;
             if started.new {
                 new_hosts.push((topology::Host::name(i + 1), started.pid));
@@ -210,26 +232,82 @@ impl Lattice {
         joins.wait(&self.processes, &new_hosts, Duration::from_secs(60)).await?;
 
         // Where this lattice's Redis and blobstore folder are: named configs the manifests refer
-        // to (no port or path in them), like the RSU registry below.
-        self.put_config(LATTICE_REDIS, [("url", redis::Instance::hub(s).url_without_password())]).await?;
-        for (k, site) in topology.edge_sites() {
-            let url = redis::Instance::site(s, k).url_without_password();
-            self.put_config(&crate::manifest::site_config(LATTICE_REDIS, &site.name), [("url", url)]).await?;
+        // to (no port or path in them), like the RSU registry below. A site that runs its
+        // pipeline has its own, put by its machine.
+        if first {
+            self.put_config(LATTICE_REDIS, [("url", redis::Instance::hub(s).url_without_password())]).await?;
+            self.put_config(LATTICE_BLOBSTORE, [("ROOT", s.blobstore().display().to_string())]).await?;
         }
-        self.put_config(LATTICE_BLOBSTORE, [("ROOT", s.blobstore().display().to_string())]).await?;
+        for &k in &local_sites {
+            let site = &topology.sites[k].name;
+            let url = redis::Instance::site(s, k).url_without_password();
+            self.put_config(&crate::manifest::site_config(LATTICE_REDIS, site), [("url", url)]).await?;
+            let root = s.blobstore().display().to_string();
+            self.put_config(&crate::manifest::site_config(LATTICE_BLOBSTORE, site), [("ROOT", root)]).await?;
+        }
 
         // RSUs of the recordings (and the probe's), before deploy: the decoder's registry must
-        // exist. `cits probe` sends as RSU probe from a station of its own.
-        self.rsu_add("probe", crate::demo::PROBE_STATION_ID).await?;
-        for rsu in &s.rsus {
-            self.rsu_add(rsu, s.rsu_station).await?;
+        // exist. `cits probe` sends as RSU probe from a station of its own. Their tokens are
+        // the first machine's to hand out.
+        if first {
+            self.rsu_add("probe", crate::demo::PROBE_STATION_ID).await?;
+            for rsu in &s.rsus {
+                self.rsu_add(rsu, s.rsu_station).await?;
+            }
         }
         guard.keep();
-        let servers = topology.nats.len();
+        log(self.summary());
+        Ok(())
+    }
+
+    /// The state dir's folders, credentials, certificates and server configs (see [`Step::Init`]).
+    pub fn init(&self) -> anyhow::Result<()> {
+        let s = &self.settings;
+        s.topology().check()?;
+        if let Some(machine) = &s.machine {
+            s.topology().check_machine(machine)?;
+        }
+        for dir in [s.pids(), s.logs(), s.state.join("jetstream"), s.blobstore(), s.state.join("wash/contexts")] {
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        if !s.first_machine() && !s.auth().join("users").is_dir() {
+            bail!(
+                "{} is missing: copy `auth/` and `tls/` from the state dir of the first server's machine",
+                s.auth().display()
+            );
+        }
+        auth::init(s)?;
+        nats::write_configs(s)
+    }
+
+    /// What `up` started here, one line.
+    fn summary(&self) -> String {
+        let s = &self.settings;
+        let topology = s.topology();
+        let machine = s.machine.as_deref();
+        let hub: Vec<usize> = s.local_servers().into_iter().filter(|&i| i < topology.nats.len()).collect();
+        let servers = match hub.as_slice() {
+            [] => String::new(),
+            [i] if topology.nats.len() == 1 => {
+                format!("NATS :{} (MQTT :{})", s.server(*i).client, s.server(*i).mqtt)
+            }
+            _ => format!(
+                "{} of {} NATS servers in a cluster, streams R{} (NATS {}; MQTT {})",
+                hub.len(),
+                topology.nats.len(),
+                topology.replicas(),
+                hub.iter().map(|&i| format!(":{}", s.server(i).client)).collect::<Vec<_>>().join(" "),
+                hub.iter().map(|&i| format!(":{}", s.server(i).mqtt)).collect::<Vec<_>>().join(" "),
+            ),
+        };
+        let services = if s.first_machine() { format!("Redis :{}, wadm, ", s.redis_port) } else { String::new() };
+        let hosts = (1..=topology.hosts.len()).filter(|&n| topology.host_on_machine(n, machine)).count();
+        let servers = if servers.is_empty() { String::new() } else { format!("{servers}, ") };
         let sites: String = topology
             .sites
             .iter()
             .enumerate()
+            .filter(|(k, _)| topology.on_machine(topology.leaf_server(*k), machine))
             .map(|(k, site)| {
                 let ports = s.server(topology.leaf_server(k));
                 format!(
@@ -241,21 +319,8 @@ impl Lattice {
                 )
             })
             .collect();
-        log(format!(
-            "lattice up: NATS :{}{} (MQTT :{}{}), Redis :{}, wadm, {} host(s){sites} (state {})",
-            s.nats_port,
-            if servers > 1 {
-                format!(" and {} more in a cluster, streams R{}", servers - 1, topology.replicas())
-            } else {
-                String::new()
-            },
-            s.mqtt_port,
-            if servers > 1 { format!("–{}", s.server(servers - 1).mqtt) } else { String::new() },
-            s.redis_port,
-            topology.hosts.len(),
-            s.state.display()
-        ));
-        Ok(())
+        let on = machine.map_or(String::new(), |m| format!(" on {m}"));
+        format!("lattice up{on}: {servers}{services}{hosts} host(s){sites} (state {})", s.state.display())
     }
 
     pub async fn down(&self) -> anyhow::Result<()> {
@@ -281,11 +346,13 @@ impl Lattice {
     pub fn status(&self) -> String {
         let hosts = self.processes.named("host-");
         let natives = self.processes.named("native-");
-        let cluster = (1..self.settings.topology().servers()).map(Settings::server_process);
-        SERVICES
-            .iter()
-            .map(|s| s.to_string())
-            .chain(cluster)
+        let site_redis = self.processes.named("redis-");
+        // This machine's servers, and the services where they run (the first server's machine).
+        let servers = self.settings.local_servers().into_iter().map(Settings::server_process);
+        let services = if self.settings.first_machine() { &SERVICES[1..] } else { &[] };
+        servers
+            .chain(services.iter().map(|s| s.to_string()))
+            .chain(site_redis)
             .chain(hosts)
             .chain(natives)
             .map(|name| match self.processes.running(&name) {
@@ -314,6 +381,9 @@ impl Lattice {
                 let servers = self.settings.topology().servers();
                 if n == 0 || n > servers {
                     bail!("NATS server {n}: the topology has {servers} (from 1)");
+                }
+                if !self.settings.local_servers().contains(&(n - 1)) {
+                    bail!("NATS server {n} runs on another machine");
                 }
                 let name = Settings::server_process(n - 1);
                 self.processes.kill(&name).await?;

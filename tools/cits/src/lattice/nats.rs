@@ -39,8 +39,9 @@ pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
             f.key.display()
         )
     });
-    // Listeners other machines dial (routes, leaf nodes, MQTT): every interface once the server
-    // has an address of its own; client and monitoring stay on loopback.
+    // Listeners other machines dial (routes, leaf nodes, MQTT) and the monitoring endpoint the
+    // dashboard reads from the first machine: every interface once the server has an address of
+    // its own; clients connect on loopback only.
     let bind = if topology.address_of(i).is_some() { "0.0.0.0" } else { "127.0.0.1" };
     let site = topology.site_of_server(i);
     let domain = match site {
@@ -113,7 +114,7 @@ leafnodes {{
     format!(
         r#"server_name: cits-{client}
 listen: 127.0.0.1:{client}
-http: 127.0.0.1:{http}
+http: {bind}:{http}
 max_payload: 8MB
 jetstream {{
   store_dir: "{store}"
@@ -133,7 +134,7 @@ include "auth/resolver.conf"
 }
 
 /// The address other servers reach server `j` at: its own, or loopback.
-fn reach(topology: &super::Topology, j: usize) -> &str {
+pub fn reach(topology: &super::Topology, j: usize) -> &str {
     topology.address_of(j).unwrap_or("127.0.0.1")
 }
 
@@ -162,26 +163,34 @@ pub fn config_file(i: usize) -> String {
     format!("{}.conf", Settings::server_process(i))
 }
 
-/// Writes every server's config file.
+/// Writes the config file of every server on this machine. The CA and certificate are made on
+/// the first machine; the others must use its copy (their servers check each other against it).
 pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
     if let Some(tls) = settings.tls() {
+        if !settings.first_machine() && !tls.ca.is_file() {
+            anyhow::bail!(
+                "{} is missing: copy `tls/` (and `auth/`) from the state dir of the first server's machine",
+                tls.ca.display()
+            );
+        }
         let mut names = crate::tls::names_from_env();
         names.extend(settings.topology().addresses());
         crate::tls::ensure(tls.ca.parent().expect("in the state dir"), &names)?;
     }
     let account = cits_nats_auth::Authority::open(&settings.auth())?.account_public_key();
-    for i in 0..settings.topology().servers() {
+    for i in settings.local_servers() {
         std::fs::create_dir_all(settings.state.join(jetstream_dir(i)))?;
         std::fs::write(settings.state.join(config_file(i)), config(settings, i, Some(&account)))?;
     }
     Ok(())
 }
 
-/// Starts every server of the topology on the configs [`write_configs`] wrote and waits until
-/// each serves JetStream and MQTT (a cluster's only once its servers found each other).
+/// Starts every server of this machine on the configs [`write_configs`] wrote and waits until
+/// each serves JetStream and MQTT (a cluster's only once a majority of its servers found each
+/// other, a site's once it reaches the hub: on other machines, possibly started later).
 pub async fn start(settings: &Settings, guard: &mut StartGuard, processes: &process::Processes) -> anyhow::Result<()> {
     let mut started = Vec::new();
-    for i in 0..settings.topology().servers() {
+    for i in settings.local_servers() {
         started.push((i, start_server(settings, guard, i)?));
     }
     for (i, pid) in started {
@@ -213,9 +222,14 @@ pub async fn restart(
     }
 }
 
+/// How long a machine's part of a topology waits for the parts it needs on other machines.
+pub const OTHER_MACHINES: Duration = Duration::from_secs(300);
+
 /// Waits until server `i` (process `pid`) serves, or fails with its log if it exits first.
 async fn serving(settings: &Settings, processes: &process::Processes, i: usize, pid: i32) -> anyhow::Result<()> {
-    process::ready(processes, &Settings::server_process(i), pid, Duration::from_secs(30), || ready(settings, i)).await
+    // A server whose peers are on other machines waits for them to be started there too.
+    let limit = if settings.machine.is_some() { OTHER_MACHINES } else { Duration::from_secs(30) };
+    process::ready(processes, &Settings::server_process(i), pid, limit, || ready(settings, i)).await
 }
 
 fn start_server(settings: &Settings, guard: &mut StartGuard, i: usize) -> anyhow::Result<i32> {
@@ -279,6 +293,40 @@ async fn mqtt_listening(port: u16, ca: Option<std::path::PathBuf>) -> anyhow::Re
 /// cluster, the hosts' buckets, all with the topology's replicas. A host makes its buckets with
 /// one replica unless they exist, so they are made here first.
 pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
+    if settings.first_machine() {
+        // Streams of three replicas need three servers: across machines, some may still be
+        // starting elsewhere.
+        let give_up = tokio::time::Instant::now() + OTHER_MACHINES;
+        while let Err(e) = ensure_hub_streams(settings).await {
+            if settings.machine.is_none() || tokio::time::Instant::now() > give_up {
+                return Err(e);
+            }
+            super::log(format!("the hub's streams: {e:#}; waiting for the servers on other machines"));
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    }
+    // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss): its
+    // ingress and DENMs, or the whole pipeline's streams where it runs the pipeline.
+    let topology = settings.topology();
+    let machine = settings.machine.as_deref();
+    for (k, site) in
+        topology.sites.iter().enumerate().filter(|(k, _)| topology.on_machine(topology.leaf_server(*k), machine))
+    {
+        let leaf =
+            connect_to(settings, &format!("127.0.0.1:{}", settings.server(topology.leaf_server(k)).client)).await?;
+        let js = async_nats::jetstream::new(leaf);
+        let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, ..Default::default() };
+        match site.pipeline {
+            Placement::Hub => cits_jetstream::site::ensure(&js, &site.rsus, &limits).await,
+            Placement::Edge => cits_jetstream::ensure_streams(&js, &limits).await,
+        }
+        .with_context(|| format!("site {}", site.name))?;
+    }
+    Ok(())
+}
+
+/// The hub's streams and buckets (made from the first server's machine).
+async fn ensure_hub_streams(settings: &Settings) -> anyhow::Result<()> {
     let js = async_nats::jetstream::new(connect(settings).await?);
     let replicas = settings.topology().replicas();
     if replicas > 1 {
@@ -317,21 +365,7 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
         watched_sites: sites_placed(&topology, Placement::Edge),
         ..Default::default()
     };
-    cits_jetstream::ensure_streams(&js, &limits).await?;
-    // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss): its
-    // ingress and DENMs, or the whole pipeline's streams where it runs the pipeline.
-    for (k, site) in topology.sites.iter().enumerate() {
-        let leaf =
-            connect_to(settings, &format!("127.0.0.1:{}", settings.server(topology.leaf_server(k)).client)).await?;
-        let js = async_nats::jetstream::new(leaf);
-        let limits = cits_jetstream::Limits { max_bytes: settings.stream_max_bytes, ..Default::default() };
-        match site.pipeline {
-            Placement::Hub => cits_jetstream::site::ensure(&js, &site.rsus, &limits).await,
-            Placement::Edge => cits_jetstream::ensure_streams(&js, &limits).await,
-        }
-        .with_context(|| format!("site {}", site.name))?;
-    }
-    Ok(())
+    cits_jetstream::ensure_streams(&js, &limits).await
 }
 
 /// The names of the sites whose pipeline runs at `placement`.
@@ -451,7 +485,7 @@ mod tests {
             &hub,
             &[
                 "listen: 127.0.0.1:4301",
-                "http: 127.0.0.1:8301",
+                "http: 0.0.0.0:8301",
                 "listen: 0.0.0.0:6301",
                 "advertise: 10.0.0.2:6301",
                 "nats-route://10.0.0.1:6300",
@@ -470,6 +504,42 @@ mod tests {
                 "listen: 127.0.0.1:4303",
             ],
         );
+    }
+
+    #[test]
+    fn each_machine_runs_its_own_servers_and_its_clients_connect_to_them() {
+        let mut settings = on_ports("edge");
+        settings.topology = Some(
+            super::super::Topology::parse_arg(
+                "{nats: [{address: 10.0.0.1}, {address: 10.0.0.1}, {address: 10.0.0.3}], \
+                 hosts: [{}, {}, {}, {site: s}], sites: [{name: s, rsus: [r], pipeline: edge, address: 10.0.1.1}]}",
+            )
+            .unwrap(),
+        );
+        let on = |machine: &str| Settings { machine: Some(machine.into()), ..settings.clone() };
+        let first = on("10.0.0.1");
+        assert_eq!((first.local_servers(), first.first_machine()), (vec![0, 1], true));
+        assert_eq!(first.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301");
+        assert_eq!(first.nats_pid_files().len(), 2);
+        let third = on("10.0.0.3");
+        assert_eq!(
+            (third.local_servers(), third.first_machine(), third.nats_addr()),
+            (vec![2], false, "127.0.0.1:4302".into())
+        );
+        let site = on("10.0.1.1");
+        assert_eq!((site.local_servers(), site.nats_urls()), (vec![3], "nats://127.0.0.1:4303".into()));
+        assert_eq!(site.common_env().iter().find(|(k, _)| *k == "WASMCLOUD_CTL_PORT").unwrap().1, "4303");
+        assert_eq!(settings.local_servers(), [0, 1, 2, 3], "no machine given: all on this one");
+        // The hub's third host is away from its Redis and blob folder; the site's is by its own.
+        let topology = settings.topology();
+        let store: Vec<String> = (1..=4).map(|n| topology.labels_of(n)["store"].clone()).collect();
+        assert_eq!(store, ["local", "local", "remote", "local"]);
+        assert!((1..=4).filter(|&n| topology.host_on_machine(n, Some("10.0.0.1"))).eq([1, 2]));
+        assert!(topology.check_machine("10.0.1.1").is_ok());
+        let err = topology.check_machine("10.9.9.9").unwrap_err().to_string();
+        assert!(err.contains("no server") && err.contains("10.0.0.3"), "{err}");
+        let edge = on_ports("edge").topology().into_owned();
+        assert!(edge.check_machine("10.0.0.1").unwrap_err().to_string().contains("server 0 has none"));
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub struct Settings {
     /// The lattice's servers and hosts as YAML/JSON, inline or a file (instead of --hosts).
     #[arg(long, env = "CITS_TOPOLOGY", value_parser = Topology::parse_arg)]
     pub topology: Option<Topology>,
+    /// The machine this supervisor runs on, when the topology spans several: one of the
+    /// addresses it names. Only that machine's part starts here — its NATS servers and their
+    /// hosts, a site's Redis; wadm, the hub's Redis, secrets, policy and dashboard on the first
+    /// server's machine — with `auth/` and `tls/` copied from that machine's state dir.
+    #[arg(long, env = "CITS_MACHINE")]
+    pub machine: Option<String>,
     /// The manifest `deploy` deploys (default: wadm/cits-pipeline.yaml of the repository).
     #[arg(long, env = "CITS_MANIFEST")]
     pub manifest: Option<PathBuf>,
@@ -179,17 +185,48 @@ impl Settings {
             .then(|| self.compilation_cache.clone().unwrap_or_else(|| self.state.join("compiled")))
     }
 
+    /// The client address of this machine's first server (see [`Settings::client_servers`]).
     pub fn nats_addr(&self) -> String {
-        format!("127.0.0.1:{}", self.nats_port)
+        format!("127.0.0.1:{}", self.nats_client_port())
     }
 
-    /// Every NATS server of the topology, comma separated: a client that knows them all goes on
-    /// with another when its own is lost.
+    fn nats_client_port(&self) -> u16 {
+        self.client_servers().first().map_or(self.nats_port, |&i| self.server(i).client)
+    }
+
+    /// Every NATS server of the topology this machine's clients connect to, comma separated: a
+    /// client that knows them all goes on with another when its own is lost.
     pub fn nats_urls(&self) -> String {
-        (0..self.topology().nats.len())
+        self.client_servers()
+            .into_iter()
             .map(|i| format!("nats://127.0.0.1:{}", self.server(i).client))
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// The servers this machine's clients (tools, wadm, hosts of the hub) connect to: its hub
+    /// servers, or on a site's machine its leaf node (client listeners are on loopback).
+    pub fn client_servers(&self) -> Vec<usize> {
+        let hub = self.topology().nats.len();
+        let local = self.local_servers();
+        let on_hub: Vec<usize> = local.iter().copied().filter(|&i| i < hub).collect();
+        if on_hub.is_empty() {
+            local
+        } else {
+            on_hub
+        }
+    }
+
+    /// The servers of the topology that run on this machine (all of them on one machine).
+    pub fn local_servers(&self) -> Vec<usize> {
+        let topology = self.topology();
+        (0..topology.servers()).filter(|&i| topology.on_machine(i, self.machine.as_deref())).collect()
+    }
+
+    /// Whether the lattice's services run here: wadm, the hub's Redis, the secrets backend, the
+    /// policy service, the dashboard (on the first server's machine).
+    pub fn first_machine(&self) -> bool {
+        self.topology().on_machine(0, self.machine.as_deref())
     }
 
     /// The ports of NATS server `i` (from 0; the hub's, then the sites' leaf nodes): the
@@ -215,8 +252,9 @@ impl Settings {
 
     /// The PID files of every NATS server of the topology (the sites' leaf nodes too: they load
     /// the same accounts, and reload them after a revocation).
+    /// On a topology over several machines: this machine's.
     pub fn nats_pid_files(&self) -> Vec<PathBuf> {
-        (0..self.topology().servers()).map(|i| self.pids().join(format!("{}.pid", Self::server_process(i)))).collect()
+        self.local_servers().into_iter().map(|i| self.pids().join(format!("{}.pid", Self::server_process(i)))).collect()
     }
 
     /// NATS server `i`'s name among the lattice's processes (PID file, log): `nats` for the
@@ -260,7 +298,7 @@ impl Settings {
         let path = |p: PathBuf| p.display().to_string();
         vec![
             ("WASMCLOUD_CTL_HOST", "127.0.0.1".into()),
-            ("WASMCLOUD_CTL_PORT", self.nats_port.to_string()),
+            ("WASMCLOUD_CTL_PORT", self.nats_client_port().to_string()),
             ("WASMCLOUD_LATTICE", self.lattice.clone()),
             ("WASH_CONTEXT_DIR", path(self.state.join("wash/contexts"))),
             ("WASH_CTL_CREDS", path(self.creds("operator"))),

@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 /// The label every host of a local lattice carries (`site=cits-local`).
 pub const SITE_LABEL: (&str, &str) = ("site", "cits-local");
 
+/// Whether a host shares its machine with its site's Redis and blob folder (`store=local`, else
+/// `store=remote`): the providers that reach them (key-value, blobstore) run only on such hosts
+/// (the manifests require it), and components elsewhere call them through the lattice.
+pub const STORE_LABEL: (&str, &str, &str) = ("store", "local", "remote");
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
@@ -190,6 +195,9 @@ impl Topology {
             if host.site.is_some() && host.labels.contains_key(SITE_LABEL.0) {
                 bail!("{}: its `site` label is its site's name", Host::name(i + 1));
             }
+            if host.labels.contains_key(STORE_LABEL.0) {
+                bail!("{}: its `store` label says where it runs (the supervisor sets it)", Host::name(i + 1));
+            }
             if let Some(server) = host.server.filter(|&s| s >= self.nats.len()) {
                 bail!(
                     "{}: server {server} does not exist ({} NATS server(s), from 0)",
@@ -249,9 +257,57 @@ impl Topology {
         }
     }
 
+    /// Whether server `i` runs on `machine` (one of the addresses the topology names); every
+    /// server does when no machine is given (the whole topology on one machine).
+    pub fn on_machine(&self, i: usize, machine: Option<&str>) -> bool {
+        machine.is_none_or(|m| self.address_of(i) == Some(m))
+    }
+
+    /// Whether host `n` (from 1) runs on `machine`: on its server's machine.
+    pub fn host_on_machine(&self, n: usize, machine: Option<&str>) -> bool {
+        self.on_machine(self.server_of(n), machine)
+    }
+
+    /// Whether host `n` (from 1) is on the machine of its site's Redis and blob folder: a site's
+    /// host always (with its leaf node), a hub host when its server is on the first server's
+    /// machine (where the hub's are).
+    pub fn host_by_store(&self, n: usize) -> bool {
+        let server = self.server_of(n);
+        self.site_of_server(server).is_some() || self.address_of(server) == self.address_of(0)
+    }
+
+    /// All labels of host `n` (from 1): [`Host::labels_of`] and where it is ([`STORE_LABEL`]).
+    pub fn labels_of(&self, n: usize) -> BTreeMap<String, String> {
+        let mut labels = self.host(n).map(|h| h.labels_of(n)).unwrap_or_default();
+        let store = if self.host_by_store(n) { STORE_LABEL.1 } else { STORE_LABEL.2 };
+        labels.insert(STORE_LABEL.0.to_string(), store.to_string());
+        labels
+    }
+
+    /// What one machine of a topology spread over several needs: every server has an address
+    /// and `machine` is one of them.
+    pub fn check_machine(&self, machine: &str) -> anyhow::Result<()> {
+        if let Some(i) = (0..self.servers()).find(|&i| self.address_of(i).is_none()) {
+            bail!(
+                "CITS_MACHINE={machine}: every NATS server needs its `address` to place it on a machine \
+                 (server {i} has none)"
+            );
+        }
+        if !(0..self.servers()).any(|i| self.on_machine(i, Some(machine))) {
+            bail!("CITS_MACHINE={machine}: no server of the topology has that address ({:?})", self.addresses());
+        }
+        Ok(())
+    }
+
     /// Every address the topology names: the names the lattice's certificate must carry.
     pub fn addresses(&self) -> Vec<String> {
-        (0..self.servers()).filter_map(|i| self.address_of(i).map(String::from)).collect()
+        let mut all: Vec<String> = Vec::new();
+        for address in (0..self.servers()).filter_map(|i| self.address_of(i)) {
+            if !all.iter().any(|a| a == address) {
+                all.push(address.to_string());
+            }
+        }
+        all
     }
 
     /// The site `rsu` belongs to, if any (else it connects to the hub).
@@ -350,6 +406,7 @@ mod tests {
             ("{hosts: [{labels: {'a b': x}}]}", "label"),
             ("{hosts: [{}], extra: 1}", "not a topology"),
             ("{hosts: [{labels: {host: a}}]}", "names hosts itself"),
+            ("{hosts: [{labels: {store: local}}]}", "supervisor sets it"),
         ] {
             let err = format!("{:#}", Topology::parse_arg(text).unwrap_err());
             assert!(err.contains(why), "{text}: {err}");
