@@ -162,8 +162,8 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
 
     // Application page: switch to the fused deployment, a stored version.
     let app = browser(&lattice, &url, &["application"]);
-    assert!(app["versions"].as_array().unwrap().iter().any(|v| v == "v0.7.0-fused"), "{app}");
-    browser(&lattice, &url, &["switch", "--version", "v0.7.0-fused"]);
+    assert!(app["versions"].as_array().unwrap().iter().any(|v| v == "v0.7.1-fused"), "{app}");
+    browser(&lattice, &url, &["switch", "--version", "v0.7.1-fused"]);
     eventually("only the fused actor runs", Duration::from_secs(90), || {
         let (fused, stage) = (instances(&lattice, "cits-pipeline"), instances(&lattice, "cits-decoder"));
         (fused.len() == 1 && stage.is_empty()).then_some(()).ok_or(format!("pipeline {fused:?}, decoder {stage:?}"))

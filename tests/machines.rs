@@ -52,10 +52,11 @@ async fn a_lattice_over_three_machines_warns_as_one_does() {
             host["components"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
         let (store, expected) = match name {
             "host-3" => ("remote", vec!["cits-messaging-nats"]),
-            "host-4" => {
-                ("local", vec!["cits-blobstore-fs-site-1", "cits-keyvalue-redis-site-1", "cits-messaging-nats-site-1"])
-            }
-            _ => ("local", vec!["cits-blobstore-fs", "cits-keyvalue-redis", "cits-messaging-nats"]),
+            "host-4" => (
+                "local",
+                vec!["cits-blobstore-fs-site-1", "cits-keyvalue-redis-fused-site-1", "cits-messaging-nats-site-1"],
+            ),
+            _ => ("local", vec!["cits-blobstore-fs", "cits-keyvalue-redis-fused", "cits-messaging-nats"]),
         };
         assert_eq!(host["labels"]["store"], store, "{name}");
         let mut providers = providers;

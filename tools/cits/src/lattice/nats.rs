@@ -296,12 +296,23 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
     if settings.first_machine() {
         // Streams of three replicas need three servers: across machines, some may still be
         // starting elsewhere.
+        let topology = settings.topology();
+        let local = settings.local_servers();
+        let elsewhere: Vec<&str> =
+            (0..topology.nats.len()).filter(|i| !local.contains(i)).filter_map(|i| topology.address_of(i)).collect();
         let give_up = tokio::time::Instant::now() + OTHER_MACHINES;
+        let mut attempt = 0;
         while let Err(e) = ensure_hub_streams(settings).await {
-            if settings.machine.is_none() || tokio::time::Instant::now() > give_up {
+            if elsewhere.is_empty() {
                 return Err(e);
             }
-            super::log(format!("the hub's streams: {e:#}; waiting for the servers on other machines"));
+            if tokio::time::Instant::now() > give_up {
+                return Err(e.context(format!("are the hub servers on {elsewhere:?} up? waited {OTHER_MACHINES:?}")));
+            }
+            if attempt % 6 == 0 {
+                super::log(format!("the hub's streams: {e:#}; waiting for the hub servers on {elsewhere:?}"));
+            }
+            attempt += 1;
             tokio::time::sleep(Duration::from_secs(5)).await;
         }
     }
