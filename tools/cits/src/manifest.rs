@@ -294,6 +294,31 @@ mod tests {
     }
 
     #[test]
+    fn a_provider_both_deployments_share_by_id_is_defined_alike_in_both() {
+        // Else a switch stops it (the old version's cleanup) on some hosts where the new version
+        // counted it as running: stopped there until wadm's next reconcile, 60-80 s.
+        let providers = |name: &str| -> HashMap<String, String> {
+            committed(name)
+                .spec
+                .components
+                .iter()
+                .filter_map(|c| match &c.properties {
+                    Properties::Capability { properties } => {
+                        Some((properties.id.clone().unwrap_or_default(), serde_yaml::to_string(properties).unwrap()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let (seven, fused) = (providers("cits-pipeline.yaml"), providers("cits-pipeline-fused.yaml"));
+        let shared: Vec<&String> = seven.keys().filter(|id| fused.contains_key(*id)).collect();
+        assert!(!shared.is_empty(), "the messaging provider is shared (it holds messages in flight)");
+        for id in shared {
+            assert_eq!(seven[id], fused[id], "{id}: one id, two definitions");
+        }
+    }
+
+    #[test]
     fn a_replay_renders_artefact_paths_limits_and_cameras() {
         let mut manifest = committed("cits-pipeline-fused.yaml");
         assert_eq!(values_of(&manifest, MAX_AGE), ["60000"]);
