@@ -259,8 +259,9 @@ BENCH_RSUS_SECONDS ?= 60
 # Then an hour at 1x as four RSUs on the same lattice, never cleaned: latency and memory stay flat.
 BENCH_SOAK_MINUTES ?= 60
 # Then the fused deployment on each topology (a lattice of its own each), RSU → DENM as the RSU
-# sees it: one server, the R3 cluster, both edge placements, the cluster with NATS_SYNC=always.
-BENCH_TOPOLOGIES ?= single cluster edge-hub edge-site cluster-sync
+# sees it: one server, the R3 cluster, both edge placements, the cluster with NATS_SYNC=always,
+# and the seven actors on the cluster.
+BENCH_TOPOLOGIES ?= single cluster edge-hub edge-site cluster-sync cluster-seven
 BENCH_TOPOLOGY_FACTORS ?= 1 16
 bench: setup build ## benchmark BENCH_FACTORS x BENCH_SYSTEMS and BENCH_RSUS intersections
 	@$(LATTICE_ENV) PYTHON=$(PYTHON) RECORDING=$(RECORDING) BENCH_FACTORS="$(BENCH_FACTORS)" \

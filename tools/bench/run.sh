@@ -22,8 +22,9 @@
 # Then the soak (BENCH_SOAK_MINUTES, default 60; 0: none): the recording back to back at 1x as four
 # RSUs against BENCH_SOAK_SYSTEM (default wasmcloud) on the same lattice, never cleaned in between,
 # with latency and memory (nats-server, Redis, the host, JetStream) per minute: flat or not.
-# Then the topologies (BENCH_TOPOLOGIES, default "single cluster edge-hub edge-site cluster-sync";
-# empty: none): the fused deployment on each, every one a lattice of its own started fresh, at each
+# Then the topologies (BENCH_TOPOLOGIES, default "single cluster edge-hub edge-site cluster-sync
+# cluster-seven"; empty: none): the fused deployment on each (cluster-seven: the seven actors),
+# every one a lattice of its own started fresh, at each
 # of BENCH_TOPOLOGY_FACTORS (default "1 16"), as one RSU that also receives its DENMs over MQTT:
 #   single        one nats-server, one host (R1), as the runs above but measured the same way
 #   cluster       three nats-servers, every stream R3, a host on each
@@ -31,6 +32,7 @@
 #                 pipeline on the hub: CPMs and DENMs cross the leaf link as stream sources
 #   edge-site     the same, the pipeline on the site's edge host (state in the site's Redis)
 #   cluster-sync  the cluster with NATS_SYNC=always (JetStream fsyncs every write)
+#   cluster-seven the cluster with the seven-actor deployment (every stage's stream R3)
 # BENCH_SYSTEMS= and BENCH_SOAK_MINUTES=0 leave only the topologies.
 # Environment (the Makefile sets the binaries): BENCH_FACTORS (default "1 2 4 8 16"),
 # BENCH_SYSTEMS (default "wasmcloud wasmcloud-fused native native-fused"), BENCH_RSUS (default empty: no
@@ -47,7 +49,7 @@ RSUS_SECONDS="${BENCH_RSUS_SECONDS:-60}"
 SOAK_MINUTES="${BENCH_SOAK_MINUTES:-60}"
 SOAK_RSUS=4
 SOAK_SYSTEM="${BENCH_SOAK_SYSTEM:-wasmcloud}"
-TOPOLOGIES="${BENCH_TOPOLOGIES-single cluster edge-hub edge-site cluster-sync}"
+TOPOLOGIES="${BENCH_TOPOLOGIES-single cluster edge-hub edge-site cluster-sync cluster-seven}"
 TOPOLOGY_FACTORS="${BENCH_TOPOLOGY_FACTORS:-1 16}"
 # The recording's station (`cits lattice` registers RSUs with it); RSU k of N sends as STATION+k-1.
 STATION="${RSU_STATION:-1001}"
@@ -231,11 +233,11 @@ topology_of() { # name
     local site='{nats: [{}, {}, {}], hosts: [{}, {}, {}, {site: site-1}], sites: [{name: site-1, rsus: [%s], pipeline: %s}]}'
     case "$1" in
     single) echo single ;;
-    cluster | cluster-sync) echo cluster ;;
+    cluster | cluster-sync | cluster-seven) echo cluster ;;
     edge-hub) printf "$site" "$2" hub ;;
     edge-site) printf "$site" "$2" edge ;;
     *)
-        log "unknown topology $1 (single, cluster, edge-hub, edge-site, cluster-sync)"
+        log "unknown topology $1 (single, cluster, edge-hub, edge-site, cluster-sync, cluster-seven)"
         exit 2
         ;;
     esac
@@ -263,13 +265,15 @@ for t in $TOPOLOGIES; do
         log "topology $t: starting"
         "${LATTICE[@]}" up
         [[ -f "$STATE/tls/ca.pem" ]] && export CITS_MQTT_CA="$STATE/tls/ca.pem"
-        CITS_MANIFEST="$REPO/wadm/cits-pipeline-fused.yaml" "${LATTICE[@]}" deploy
+        manifest=cits-pipeline-fused.yaml system=wasmcloud-fused
+        [[ "$t" == cluster-seven ]] && manifest=cits-pipeline.yaml system=wasmcloud
+        CITS_MANIFEST="$REPO/wadm/$manifest" "${LATTICE[@]}" deploy
         "${LATTICE[@]}" probe
         for rsu in "${rsus[@]}"; do
             f="${rsu##*-}"
             f="${f%x}"
-            log "topology $t: wasmcloud-fused at ${f//_/.}x"
-            "$CITS_TOOL" bench run --system wasmcloud-fused --factor "${f//_/.}" --rsu "$rsu" --topology "$t" \
+            log "topology $t: $system at ${f//_/.}x"
+            "$CITS_TOOL" bench run --system "$system" --factor "${f//_/.}" --rsu "$rsu" --topology "$t" \
                 --denms-at-rsu --file "$RECORDING" --out "$OUT" \
                 --nats "127.0.0.1:$("${LATTICE[@]}" nats-port "$rsu")" \
                 --mqtt "127.0.0.1:$("${LATTICE[@]}" mqtt-port "$rsu")" \

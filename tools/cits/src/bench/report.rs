@@ -284,7 +284,7 @@ fn kept_up(r: &RunResult) -> String {
 }
 
 /// The topologies of `make bench` in the order they compare (others after them, by name).
-const TOPOLOGIES: [&str; 5] = ["single", "cluster", "cluster-sync", "edge-hub", "edge-site"];
+const TOPOLOGIES: [&str; 6] = ["single", "cluster", "cluster-sync", "cluster-seven", "edge-hub", "edge-site"];
 
 /// The runs on each topology, by topology and factor: what a cluster and the edge cost against
 /// one server, also as the RSU sees it.
