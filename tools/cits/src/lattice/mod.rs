@@ -292,9 +292,12 @@ impl Lattice {
                 format!("NATS :{} (MQTT :{})", s.server(*i).client, s.server(*i).mqtt)
             }
             _ => format!(
-                "{} of {} NATS servers in a cluster, streams R{} (NATS {}; MQTT {})",
-                hub.len(),
-                topology.nats.len(),
+                "{} NATS servers in a cluster, streams R{} (NATS {}; MQTT {})",
+                if hub.len() == topology.nats.len() {
+                    hub.len().to_string()
+                } else {
+                    format!("{} of {}", hub.len(), topology.nats.len())
+                },
                 topology.replicas(),
                 hub.iter().map(|&i| format!(":{}", s.server(i).client)).collect::<Vec<_>>().join(" "),
                 hub.iter().map(|&i| format!(":{}", s.server(i).mqtt)).collect::<Vec<_>>().join(" "),
