@@ -155,10 +155,10 @@ impl LaneMap {
         if left <= 0.0 || next.is_empty() {
             return vec![(vec![lanelet], 1.0)];
         }
-        let total: f64 = next.iter().map(|s| turn_prior(mode, self.lanes[s].turn, evidence)).sum();
+        let shares =
+            super::normalised(&next.iter().map(|s| turn_prior(mode, self.lanes[s].turn, evidence)).collect::<Vec<_>>());
         let mut out = Vec::new();
-        for s in next {
-            let p = turn_prior(mode, self.lanes[s].turn, evidence) / total;
+        for (s, p) in next.into_iter().zip(shares) {
             for (mut route, q) in self.routes(mode, evidence, *s, left, &behind) {
                 route.insert(0, lanelet);
                 out.push((route, p * q));

@@ -253,6 +253,20 @@ fn off_lane(p: &Prediction) -> Vec<PredictedPath> {
     vec![p.path(Vec::new(), 1.0, 0, positions)]
 }
 
+/// `weights` scaled to sum to 1, or even shares when they tell nothing (all zero, or not
+/// finite). A track far outside what the intent models know (seen: bit-flipped CPMs within the
+/// plausibility limits) underflows every likelihood to 0, and 0 / 0 made each of its paths'
+/// probabilities NaN: a dead letter at the collision detector instead of a prediction.
+pub(super) fn normalised(weights: &[f64]) -> Vec<f64> {
+    let usable = |w: f64| if w.is_finite() && w > 0.0 { w } else { 0.0 };
+    let total: f64 = weights.iter().map(|&w| usable(w)).sum();
+    if total > 0.0 && total.is_finite() {
+        weights.iter().map(|&w| usable(w) / total).collect()
+    } else {
+        vec![1.0 / weights.len().max(1) as f64; weights.len()]
+    }
+}
+
 /// A vehicle or rider on its lanes: the routes ahead, each weighted by what the track shows of
 /// its turn.
 fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
@@ -306,8 +320,8 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
                 * fit
                 * connector_speed_likelihood(mode, map.lanes[&id].turn, k.speed)
         };
-        let total: f64 = fits.iter().map(|&(id, _, fit)| weight(id, fit)).sum();
-        fits.into_iter().map(|(id, station, fit)| (id, station, weight(id, fit) / total)).collect()
+        let shares = normalised(&fits.iter().map(|&(id, _, fit)| weight(id, fit)).collect::<Vec<_>>());
+        fits.into_iter().zip(shares).map(|((id, station, _), share)| (id, station, share)).collect()
     };
     let longitudinal = p.longitudinal();
     let mut routes: Vec<(Vec<i64>, f64, f64, f64)> = candidates

@@ -831,3 +831,22 @@ fn an_approach_where_most_turn_right_says_so_before_anyone_steers() {
     let most_right = right(&learned);
     assert!(most_right > neutral + 0.2, "neutral {neutral}, learned {most_right}");
 }
+
+#[test]
+fn weights_that_tell_nothing_give_even_shares_never_nan() {
+    assert_eq!(normalised(&[1.0, 3.0]), [0.25, 0.75]);
+    assert_eq!(normalised(&[0.0, 0.0]), [0.5, 0.5]);
+    assert_eq!(normalised(&[f64::NAN, 2.0]), [0.0, 1.0]);
+    assert_eq!(normalised(&[f64::INFINITY, f64::INFINITY]), [0.5, 0.5]);
+    assert_eq!(normalised(&[f64::MAX, f64::MAX]), [0.5, 0.5], "a sum that overflows");
+    assert!(normalised(&[]).is_empty());
+    // Every likelihood underflowed to 0 (a track no intent model knows): the junction's three
+    // routes evenly, not 0 / 0.
+    let nothing =
+        Evidence { turning: 0.0, level: 0.0, steering: [0.0; 2], signal: [0.0; 2], lateral: None, prior: [0.0; 3] };
+    let routes = map().routes(TravelMode::Car, &nothing, 1, 100.0, &[]);
+    assert_eq!(routes.len(), 3, "{routes:?}");
+    for (route, p) in &routes {
+        assert!((p - 1.0 / 3.0).abs() < 1e-12, "{route:?}: {p}");
+    }
+}
