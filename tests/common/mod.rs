@@ -401,12 +401,11 @@ impl Lattice {
             self.add_rsu(rsu);
         }
         let settings = self.supervisor().settings;
-        let topology = settings.topology();
-        // An RSU dials its server's address (its certificate names it), loopback by default.
-        let server = topology.site_of_rsu(rsus[0]).map_or(self.rsu_server, |(k, _)| topology.leaf_server(k));
+        let server = self.rsu_server_of(rsus[0]);
         cits_tools::replay::ReplayOptions {
-            mqtt_host: topology.address_of(server).unwrap_or("127.0.0.1").into(),
-            mqtt_port: self.rsu_mqtt_port(rsus[0]),
+            // An RSU dials its server's address (its certificate names it), loopback by default.
+            mqtt_host: settings.topology().reach(server).into(),
+            mqtt_port: settings.server(server).mqtt,
             rsus: rsus.iter().map(|r| r.to_string()).collect(),
             speed,
             qos,
@@ -417,13 +416,11 @@ impl Lattice {
         }
     }
 
-    /// The MQTT listener `rsu` connects to: its site's leaf node's, else server `rsu_server`'s.
-    pub fn rsu_mqtt_port(&self, rsu: &str) -> u16 {
-        let settings = self.supervisor().settings;
-        match settings.topology().site_of_rsu(rsu) {
-            Some(_) => settings.rsu_mqtt_port(rsu),
-            None => settings.server(self.rsu_server).mqtt,
-        }
+    /// The NATS server whose MQTT listener `rsu` connects to: its site's leaf node, else server
+    /// `rsu_server`.
+    fn rsu_server_of(&self, rsu: &str) -> usize {
+        let topology = self.supervisor().settings.topology().into_owned();
+        topology.site_of_rsu(rsu).map_or(self.rsu_server, |(k, _)| topology.leaf_server(k))
     }
 
     /// RSU `rsu`'s token (its MQTT password), issued by `add_rsu`.

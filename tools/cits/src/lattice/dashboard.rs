@@ -40,7 +40,7 @@ fn monitors(settings: &Settings) -> Vec<String> {
     (0..topology.servers())
         .map(|i| {
             let role = topology.site_of_server(i).map_or("hub".to_string(), |s| format!("site {}", s.name));
-            format!("{role}={}:{}", super::nats::reach(&topology, i), settings.server(i).http)
+            format!("{role}={}:{}", topology.reach(i), settings.server(i).http)
         })
         .collect()
 }

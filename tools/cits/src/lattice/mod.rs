@@ -189,7 +189,6 @@ impl Lattice {
     pub async fn up(&self) -> anyhow::Result<()> {
         let s = &self.settings;
         let topology = s.topology();
-        let machine = s.machine.as_deref();
         let first = s.first_machine();
         self.init()?;
         let mut guard = process::StartGuard::new(&self.processes);
@@ -199,11 +198,8 @@ impl Lattice {
         // Street geometry for map matcher and predictor: blobstore-fs container cits-map.
         let graph = crate::map::load(&s.repo.join("data/map/weiser-gabelsberger.osm"), None)?;
         crate::map::write_blobs(&graph, &s.blobstore().join(crate::map::CONTAINER))?;
-        let local_sites: Vec<usize> = topology
-            .edge_sites()
-            .map(|(k, _)| k)
-            .filter(|&k| topology.on_machine(topology.leaf_server(k), machine))
-            .collect();
+        let local_sites: Vec<usize> =
+            topology.edge_sites().map(|(k, _)| k).filter(|&k| s.runs_here(topology.leaf_server(k))).collect();
         let wadm_pid = if first {
             secrets::start(s, &mut guard).await?;
             redis::start(s, &mut guard, &self.processes, &redis::Instance::hub(s)).await?;
@@ -223,7 +219,7 @@ impl Lattice {
 
         let joins = hosts::Joins::subscribe(s).await?;
         let mut new_hosts = Vec::new();
-        for (i, host) in topology.hosts.iter().enumerate().filter(|(i, _)| topology.host_on_machine(i + 1, machine)) {
+        for (i, host) in topology.hosts.iter().enumerate().filter(|(i, _)| s.runs_here(topology.server_of(i + 1))) {
             let started = hosts::start_host(s, &mut guard, i + 1, host, topology.server_of(i + 1))?;
             if started.new {
                 new_hosts.push((topology::Host::name(i + 1), started.pid));
@@ -304,13 +300,13 @@ impl Lattice {
             ),
         };
         let services = if s.first_machine() { format!("Redis :{}, wadm, ", s.redis_port) } else { String::new() };
-        let hosts = (1..=topology.hosts.len()).filter(|&n| topology.host_on_machine(n, machine)).count();
+        let hosts = (1..=topology.hosts.len()).filter(|&n| s.runs_here(topology.server_of(n))).count();
         let servers = if servers.is_empty() { String::new() } else { format!("{servers}, ") };
         let sites: String = topology
             .sites
             .iter()
             .enumerate()
-            .filter(|(k, _)| topology.on_machine(topology.leaf_server(*k), machine))
+            .filter(|(k, _)| s.runs_here(topology.leaf_server(*k)))
             .map(|(k, site)| {
                 let ports = s.server(topology.leaf_server(k));
                 format!(

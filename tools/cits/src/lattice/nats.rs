@@ -54,7 +54,7 @@ pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
     };
     let cluster_block = if servers > 1 && site.is_none() {
         let routes: Vec<String> = (0..servers)
-            .map(|j| format!("    nats-route://{}:{}", reach(&topology, j), settings.server(j).cluster))
+            .map(|j| format!("    nats-route://{}:{}", topology.reach(j), settings.server(j).cluster))
             .collect();
         format!(
             r#"# One of {servers}: JetStream keeps each stream on {replicas} of them.
@@ -77,7 +77,7 @@ cluster {{
     let leaf_block = match site {
         Some(site) => {
             let urls: Vec<String> = (0..servers)
-                .map(|j| format!("\"nats-leaf://{}:{}\"", reach(&topology, j), leaf_address(settings, j)))
+                .map(|j| format!("\"nats-leaf://{}:{}\"", topology.reach(j), leaf_address(settings, j)))
                 .collect();
             let denied: Vec<String> = cits_jetstream::site::LINK_DENIED.iter().map(|s| format!("\"{s}\"")).collect();
             format!(
@@ -105,7 +105,7 @@ leafnodes {{
         }
         None if !topology.sites.is_empty() => format!(
             "# The sites' leaf nodes connect here; it tells them the address they reach it at.\nleafnodes {{\n  listen: {bind}:{leaf}\n  advertise: {}:{}\n{}}}\n",
-            reach(&topology, i),
+            topology.reach(i),
             leaf_address(settings, i),
             peer_tls("  ", true)
         ),
@@ -131,11 +131,6 @@ include "auth/resolver.conf"
 "#,
         store = jetstream.display(),
     )
-}
-
-/// The address other servers reach server `j` at: its own, or loopback.
-pub fn reach(topology: &super::Topology, j: usize) -> &str {
-    topology.address_of(j).unwrap_or("127.0.0.1")
 }
 
 /// `advertise` of server `i`'s listener on `port`, when it has an address of its own.
@@ -319,10 +314,7 @@ pub async fn ensure_streams(settings: &Settings) -> anyhow::Result<()> {
     // Each site's on its leaf node (one server: one replica, the MQTT capture cannot miss): its
     // ingress and DENMs, or the whole pipeline's streams where it runs the pipeline.
     let topology = settings.topology();
-    let machine = settings.machine.as_deref();
-    for (k, site) in
-        topology.sites.iter().enumerate().filter(|(k, _)| topology.on_machine(topology.leaf_server(*k), machine))
-    {
+    for (k, site) in topology.sites.iter().enumerate().filter(|(k, _)| settings.runs_here(topology.leaf_server(*k))) {
         let leaf =
             connect_to(settings, &format!("127.0.0.1:{}", settings.server(topology.leaf_server(k)).client)).await?;
         let js = async_nats::jetstream::new(leaf);
@@ -545,7 +537,7 @@ mod tests {
         let topology = settings.topology();
         let store: Vec<String> = (1..=4).map(|n| topology.labels_of(n)["store"].clone()).collect();
         assert_eq!(store, ["local", "local", "remote", "local"]);
-        assert!((1..=4).filter(|&n| topology.host_on_machine(n, Some("10.0.0.1"))).eq([1, 2]));
+        assert!((1..=4).filter(|&n| first.runs_here(topology.server_of(n))).eq([1, 2]));
         assert!(topology.check_machine("10.0.1.1").is_ok());
         let err = topology.check_machine("10.9.9.9").unwrap_err().to_string();
         assert!(err.contains("no server") && err.contains("10.0.0.3"), "{err}");

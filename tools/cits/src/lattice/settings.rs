@@ -219,14 +219,19 @@ impl Settings {
 
     /// The servers of the topology that run on this machine (all of them on one machine).
     pub fn local_servers(&self) -> Vec<usize> {
-        let topology = self.topology();
-        (0..topology.servers()).filter(|&i| topology.on_machine(i, self.machine.as_deref())).collect()
+        (0..self.topology().servers()).filter(|&i| self.runs_here(i)).collect()
+    }
+
+    /// Whether NATS server `i` of the topology (a hub server or a site's leaf node) runs on this
+    /// machine, and with it its hosts and a site's Redis.
+    pub fn runs_here(&self, i: usize) -> bool {
+        self.topology().on_machine(i, self.machine.as_deref())
     }
 
     /// Whether the lattice's services run here: wadm, the hub's Redis, the secrets backend, the
     /// policy service, the dashboard (on the first server's machine).
     pub fn first_machine(&self) -> bool {
-        self.topology().on_machine(0, self.machine.as_deref())
+        self.runs_here(0)
     }
 
     /// The ports of NATS server `i` (from 0; the hub's, then the sites' leaf nodes): the

@@ -263,11 +263,6 @@ impl Topology {
         machine.is_none_or(|m| self.address_of(i) == Some(m))
     }
 
-    /// Whether host `n` (from 1) runs on `machine`: on its server's machine.
-    pub fn host_on_machine(&self, n: usize, machine: Option<&str>) -> bool {
-        self.on_machine(self.server_of(n), machine)
-    }
-
     /// Whether host `n` (from 1) is on the machine of its site's Redis and blob folder: a site's
     /// host always (with its leaf node), a hub host when its server is on the first server's
     /// machine (where the hub's are).
@@ -297,6 +292,11 @@ impl Topology {
             bail!("CITS_MACHINE={machine}: no server of the topology has that address ({:?})", self.addresses());
         }
         Ok(())
+    }
+
+    /// The address other servers reach server `i` at: its own, or loopback.
+    pub fn reach(&self, i: usize) -> &str {
+        self.address_of(i).unwrap_or("127.0.0.1")
     }
 
     /// Every address the topology names: the names the lattice's certificate must carry.
