@@ -40,6 +40,7 @@ WASH_BIN        := $(TOOLS)/wash-$(WASH_VERSION)/bin/wash
 SECRETS_BIN     := $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION)/bin/secrets-nats-kv
 RASN_COMPILER_BIN := $(TOOLS)/rasn-compiler-$(RASN_COMPILER_VERSION)/bin/rasn_compiler_cli
 VAM_CODEC       := crates/etsi-its/src/vam/generated.rs
+VAM_V3_CODEC    := crates/etsi-its/src/vam/v3/generated.rs
 PLATFORM_DIR    := $(CARGO_TARGET_DIR)/platform
 HOST_BIN        := $(PLATFORM_DIR)/wasmcloud
 WADM_BIN_PATH   := $(PLATFORM_DIR)/wadm
@@ -278,13 +279,14 @@ $(RASN_COMPILER_BIN):
 	cargo +$(RUST_TOOLCHAIN) install rasn-compiler --version $(RASN_COMPILER_VERSION) --locked --features cli \
 	  --root $(TOOLS)/rasn-compiler-$(RASN_COMPILER_VERSION) --target-dir $(CITS_CACHE)/target-rasn-compiler
 
-codecs: $(PYTHON) $(RASN_COMPILER_BIN) ## regenerate the VAM codec (crates/etsi-its/src/vam/generated.rs)
-	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $(VAM_CODEC)
+codecs: $(PYTHON) $(RASN_COMPILER_BIN) ## regenerate the VAM codecs (crates/etsi-its/src/vam/generated.rs, vam/v3/generated.rs)
+	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $(VAM_CODEC) $(VAM_V3_CODEC)
 
-codecs-check: $(PYTHON) $(RASN_COMPILER_BIN) ## the committed VAM codec is what `make codecs` writes
+codecs-check: $(PYTHON) $(RASN_COMPILER_BIN) ## the committed VAM codecs are what `make codecs` writes
 	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
-	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $$out/generated.rs; \
-	diff -u $(VAM_CODEC) $$out/generated.rs || { echo "$(VAM_CODEC) is not what make codecs writes" >&2; exit 1; }
+	tools/codecs/generate.sh $(PYTHON) $(RASN_COMPILER_BIN) $$out/generated.rs $$out/v3.rs; \
+	diff -u $(VAM_CODEC) $$out/generated.rs || { echo "$(VAM_CODEC) is not what make codecs writes" >&2; exit 1; }; \
+	diff -u $(VAM_V3_CODEC) $$out/v3.rs || { echo "$(VAM_V3_CODEC) is not what make codecs writes" >&2; exit 1; }
 
 # ---- test ------------------------------------------------------------------------------------
 test: setup build ## lint, unit, fuzz smoke, Python cross-checks and end-to-end tests

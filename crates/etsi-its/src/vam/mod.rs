@@ -1,6 +1,7 @@
 //! VRU Awareness Message, ETSI TS 103 300-3 V2.1.1 (VAM-PDU-Descriptions, over the Release 1
 //! ITS-Container), and [`SimpleVam`], the flat view of a pedestrian's, cyclist's or
-//! motorcyclist's VAM.
+//! motorcyclist's VAM. The VAM of protocolVersion 3 (TS 103 300-3 V2.2.1, what current stacks
+//! send) is [`v3`], read into and written from the same view.
 //!
 //! The codec is [`generated`]: rasn-compiler's output for the ASN.1 that
 //! tools/codecs/pycrate_to_asn1.py writes back out of pycrate's compilation of ETSI's modules
@@ -17,6 +18,7 @@
 /// reaches). Generated code: clippy's lints are off for it.
 #[allow(clippy::all)]
 pub mod generated;
+pub mod v3;
 
 pub use generated::cam_pdu_descriptions::GenerationDeltaTime;
 pub use generated::its_container::*;
@@ -39,9 +41,24 @@ pub const MESSAGE_ID: u8 = 16;
 const HEADER: ExpectedHeader =
     ExpectedHeader::new("VAM", "messageID", MESSAGE_ID, PROTOCOL_VERSION, "TS 103 300-3 V2.1.1");
 
-/// `ActionDeltaTime`: 100 ms steps, 0..=126; 127 is unavailable.
+/// `ActionDeltaTime` (V2.1.1) and `DeltaTimeTenthOfSecond` (V2.2.1): 100 ms steps, 0..=126;
+/// 127 is unavailable.
 const ACTION_DELTA_UNAVAILABLE: u8 = 127;
 const ACTION_DELTA_STEP_MS: u32 = 100;
+
+/// The steps of a heading change's `actionDeltaTime`: rounded to the nearest, clamped, 127
+/// when `None`.
+fn action_delta_steps(ms: Option<u32>) -> u8 {
+    ms.map_or(ACTION_DELTA_UNAVAILABLE, |ms| {
+        let nearest = ms.saturating_add(ACTION_DELTA_STEP_MS / 2) / ACTION_DELTA_STEP_MS;
+        nearest.min(u32::from(ACTION_DELTA_UNAVAILABLE) - 1) as u8
+    })
+}
+
+/// The milliseconds of an `actionDeltaTime`; `None` when unavailable.
+fn action_delta_ms(steps: u8) -> Option<u32> {
+    (steps != ACTION_DELTA_UNAVAILABLE).then(|| u32::from(steps) * ACTION_DELTA_STEP_MS)
+}
 
 /// A VAM reduced to what the pipeline can use: who, where, how it moves, whether it is about to
 /// turn and where it expects to be. `None` is "unavailable" (or not sent).
@@ -139,11 +156,7 @@ impl SimpleVam {
                 Turn::Left => LeftOrRight::left,
                 Turn::Right => LeftOrRight::right,
             };
-            let steps = change.action_delta_ms.map_or(ACTION_DELTA_UNAVAILABLE, |ms| {
-                let nearest = ms.saturating_add(ACTION_DELTA_STEP_MS / 2) / ACTION_DELTA_STEP_MS;
-                nearest.min(u32::from(ACTION_DELTA_UNAVAILABLE) - 1) as u8
-            });
-            HeadingChangeIndication::new(direction, ActionDeltaTime(steps))
+            HeadingChangeIndication::new(direction, ActionDeltaTime(action_delta_steps(change.action_delta_ms)))
         });
         let path_prediction = (!self.path_prediction.is_empty()).then(|| {
             SequenceOfVruPathPoint(
@@ -214,9 +227,7 @@ impl SimpleVam {
                     LeftOrRight::left => Turn::Left,
                     LeftOrRight::right => Turn::Right,
                 },
-                action_delta_ms: Some(change.action_delta_time.0)
-                    .filter(|&steps| steps != ACTION_DELTA_UNAVAILABLE)
-                    .map(|steps| u32::from(steps) * ACTION_DELTA_STEP_MS),
+                action_delta_ms: action_delta_ms(change.action_delta_time.0),
             });
             if let Some(path) = &motion.path_prediction {
                 simple.path_prediction = path
