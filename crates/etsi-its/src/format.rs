@@ -22,8 +22,10 @@ pub enum Message {
     Cam,
     /// EN 302 637-3 DENM.
     Denm,
-    /// TS 103 300-3 VAM.
+    /// TS 103 300-3 V2.1.1 VAM (protocolVersion 2).
     Vam,
+    /// TS 103 300-3 V2.2.1 VAM (protocolVersion 3), what current stacks send.
+    VamV3,
 }
 
 impl Message {
@@ -33,6 +35,7 @@ impl Message {
             (cpm::MESSAGE_ID, _) => Some(Self::CpmV1),
             (cam::MESSAGE_ID, _) => Some(Self::Cam),
             (denm::MESSAGE_ID, _) => Some(Self::Denm),
+            (vam::MESSAGE_ID, vam::v3::PROTOCOL_VERSION) => Some(Self::VamV3),
             (vam::MESSAGE_ID, _) => Some(Self::Vam),
             _ => None,
         }
@@ -45,6 +48,7 @@ impl Message {
             Self::Cam => "CAM",
             Self::Denm => "DENM",
             Self::Vam => "VAM",
+            Self::VamV3 => "VAM (TS 103 300-3 V2.2.1)",
         }
     }
 }
@@ -81,6 +85,7 @@ pub enum Decoded {
     Cam(Box<cam::CAM>),
     Denm(Box<denm::Denm>),
     Vam(Box<vam::VAM>),
+    VamV3(Box<vam::v3::VAM>),
 }
 
 /// Recognises the format of `bytes` without decoding the message (see the module).
@@ -101,10 +106,11 @@ pub fn detect(bytes: &[u8]) -> Format {
 }
 
 /// The message a UPER `ItsPduHeader` at the start announces: protocol version 1 or 2 and a
-/// message id read here.
+/// message id read here, or a VAM of protocol version 3 (TS 103 300-3 V2.2.1).
 fn uper_header(bytes: &[u8]) -> Option<Message> {
     match bytes {
         [version @ (1 | 2), id, ..] => Message::from_header(*version, *id),
+        [vam::v3::PROTOCOL_VERSION, vam::MESSAGE_ID, ..] => Some(Message::VamV3),
         _ => None,
     }
 }
@@ -165,6 +171,7 @@ fn decode_uper(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
         Message::Cam => Decoded::Cam(Box::new(cam::decode(bytes)?)),
         Message::Denm => Decoded::Denm(Box::new(denm::decode(bytes)?)),
         Message::Vam => Decoded::Vam(Box::new(vam::decode(bytes)?)),
+        Message::VamV3 => Decoded::VamV3(Box::new(vam::v3::decode(bytes)?)),
     })
 }
 
@@ -175,6 +182,7 @@ fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
         Message::Cam => Decoded::Cam(Box::new(cam::decode_xer(bytes)?)),
         Message::Denm => Decoded::Denm(Box::new(denm::decode_xer(bytes)?)),
         Message::Vam => Decoded::Vam(Box::new(vam::decode_xer(bytes)?)),
+        Message::VamV3 => Decoded::VamV3(Box::new(vam::v3::decode_xer(bytes)?)),
     })
 }
 
@@ -221,6 +229,15 @@ pub fn simple_cam_as(format: Format, bytes: &[u8]) -> Result<cam::SimpleCam, Cod
 /// Reads a VAM, in any format [`detect`] recognises, into the pipeline's view (only the VAM
 /// codecs are called).
 pub fn simple_vam_as(format: Format, bytes: &[u8]) -> Result<vam::SimpleVam, CodecError> {
+    if let Format::Uper(Message::VamV3) | Format::Xer(Message::VamV3) | Format::GnBtp(Message::VamV3) = format {
+        return simple_as(
+            format,
+            bytes,
+            Message::VamV3,
+            |uper| vam::v3::decode(uper).and_then(|v| vam::SimpleVam::from_vam_v3(&v)),
+            |xer| vam::v3::decode_xer(xer).and_then(|v| vam::SimpleVam::from_vam_v3(&v)),
+        );
+    }
     simple_as(
         format,
         bytes,
