@@ -96,7 +96,7 @@ impl SimpleVam {
             HeadingChangeIndication::new(direction, DeltaTimeTenthOfSecond(action_delta_steps(change.action_delta_ms)))
         });
         let path = self.path_predicted_v3();
-        let path_prediction = (!path.is_empty()).then(|| PathPredicted(path));
+        let path_prediction = (!path.is_empty()).then_some(PathPredicted(path));
         let motion_prediction = (heading_change.is_some() || path_prediction.is_some())
             .then(|| VruMotionPredictionContainer::new(None, path_prediction, None, None, None, heading_change, None));
         VAM::new(
