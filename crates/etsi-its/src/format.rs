@@ -8,7 +8,7 @@
 //! 103 324, anything else TR 103 562.
 
 use crate::cpm::v1::CpmV1;
-use crate::cpm::{CollectivePerceptionMessage, SimpleCpm};
+use crate::cpm::{CollectivePerceptionMessage, ContainerList, SimpleCpm};
 use crate::{cam, cpm, denm, gn, vam, CodecError};
 
 /// The kinds of message read.
@@ -195,23 +195,63 @@ pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, Codec
 
 /// As [`simple_cpm`], for a caller that has [`detect`]ed the format already.
 pub fn simple_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
-    let simple = match format {
-        Format::Uper(Message::CpmV2) => cpm::decode(bytes).and_then(|c| SimpleCpm::from_cpm(&c)),
+    read_cpm_as(format, bytes, received_its_ms).map(|read| read.cpm)
+}
+
+/// A CPM read into the pipeline's view, and how its container list was encoded: `Some` for a TS
+/// 103 324 CPM in UPER (bare or in GeoNetworking), `None` where the question does not arise (XER,
+/// TR 103 562).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadCpm {
+    pub cpm: SimpleCpm,
+    pub container_list: Option<ContainerList>,
+}
+
+/// As [`simple_cpm_as`], also telling how the container list was encoded (name it with
+/// [`label`]).
+pub fn read_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Result<ReadCpm, CodecError> {
+    let unlisted = |cpm| ReadCpm { cpm, container_list: None };
+    let read = match format {
+        Format::Uper(Message::CpmV2) => cpm::decode_with_list(bytes)
+            .and_then(|(c, list)| Ok(ReadCpm { cpm: SimpleCpm::from_cpm(&c)?, container_list: Some(list) })),
         Format::Uper(Message::CpmV1) => {
-            cpm::v1::decode(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms))
+            cpm::v1::decode(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms)).map(unlisted)
         }
-        Format::Xer(Message::CpmV2) => cpm::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm(&c)),
+        Format::Xer(Message::CpmV2) => cpm::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm(&c)).map(unlisted),
         Format::Xer(Message::CpmV1) => {
-            cpm::v1::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms))
+            cpm::v1::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms)).map(unlisted)
         }
         Format::GnBtp(Message::CpmV2 | Message::CpmV1) => {
             let inner = gn::unwrap(bytes)?;
-            return simple_cpm(inner.payload, received_its_ms).map_err(|e| e.context("in GeoNetworking + BTP"));
+            return read_cpm_as(detect(inner.payload), inner.payload, received_its_ms)
+                .map_err(|e| e.context("in GeoNetworking + BTP"));
         }
         Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => Err(CodecError::new("not a CPM")),
         Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
     };
-    simple.map_err(|e| e.context(&format!("as {format}")))
+    read.map_err(|e| e.context(&format!("as {format}")))
+}
+
+/// The format's name with the CPM container list's encoding when it is not the root one, e.g.
+/// "CPM (TS 103 324), UPER, container list with extension bit"; otherwise `format`'s own name.
+pub fn label(format: Format, container_list: Option<ContainerList>) -> String {
+    match container_list.and_then(ContainerList::label) {
+        Some(list) => format!("{format}, {list}"),
+        None => format.to_string(),
+    }
+}
+
+/// [`detect`]'s name for `bytes`, told apart further where [`label`] does: a TS 103 324 CPM in
+/// UPER (bare or in GeoNetworking) is decoded (its outer PDU only, the containers stay open
+/// types) to tell its container list's encoding. What does not decode gets [`detect`]'s name.
+pub fn describe(bytes: &[u8]) -> String {
+    let format = detect(bytes);
+    let cpm_v2 = match format {
+        Format::Uper(Message::CpmV2) => Some(bytes),
+        Format::GnBtp(Message::CpmV2) => gn::unwrap(bytes).ok().map(|u| u.payload),
+        _ => None,
+    };
+    label(format, cpm_v2.and_then(|uper| cpm::decode_with_list(uper).ok()).map(|(_, list)| list))
 }
 
 /// Reads a CAM, in any format [`detect`] recognises, into the pipeline's view (only the CAM

@@ -54,11 +54,13 @@ fn release_1_cpms_read_like_release_2_where_they_can() {
     assert_eq!(from_v1.protocol_version, v1::PROTOCOL_VERSION);
     assert_eq!(SimpleCpm { protocol_version: 2, ..from_v1 }, sample);
 
-    // no Release 1 class for two-wheelers with an engine; ids are 8 bits
-    let mut moped = sample.clone();
-    moped.objects[0].class = ObjectKind::Moped;
-    let back = SimpleCpm::from_cpm_v1(&moped.to_cpm_v1().unwrap(), received).unwrap();
-    assert_eq!(back.objects[0].class, ObjectKind::Unknown);
+    // TR 103 562 V2.1.1 has every kind but LightVruVehicle and Animal's details; ids are 8 bits
+    for kind in ObjectKind::ALL {
+        let mut one = sample.clone();
+        one.objects[0].class = kind;
+        let back = SimpleCpm::from_cpm_v1(&one.to_cpm_v1().unwrap(), received).unwrap();
+        assert_eq!(back.objects[0].class, kind);
+    }
     let mut many = sample.clone();
     many.objects[0].object_id = 256;
     assert!(many.to_cpm_v1().unwrap_err().message().contains("256"));

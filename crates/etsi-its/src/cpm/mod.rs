@@ -9,6 +9,7 @@
 //! [`CpmContainer::from_wrapped`]. [`SimpleCpm`] is the flat view the pipeline works with.
 
 mod container;
+mod container_list;
 pub mod fixtures;
 mod simple;
 pub mod v1;
@@ -20,6 +21,7 @@ pub use c_its_parser::standards::cpm_2_1_1::cpm_perceived_object_container::*;
 pub use c_its_parser::standards::cpm_2_1_1::cpm_perception_region_container::*;
 pub use c_its_parser::standards::cpm_2_1_1::cpm_sensor_information_container::*;
 pub use container::CpmContainer;
+pub use container_list::{decode_with_list, encode_with_extension_bit, ContainerList};
 pub use simple::{new_perceived_object, ObjectKind, SimpleCpm, SimpleObject};
 
 use crate::CodecError;
@@ -34,13 +36,15 @@ pub const MESSAGE_ID: u8 = 14;
 /// Largest `TimestampIts` (ms since 2004-01-01T00:00:00Z, 42 bits).
 pub const TIMESTAMP_ITS_MAX: u64 = crate::checks::TIMESTAMP_ITS_MAX;
 
-/// Decodes a UPER `CollectivePerceptionMessage`. Structural only: the header values and the
-/// container contents are checked by [`SimpleCpm::from_cpm`] / [`CpmContainer::from_wrapped`].
+/// Decodes a UPER `CollectivePerceptionMessage`, its container list with or without extension
+/// bit ([`decode_with_list`] says which). Structural only: the header values and the container
+/// contents are checked by [`SimpleCpm::from_cpm`] / [`CpmContainer::from_wrapped`].
 pub fn decode(bytes: &[u8]) -> Result<CollectivePerceptionMessage, CodecError> {
-    crate::uper_decode_exact(bytes, "CPM")
+    decode_with_list(bytes).map(|(cpm, _)| cpm)
 }
 
-/// Encodes a `CollectivePerceptionMessage` in UPER. Fails when a value breaks a constraint of the
+/// Encodes a `CollectivePerceptionMessage` in UPER, the container list without extension bit
+/// ([`ContainerList::Root`]). Fails when a value breaks a constraint of the
 /// ASN.1 (rasn checks them while encoding).
 pub fn encode(msg: &CollectivePerceptionMessage) -> Result<Vec<u8>, CodecError> {
     crate::uper_encode(msg, "CPM")
