@@ -21,7 +21,7 @@ SECRETS_NATS_KV_VERSION := 0.2.0
 # builds on the workspace's rasn 0.30.
 RASN_COMPILER_VERSION := 0.16.0
 # Python tools for independent checks (map validation, ETSI cross-checks) and the bench plots.
-PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2
+PY_PACKAGES      := lanelet2==1.2.3 pycrate==0.8.1 pytest==9.2.0 matplotlib==3.11.2 asn1tools==0.169.0
 # The dashboard's page libraries and browser-test driver: dashboard/package.json (exact versions,
 # package-lock.json); its browser tests run Debian's Chromium (no browser download).
 NODE_MAJOR       := 20

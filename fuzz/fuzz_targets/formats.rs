@@ -31,6 +31,7 @@ libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
         Ok(Decoded::Cam(c)) => round_trip(c.as_ref(), cam::encode, cam::decode),
         Ok(Decoded::Denm(d)) => round_trip(d.as_ref(), denm::encode, denm::decode),
         Ok(Decoded::Vam(v)) => round_trip(v.as_ref(), vam::encode, vam::decode),
+        Ok(Decoded::VamV3(v)) => round_trip(v.as_ref(), vam::v3::encode, vam::v3::decode),
         Err(e) => assert!(!e.message().is_empty(), "an error without a reason"),
     }
 });

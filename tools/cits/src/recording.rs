@@ -30,7 +30,9 @@ pub fn ingest_of(message: &[u8]) -> Ingest {
     use etsi_its::format::{detect, Format, Message};
     match detect(message) {
         Format::Uper(Message::Cam) | Format::Xer(Message::Cam) | Format::GnBtp(Message::Cam) => Ingest::Cam,
-        Format::Uper(Message::Vam) | Format::Xer(Message::Vam) | Format::GnBtp(Message::Vam) => Ingest::Vam,
+        Format::Uper(Message::Vam | Message::VamV3)
+        | Format::Xer(Message::Vam | Message::VamV3)
+        | Format::GnBtp(Message::Vam | Message::VamV3) => Ingest::Vam,
         _ => Ingest::Cpm,
     }
 }
