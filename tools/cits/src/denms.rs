@@ -19,8 +19,8 @@ pub struct Received {
 /// Subscribes (QoS 1) to the DENMs of each of `rsus`, one connection per RSU with that RSU's
 /// credentials (see [`crate::auth`]), over TLS when `ca` names the CA to check the listener
 /// against (see [`crate::tls`]), and returns once the broker acknowledged every
-/// subscription, so no DENM published afterwards is missed. The connections live as long as the
-/// receiver.
+/// subscription, so no DENM published afterwards is missed while connected. The connections
+/// live as long as the receiver; a connection lost is made again (and subscribed again).
 pub async fn subscribe(
     host: &str,
     port: u16,
@@ -52,7 +52,8 @@ async fn subscribe_rsu(
         opts.set_transport(crate::tls::mqtt_transport(ca)?);
     }
     let (client, mut eventloop) = AsyncClient::new(opts, 64);
-    client.subscribe(format!("cits/denm/{rsu}"), QoS::AtLeastOnce).await?;
+    let topic = format!("cits/denm/{rsu}");
+    client.subscribe(topic.clone(), QoS::AtLeastOnce).await?;
     let subscribed = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match eventloop.poll().await {
@@ -72,9 +73,18 @@ async fn subscribe_rsu(
     .context("no MQTT SUBACK within 10 s")?;
     subscribed?;
     tokio::spawn(async move {
-        let _client = client; // dropping it would end the session
+        // Dropping the client would end the session; it subscribes again after a reconnect (a
+        // clean session: the broker forgot the subscription with the connection). What was
+        // published meanwhile is lost to this subscriber (DENMs reach MQTT with QoS 0): the
+        // stream CITS_DENM keeps them (see crate::outbox).
+        let client = client;
         loop {
             match eventloop.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                    if let Err(e) = client.try_subscribe(topic.clone(), QoS::AtLeastOnce) {
+                        eprintln!("DENM subscription: cannot subscribe again to {topic}: {e}");
+                    }
+                }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
                     let received_us = cits::time::now_us();
                     let rsu = p.topic.rsplit('/').next().unwrap_or_default().to_string();
