@@ -185,3 +185,59 @@ fn a_vehicle_cpm_without_orientation_is_refused() {
     let error = SimpleCpm::from_cpm_v1(&cpm, 591_619_380_000).unwrap_err();
     assert!(error.message().contains("station type 5"), "{error}");
 }
+
+/// The scene of the fixtures as our view, from what fixtures.json says v2_root.hex holds.
+fn scene() -> SimpleCpm {
+    let document = document();
+    let expected = &document.fixtures.iter().find(|f| f.file == "v2_root.hex").unwrap().expected;
+    SimpleCpm {
+        protocol_version: expected.protocol_version,
+        station_id: expected.station_id,
+        reference_time_its_ms: expected.reference_time_its_ms,
+        reference_lat_e7: expected.reference_lat_e7,
+        reference_lon_e7: expected.reference_lon_e7,
+        sensors: expected.sensors.iter().map(|s| (s[0], s[1])).collect(),
+        objects: expected
+            .objects
+            .iter()
+            .map(|o| etsi_its::cpm::SimpleObject {
+                object_id: o.object_id,
+                measurement_delta_ms: 0,
+                x_cm: o.x_cm,
+                y_cm: o.y_cm,
+                x_conf_cm: 25,
+                y_conf_cm: 25,
+                velocity: Some((o.vx_cm_s as i16, o.vy_cm_s as i16)),
+                yaw_decideg: Some(o.yaw_decideg as u16),
+                class: kind(&o.class),
+                class_confidence_pct: 85,
+                sensor_id: Some(1),
+            })
+            .collect(),
+    }
+}
+
+/// Our encodings of the scene, committed for tests/python/test_cpm_asn1tools.py to decode with
+/// asn1tools: `ours_v2.hex` and `ours_v1.hex` (SimpleCpm::to_cpm / to_cpm_v1) and `ours_v2.xml`
+/// (the asn1tools CPM with perception region shapes, written by our XER encoder). This test keeps
+/// them what our encoders write; `CITS_WRITE_FIXTURES=1` rewrites them.
+#[test]
+fn our_encodings_are_the_committed_ones() {
+    let scene = scene();
+    let ours = [
+        ("ours_v2.hex", cpm::encode(&scene.to_cpm()).unwrap()),
+        ("ours_v1.hex", v1::encode(&scene.to_cpm_v1().unwrap()).unwrap()),
+        ("ours_v2.xml", cpm::encode_xer(&cpm::decode(&bytes("v2_root.hex")).unwrap()).unwrap()),
+    ];
+    for (file, encoded) in ours {
+        let text = if file.ends_with(".hex") {
+            encoded.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        } else {
+            String::from_utf8(encoded).unwrap()
+        } + "\n";
+        if std::env::var_os("CITS_WRITE_FIXTURES").is_some() {
+            std::fs::write(format!("{DIR}/{file}"), &text).unwrap();
+        }
+        assert_eq!(std::fs::read_to_string(format!("{DIR}/{file}")).unwrap(), text, "{file}");
+    }
+}
