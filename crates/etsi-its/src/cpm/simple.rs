@@ -172,8 +172,9 @@ impl ObjectKind {
 }
 
 /// One perceived object, in the CPM's units: x/y offsets in the CPM's frame — by the standard
-/// relative to the reference position with x east, y north; our RSUs report them in the frame of
-/// the camera named by `sensor_id` (the collector applies that camera's calibration).
+/// relative to the reference position with x east, y north (a TR 103 562 vehicle's body-frame
+/// objects are turned so when read, [`SimpleCpm::from_cpm_v1`]); our RSUs report them in the
+/// frame of the camera named by `sensor_id` (the collector applies that camera's calibration).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SimpleObject {
     /// `objectId` (Identifier2B), stable across CPMs while tracked.
