@@ -13,6 +13,8 @@ What it writes (one scene: reference position 47.8101° N, 13.0518° E; a car 20
   v2_root.hex            the same CPM, the container list without that bit (SIZE(1..8))
   v2.xml                 the same CPM in XER (X.693 BASIC-XER), with a SensorInformationContainer
                          whose sensors have a perception region shape (circular, rectangular)
+  v2_shapes.xml          the same in XER with one sensor per Shape alternative, every optional
+                         component present
   v1_rsu.hex             TR 103 562 V2.1.1, UPER, from an RSU: objects east/north
   v1_vehicle.hex         TR 103 562 V2.1.1, UPER, from a car heading 60°: objects in its body frame
   fixtures.json          per file: the ASN.1 values encoded (`asn1`) and what a reader must get
@@ -170,6 +172,42 @@ V2_SENSORS = [
     },
 ]
 
+# one sensor per Shape alternative, every optional component present
+POINT = {"xCoordinate": 1000, "yCoordinate": -500, "zCoordinate": 120}
+RADIAL = {
+    "range": 1500,
+    "horizontalOpeningAngleStart": 3300,
+    "horizontalOpeningAngleEnd": 300,
+    "verticalOpeningAngleStart": 3500,
+    "verticalOpeningAngleEnd": 100,
+}
+SHAPES = [
+    ("rectangular", {"shapeReferencePoint": POINT, "semiLength": 600, "semiBreadth": 150, "orientation": 900, "height": 30}),
+    ("circular", {"shapeReferencePoint": POINT, "radius": 800, "height": 30}),
+    (
+        "polygonal",
+        {
+            "shapeReferencePoint": POINT,
+            "polygon": [
+                {"xCoordinate": 0, "yCoordinate": 0},
+                {"xCoordinate": 2000, "yCoordinate": 0, "zCoordinate": 10},
+                {"xCoordinate": 0, "yCoordinate": 2000},
+            ],
+            "height": 30,
+        },
+    ),
+    (
+        "elliptical",
+        {"shapeReferencePoint": POINT, "semiMajorAxisLength": 700, "semiMinorAxisLength": 200, "orientation": 450, "height": 30},
+    ),
+    ("radial", {"shapeReferencePoint": POINT, **RADIAL}),
+    ("radialShapes", {"refPointId": 1, "xCoordinate": 100, "yCoordinate": -100, "zCoordinate": 50, "radialShapesList": [RADIAL, RADIAL]}),
+]
+SHAPE_SENSORS = [
+    {"sensorId": 10 + i, "sensorType": 2, "perceptionRegionShape": shape, "perceptionRegionConfidence": 80, "shadowingApplies": i % 2 == 0}
+    for i, shape in enumerate(SHAPES)
+]
+
 V2_CONTAINERS = [
     (3, "SensorInformationContainer", V2_SENSORS),
     (
@@ -209,9 +247,10 @@ def v2_uper(codec) -> bytes:
     return codec.encode("CollectivePerceptionMessage", v2_pdu(open_types))
 
 
-def v2_xer(codec) -> str:
-    shell = codec.encode("CollectivePerceptionMessage", v2_pdu([None] * len(V2_CONTAINERS)), indent=2).decode()
-    for _, name, value in V2_CONTAINERS:
+def v2_xer(codec, containers=None) -> str:
+    containers = containers or V2_CONTAINERS
+    shell = codec.encode("CollectivePerceptionMessage", v2_pdu([None] * len(containers)), indent=2).decode()
+    for _, name, value in containers:
         element = codec.encode(name, value).decode()
         shell = replace_once_first(shell, "<containerData />", f"<containerData>{element}</containerData>")
     return shell
@@ -318,6 +357,10 @@ def main() -> None:
         }
     (OUT / "v2.xml").write_text(v2_xer(compile_v2(asn1, "xer")) + "\n")
     fixtures["v2.xml"] = {"expected": {**common(2), "sensors": v2_sensors, "objects": expected(SCENE)}}
+    shapes = [(3, "SensorInformationContainer", SHAPE_SENSORS), V2_CONTAINERS[1]]
+    (OUT / "v2_shapes.xml").write_text(v2_xer(compile_v2(asn1, "xer"), shapes) + "\n")
+    shape_sensors = [[s["sensorId"], s["sensorType"]] for s in SHAPE_SENSORS]
+    fixtures["v2_shapes.xml"] = {"expected": {**common(2), "sensors": shape_sensors, "objects": expected(SCENE)}}
 
     v1 = compile_v1(asn1)
     rsu = v1_cpm(SCENE)
@@ -349,7 +392,7 @@ def main() -> None:
         return value
 
     v2_values = {"pdu": v2_pdu(["<open type: the container below>"] * 2), "containers": V2_CONTAINERS}
-    asn1_values = {"v1_rsu.hex": rsu, "v1_vehicle.hex": vehicle}
+    asn1_values = {"v1_rsu.hex": rsu, "v1_vehicle.hex": vehicle, "v2_shapes.xml": {**v2_values, "containers": shapes}}
     listed = [
         {"file": name, **fixture, "asn1": plain(asn1_values.get(name, v2_values))} for name, fixture in fixtures.items()
     ]

@@ -10,6 +10,7 @@ patched c-its-parser in build/patched (`make patches`).
 import xml.etree.ElementTree as ET
 
 import asn1tools  # noqa: F401  (a clear failure when the venv lacks it)
+import pytest
 
 import make_cpm_fixtures as fixtures
 
@@ -21,12 +22,19 @@ def ours(name: str) -> str:
     return (fixtures.OUT / name).read_text().strip()
 
 
-def test_asn1tools_reads_our_xer_with_perception_region_shapes():
+@pytest.mark.parametrize(
+    "name, containers",
+    [
+        ("ours_v2.xml", fixtures.V2_CONTAINERS),
+        ("ours_v2_shapes.xml", [(3, "SensorInformationContainer", fixtures.SHAPE_SENSORS), fixtures.V2_CONTAINERS[1]]),
+    ],
+)
+def test_asn1tools_reads_our_xer_with_perception_region_shapes(name, containers):
     codec = fixtures.compile_v2(ASN1, "xer")
-    document = ET.fromstring(ours("ours_v2.xml"))
+    document = ET.fromstring(ours(name))
     wrapped = document.findall("./payload/cpmContainers/WrappedCpmContainer")
-    assert [int(w.findtext("containerId")) for w in wrapped] == [cid for cid, _, _ in fixtures.V2_CONTAINERS]
-    for element, (_, type_name, value) in zip(wrapped, fixtures.V2_CONTAINERS):
+    assert [int(w.findtext("containerId")) for w in wrapped] == [cid for cid, _, _ in containers]
+    for element, (_, type_name, value) in zip(wrapped, containers):
         data = element.find("containerData")
         (container,) = list(data)
         # X.693: an open type's value is the element of its type
@@ -34,8 +42,7 @@ def test_asn1tools_reads_our_xer_with_perception_region_shapes():
         assert codec.decode(type_name, ET.tostring(container)) == value
         data.remove(container)
     shell = codec.decode("CollectivePerceptionMessage", ET.tostring(document))
-    expected = fixtures.v2_pdu([None] * len(fixtures.V2_CONTAINERS))
-    assert shell == expected
+    assert shell == fixtures.v2_pdu([None] * len(containers))
 
 
 def test_asn1tools_reads_our_uper():

@@ -1,8 +1,8 @@
 //! CPMs encoded by asn1tools, a codec independent of ours, from ETSI's ASN.1
 //! (tests/python/make_cpm_fixtures.py wrote them once; fixtures/cpm/fixtures.json has the values
 //! encoded and what we must read out of them): both container-list encodings of TS 103 324
-//! V2.1.1, its XER with perception region shapes, and TR 103 562 V2.1.1 from an RSU and from a
-//! vehicle (objects in its body frame).
+//! V2.1.1, its XER with perception region shapes (every `Shape` alternative in v2_shapes.xml),
+//! and TR 103 562 V2.1.1 from an RSU and from a vehicle (objects in its body frame).
 
 use etsi_its::cpm::{self, v1, ContainerList, ObjectKind, SimpleCpm};
 use etsi_its::format::{self, Format, Message};
@@ -99,12 +99,12 @@ fn assert_reads_as(file: &str, read: &SimpleCpm, expected: &Expected) {
 fn every_fixture_reads_as_encoded() {
     let document = document();
     assert_eq!(document.generator, "asn1tools 0.169.0");
-    assert_eq!(document.fixtures.len(), 5);
+    assert_eq!(document.fixtures.len(), 6);
     for fixture in &document.fixtures {
         let file = fixture.file.as_str();
         let bytes = bytes(file);
         let expected_format = match file {
-            "v2.xml" => Format::Xer(Message::CpmV2),
+            f if f.ends_with(".xml") => Format::Xer(Message::CpmV2),
             f if f.starts_with("v2") => Format::Uper(Message::CpmV2),
             _ => Format::Uper(Message::CpmV1),
         };
@@ -219,7 +219,8 @@ fn scene() -> SimpleCpm {
 
 /// Our encodings of the scene, committed for tests/python/test_cpm_asn1tools.py to decode with
 /// asn1tools: `ours_v2.hex` and `ours_v1.hex` (SimpleCpm::to_cpm / to_cpm_v1) and `ours_v2.xml`
-/// (the asn1tools CPM with perception region shapes, written by our XER encoder). This test keeps
+/// and `ours_v2_shapes.xml` (the asn1tools CPMs with perception region shapes, written by our XER
+/// encoder). This test keeps
 /// them what our encoders write; `CITS_WRITE_FIXTURES=1` rewrites them.
 #[test]
 fn our_encodings_are_the_committed_ones() {
@@ -228,6 +229,7 @@ fn our_encodings_are_the_committed_ones() {
         ("ours_v2.hex", cpm::encode(&scene.to_cpm()).unwrap()),
         ("ours_v1.hex", v1::encode(&scene.to_cpm_v1().unwrap()).unwrap()),
         ("ours_v2.xml", cpm::encode_xer(&cpm::decode(&bytes("v2_root.hex")).unwrap()).unwrap()),
+        ("ours_v2_shapes.xml", cpm::encode_xer(&cpm::decode_xer(&bytes("v2_shapes.xml")).unwrap()).unwrap()),
     ];
     for (file, encoded) in ours {
         let text = if file.ends_with(".hex") {
