@@ -312,6 +312,83 @@ mod tests {
         assert_eq!(t.read_to, BTreeMap::from([(Outbox::Done, 10), (Outbox::Denm, 4), (Outbox::DeadLetters, 5)]));
     }
 
+    /// nats-server (`NATS_SERVER`, which `make test-unit` sets) with JetStream on `port`, its
+    /// store in `dir`.
+    fn nats_server(port: u16, dir: &std::path::Path) -> std::process::Child {
+        let bin = std::env::var("NATS_SERVER").expect("NATS_SERVER: the nats-server binary (make test-unit sets it)");
+        std::process::Command::new(bin)
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nats-server starts")
+    }
+
+    /// Stores FrameDones `frames` for rsu1 (retrying while the server is not back).
+    async fn store(js: &jetstream::Context, frames: std::ops::Range<u32>) {
+        let messages: Vec<_> = frames
+            .map(|i| (format!("f{i}"), cits::subjects::done_outbox("rsu1"), done("rsu1", &format!("f{i}"))))
+            .collect();
+        for _ in 0..100 {
+            if cits_jetstream::publish_all(js, messages.clone()).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        panic!("FrameDones not stored");
+    }
+
+    /// What `cits demo` counts from: a follower started after what the stream held reads what is
+    /// stored from then on, once each, in order — across a server killed and started again (the
+    /// client reconnects, the follower's consumer is made anew). And the stage inputs' backlog.
+    #[tokio::test]
+    async fn a_follower_reads_on_through_a_server_restart() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("cits-outbox-follow-{}-{port}", std::process::id()));
+        let mut server = nats_server(port, &dir);
+        let client = loop {
+            match async_nats::connect(format!("127.0.0.1:{port}")).await {
+                Ok(c) => break c,
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        };
+        let js = jetstream::new(client);
+        let limits = cits_jetstream::Limits { max_bytes: 8 << 20, ..Default::default() };
+        cits_jetstream::ensure_streams(&js, &limits).await.unwrap();
+        store(&js, 0..3).await;
+        let before = last_sequence(&js, "CITS_DONE").await.unwrap();
+        assert_eq!(before, 3);
+        let mut follower = follow(js.clone(), "CITS_DONE", before + 1);
+        store(&js, 3..6).await;
+        let _ = server.kill();
+        let _ = server.wait();
+        let mut server = nats_server(port, &dir);
+        store(&js, 6..9).await;
+        let mut tally = Tally::new(Some(&["rsu1".to_string()]));
+        while tally.frames() < 6 {
+            let m = tokio::time::timeout(Duration::from_secs(30), follower.recv()).await.unwrap().unwrap();
+            let seq = m.info().unwrap().stream_sequence;
+            tally.add(Outbox::Done, seq, m.subject.as_str(), &m.payload);
+        }
+        assert_eq!((tally.frames(), tally.duplicates, tally.read_to[&Outbox::Done]), (6, 0, 9));
+        assert!(tokio::time::timeout(Duration::from_secs(1), follower.recv()).await.is_err(), "nothing more");
+
+        // A frame waiting in a stage input for its stage: backlog, until taken.
+        assert_eq!(backlog(&js).await.unwrap(), 0);
+        js.publish("cits.decoded.rsu1", "frame".into()).await.unwrap().await.unwrap();
+        let spec = cits_jetstream::ConsumerSpec { durable: "collector".into(), ack_wait: Duration::from_secs(10) };
+        let stream = cits_jetstream::stage_input("cits.decoded.*").unwrap();
+        let s = js.get_stream(stream.name).await.unwrap();
+        for p in 0..cits_jetstream::PARTITIONS {
+            s.create_consumer(spec.config(stream, p)).await.unwrap();
+        }
+        assert_eq!(backlog(&js).await.unwrap(), 1);
+        let _ = server.kill();
+        let _ = server.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_tally_of_all_rsus() {
         let mut t = Tally::new(None);
