@@ -384,6 +384,15 @@ pub async fn observe(
         }
         None => None,
     };
+    // The DENMs of the last frames, on their way over MQTT.
+    let settle = if ended != Ended::Interrupted && denms_open { Duration::from_millis(500) } else { Duration::ZERO };
+    while let Ok(Some(denm)) = tokio::time::timeout(settle, denms.recv()).await {
+        seen.denms += 1;
+        if print != Print::Nothing {
+            let current = risks.get(&denm.rsu).map(Vec::as_slice).unwrap_or_default();
+            println!("{}", watch::format_denm(&denm.rsu, &denm.uper, current, &mut announced));
+        }
+    }
     Ok(Observed { stored, watcher: seen, ended, ended_at, quiet_for })
 }
 
