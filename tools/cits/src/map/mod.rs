@@ -94,6 +94,81 @@ fn centerline(left: &[Point], right: &[Point]) -> Vec<Point> {
     center
 }
 
+/// One way of a lanelet bound: its node ids and points.
+#[derive(Debug)]
+struct BoundLine {
+    nodes: Vec<i64>,
+    points: Vec<Point>,
+}
+
+impl BoundLine {
+    fn reverse(&mut self) {
+        self.nodes.reverse();
+        self.points.reverse();
+    }
+}
+
+/// A lanelet's bound from its ways (`lines`, the relation's members of `role` in the order it
+/// lists them): joined into one line, each way turned round where needed so that it begins where
+/// the line so far ends — at the same node, or within [`JOIN_TOLERANCE_M`]. The first way may be
+/// turned round too (the second then meets its start). A shared node is kept once. An error
+/// names the lanelet and its ways where they do not join, and where the bound has none.
+///
+/// Lanelet2 itself (1.2.3) accepts exactly one way per bound (`Lanelet has not exactly one left
+/// border!`): several in a row are what maps drawn for other tools (inD-style) have.
+fn join_bound(lanelet: i64, role: &str, ways: &[i64], lines: Vec<BoundLine>) -> anyhow::Result<BoundLine> {
+    let mut lines = lines.into_iter();
+    let Some(mut joined) = lines.next() else { bail!("lanelet {lanelet} has no {role} bound") };
+    let listed = || ways.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(", ");
+    for (k, mut next) in lines.enumerate() {
+        let (previous, way) = (ways[k], ways[k + 1]);
+        if ways[..=k].contains(&way) {
+            bail!("lanelet {lanelet}: {role} bound ways {} list way {way} twice", listed());
+        }
+        // (turn the line so far round, turn the next way round): which ends meet.
+        let mut options = vec![(false, false), (false, true)];
+        if k == 0 {
+            options.extend([(true, false), (true, true)]);
+        }
+        let end = |line: &BoundLine, last: bool| {
+            if last {
+                (*line.nodes.last().unwrap(), *line.points.last().unwrap())
+            } else {
+                (line.nodes[0], line.points[0])
+            }
+        };
+        let gap = |(turn_joined, turn_next): (bool, bool)| {
+            let (a, b) = (end(&joined, !turn_joined), end(&next, turn_next));
+            // A shared node joins before any pair merely within the tolerance.
+            if a.0 == b.0 {
+                0.0
+            } else {
+                dist(a.1, b.1).max(f64::MIN_POSITIVE)
+            }
+        };
+        let (best, d) =
+            options.iter().map(|o| (*o, gap(*o))).min_by(|a, b| a.1.total_cmp(&b.1)).expect("two options at least");
+        if d >= JOIN_TOLERANCE_M {
+            let which = if k == 0 { "starts or ends" } else { "ends" };
+            bail!(
+                "lanelet {lanelet}: {role} bound ways {} do not join: way {way} begins or ends {d:.2} m from \
+                 where way {previous} {which} (tolerance {JOIN_TOLERANCE_M} m)",
+                listed()
+            );
+        }
+        if best.0 {
+            joined.reverse();
+        }
+        if best.1 {
+            next.reverse();
+        }
+        let skip = usize::from(next.nodes[0] == *joined.nodes.last().unwrap());
+        joined.nodes.extend_from_slice(&next.nodes[skip..]);
+        joined.points.extend_from_slice(&next.points[skip..]);
+    }
+    Ok(joined)
+}
+
 /// Travel mode and whether the lanelet is walkable both ways, by Lanelet2 subtype (`road` when
 /// the map gives none, Lanelet2's default).
 fn mode_of(subtype: Option<&str>) -> Option<(TravelMode, bool)> {
@@ -121,7 +196,10 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     for n in root.children().filter(|n| n.has_tag_name("node")) {
         let coord =
             |k| -> anyhow::Result<f64> { Ok(n.attribute(k).with_context(|| format!("node without {k}"))?.parse()?) };
-        nodes.insert(id(n)?, Wgs84 { lat: coord("lat")?, lon: coord("lon")? });
+        let node = id(n)?;
+        if nodes.insert(node, Wgs84 { lat: coord("lat")?, lon: coord("lon")? }).is_some() {
+            bail!("node {node} is defined twice");
+        }
     }
     if nodes.is_empty() {
         bail!("map has no nodes");
@@ -131,7 +209,10 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             .children()
             .filter(|c| c.has_tag_name("nd"))
             .map(|c| Ok(c.attribute("ref").context("nd without ref")?.parse()?));
-        ways.insert(id(w)?, refs.collect::<anyhow::Result<_>>()?);
+        let way = id(w)?;
+        if ways.insert(way, refs.collect::<anyhow::Result<_>>()?).is_some() {
+            bail!("way {way} is defined twice");
+        }
     }
     let origin = {
         let k = nodes.len() as f64;
@@ -140,7 +221,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             lon: nodes.values().map(|p| p.lon).sum::<f64>() / k,
         }
     };
-    let way_points = |way: i64| -> anyhow::Result<Vec<Point>> {
+    let way_line = |way: i64| -> anyhow::Result<BoundLine> {
         let refs = ways.get(&way).with_context(|| format!("way {way} missing"))?;
         let points: Vec<Point> = refs
             .iter()
@@ -149,7 +230,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         if points.len() < 2 {
             bail!("way {way} has fewer than two nodes");
         }
-        Ok(points)
+        Ok(BoundLine { nodes: refs.clone(), points })
     };
 
     struct Raw {
@@ -159,29 +240,48 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     }
     let mut raw = Vec::new();
     for r in root.children().filter(|n| n.has_tag_name("relation")) {
-        let tag = |k: &str| {
-            r.children().find(|c| c.has_tag_name("tag") && c.attribute("k") == Some(k)).and_then(|c| c.attribute("v"))
-        };
+        let mut tags: HashMap<&str, &str> = HashMap::new();
+        let mut conflict = None;
+        for t in r.children().filter(|c| c.has_tag_name("tag")) {
+            let (Some(k), Some(v)) = (t.attribute("k"), t.attribute("v")) else { continue };
+            if let Some(before) = tags.insert(k, v).filter(|before| *before != v) {
+                conflict = conflict.or(Some((k, before, v)));
+            }
+        }
+        let tag = |k: &str| tags.get(k).copied();
         if tag("type") != Some("lanelet") {
             continue;
         }
+        let lanelet_id = id(r)?;
+        // A key given twice with different values is refused, not read as one of them.
+        if let Some((k, before, v)) = conflict {
+            bail!("lanelet {lanelet_id}: tag {k} given twice, {before:?} and {v:?}");
+        }
         let subtype = tag("subtype");
         let Some((mode, bidirectional)) = mode_of(subtype) else { continue };
-        let member = |role: &str| -> anyhow::Result<i64> {
-            let m = r
-                .children()
-                .find(|c| c.has_tag_name("member") && c.attribute("role") == Some(role))
-                .with_context(|| format!("lanelet {} has no {role} bound", id(r).unwrap_or_default()))?;
-            Ok(m.attribute("ref").context("member without ref")?.parse()?)
+        // Every way of a bound, in the order the relation lists them.
+        let members = |role: &str| -> anyhow::Result<Vec<i64>> {
+            r.children()
+                .filter(|c| c.has_tag_name("member") && c.attribute("role") == Some(role))
+                .map(|m| {
+                    let way = m.attribute("ref").context("member without ref")?.parse()?;
+                    match m.attribute("type") {
+                        None | Some("way") => Ok(way),
+                        Some(other) => bail!("lanelet {lanelet_id}: {role} bound member {way} is a {other}, not a way"),
+                    }
+                })
+                .collect()
         };
-        let center = centerline(&way_points(member("left")?)?, &way_points(member("right")?)?);
+        let bound = |role: &str| -> anyhow::Result<Vec<Point>> {
+            let ways = members(role)?;
+            let lines = ways.iter().map(|w| way_line(*w)).collect::<anyhow::Result<Vec<_>>>()?;
+            Ok(join_bound(lanelet_id, role, &ways, lines)?.points)
+        };
+        let center = centerline(&bound("left")?, &bound("right")?);
         let turn = match tag("cits:turn") {
             None => Turn::None,
             Some(name) => Turn::from_name(name).with_context(|| {
-                format!(
-                    "lanelet {}: cits:turn {name:?} is none of left, straight, right, uturn",
-                    id(r).unwrap_or_default()
-                )
+                format!("lanelet {lanelet_id}: cits:turn {name:?} is none of left, straight, right, uturn")
             })?,
         };
         let lanelet = |id: i64, center: &[Point]| Lanelet {
@@ -202,10 +302,10 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         };
         if !bidirectional && matches!(tag("one_way"), Some("no" | "false")) {
             let reversed: Vec<Point> = center.iter().rev().copied().collect();
-            let id = id(r)? + REVERSED_ID_OFFSET;
+            let id = lanelet_id + REVERSED_ID_OFFSET;
             raw.push(Raw { lanelet: lanelet(id, &reversed), center: reversed, walkable_role });
         }
-        raw.push(Raw { lanelet: lanelet(id(r)?, &center), center, walkable_role });
+        raw.push(Raw { lanelet: lanelet(lanelet_id, &center), center, walkable_role });
     }
     // Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
     for i in 0..raw.len() {
@@ -357,6 +457,117 @@ mod tests {
         }
         assert_eq!(j.arm_of.len(), 10 + 8 + 4);
         assert_eq!((j.opposite(1), j.left_of(1), j.right_of(1)), (Some(3), 2, 4));
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/test").join(name)
+    }
+
+    #[test]
+    fn bounds_of_several_ways_load_like_whole_ones_and_keep_the_junction_whole() {
+        // The fixture splits four bounds: a line two lanelets share into three ways (the middle
+        // one stored reversed), a kerb into two listed far part first, a connector's curve into
+        // two with the first stored reversed.
+        let xml = std::fs::read_to_string(fixture("t-junction-split.osm")).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let split: Vec<&str> = doc
+            .root_element()
+            .children()
+            .filter(|r| r.has_tag_name("relation"))
+            .filter(|r| {
+                ["left", "right"].iter().any(|role| {
+                    r.children().filter(|m| m.has_tag_name("member") && m.attribute("role") == Some(role)).count() > 1
+                })
+            })
+            .map(|r| r.attribute("id").unwrap())
+            .collect();
+        assert_eq!(split, ["101", "201", "202", "1012"]);
+        let whole = load(&fixture("t-junction.osm"), None).unwrap();
+        let joined = load(&fixture("t-junction-split.osm"), None).unwrap();
+        assert_eq!((whole.origin_latitude, whole.origin_longitude), (joined.origin_latitude, joined.origin_longitude));
+        assert_eq!(whole.lanelets.len(), joined.lanelets.len());
+        for (w, j) in whole.lanelets.iter().zip(&joined.lanelets) {
+            assert_eq!((w.id, w.mode, &w.role, w.turn, &w.successors), (j.id, j.mode, &j.role, j.turn, &j.successors));
+            assert!((w.length_m - j.length_m).abs() < 1e-9, "lanelet {}: {} vs {} m", w.id, w.length_m, j.length_m);
+            assert_eq!(w.centerline.len(), j.centerline.len(), "lanelet {}", w.id);
+            let apart = w.centerline.iter().zip(&j.centerline).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(apart < 1e-12, "lanelet {}: centerlines {apart}° apart", w.id);
+        }
+        // One junction with its three arms (the T's stem north), every approach and exit on its arm.
+        let junctions = junction::Junction::all(&joined);
+        assert_eq!(junctions.len(), 1, "{}", junction::describe_all(&joined));
+        assert_eq!(junctions, junction::Junction::all(&whole));
+        let j = &junctions[0];
+        let names: Vec<&str> = j.arms.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["north", "east", "west"]);
+        // Six car connectors, and their twins cyclists ride (the map has no bicycle lanes).
+        assert_eq!(j.connectors.iter().filter(|c| **c < SHARED_ROAD_ID_OFFSET).count(), 6);
+        for (arm, lanes) in [(1, [101, 102]), (2, [201, 202]), (3, [301, 302])] {
+            for l in lanes {
+                assert_eq!(j.arm_of.get(&l), Some(&arm), "lanelet {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn bound_ways_join_in_the_listed_order_each_turned_to_meet_the_line_so_far() {
+        // Node n at (n, 0) unless placed.
+        let line = |nodes: &[i64]| BoundLine {
+            nodes: nodes.to_vec(),
+            points: nodes.iter().map(|&n| (n as f64, 0.0)).collect(),
+        };
+        let join = |ways: Vec<BoundLine>| {
+            let ids: Vec<i64> = (11..).take(ways.len()).collect();
+            join_bound(7, "left", &ids, ways).map(|b| (b.nodes, b.points.len()))
+        };
+        // One way: as it is.
+        assert_eq!(join(vec![line(&[3, 2, 1])]).unwrap(), (vec![3, 2, 1], 3));
+        // The middle way stored reversed; a shared node is kept once.
+        assert_eq!(join(vec![line(&[1, 2, 3]), line(&[5, 4, 3]), line(&[5, 6])]).unwrap().0, [1, 2, 3, 4, 5, 6]);
+        // The first way stored reversed: the second meets its start.
+        assert_eq!(join(vec![line(&[3, 2, 1]), line(&[3, 4])]).unwrap().0, [1, 2, 3, 4]);
+        // Listed from the far end: the line runs that way.
+        assert_eq!(join(vec![line(&[4, 5, 6]), line(&[1, 2, 3, 4])]).unwrap().0, [6, 5, 4, 3, 2, 1]);
+        // Ends 0.1 m apart (within the tolerance), different nodes: both kept.
+        let near = BoundLine { nodes: vec![8, 9], points: vec![(2.1, 0.0), (9.0, 0.0)] };
+        assert_eq!(join(vec![line(&[1, 2]), near]).unwrap(), (vec![1, 2, 8, 9], 4));
+        // 2 m apart: refused, naming the lanelet and its ways.
+        let err = join(vec![line(&[1, 2]), line(&[4, 5])]).unwrap_err().to_string();
+        assert!(err.contains("lanelet 7: left bound ways 11, 12 do not join") && err.contains("2.00 m"), "{err}");
+        // After the second way only the line's end can go on.
+        let err = join(vec![line(&[2, 3]), line(&[3, 4]), line(&[2, 1])]).unwrap_err().to_string();
+        assert!(err.contains("ways 11, 12, 13 do not join: way 13"), "{err}");
+        let twice = join_bound(7, "left", &[11, 12, 11], vec![line(&[1, 2]), line(&[2, 3]), line(&[1, 2])]);
+        assert!(twice.unwrap_err().to_string().contains("list way 11 twice"));
+        assert!(join(vec![]).unwrap_err().to_string().contains("lanelet 7 has no left bound"));
+    }
+
+    #[test]
+    fn the_loader_refuses_what_it_cannot_read_whole() {
+        let xml = std::fs::read_to_string(fixture("t-junction-split.osm")).unwrap();
+        let refused = |edited: String| format!("{:#}", lane_graph_from_osm(&edited, "edited").unwrap_err());
+        // Lanelet 201's left bound without its middle way: the other two lie 20 m apart.
+        let err = refused(xml.replacen("<member type='way' ref='20002' role='left' />", "", 1));
+        assert!(err.contains("lanelet 201: left bound ways 20001, 20003 do not join"), "{err}");
+        let err = refused(xml.replacen(
+            "<member type='way' ref='20010' role='right' />",
+            "<member type='node' ref='20010' role='right' />",
+            1,
+        ));
+        assert!(err.contains("lanelet 201: right bound member 20010 is a node, not a way"), "{err}");
+        let err = refused(xml.replacen(
+            "<tag k='one_way' v='yes' />",
+            "<tag k='one_way' v='yes' /><tag k='one_way' v='no' />",
+            1,
+        ));
+        assert!(err.contains("lanelet 101: tag one_way given twice"), "{err}");
+        let way = xml.find("  <way id='20001'").unwrap();
+        let err = refused(format!(
+            "{}{}",
+            &xml[..way],
+            xml[way..].replacen("<way id='20001'", "<way id='20001'></way><way id='20001'", 1)
+        ));
+        assert!(err.contains("way 20001 is defined twice"), "{err}");
     }
 
     #[test]
