@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use cits::proto::LaneGraph;
 
+use super::ncap::Skipped;
 use super::{evaluate_seeds, Score};
 use crate::map::junction::Choice;
 use crate::map::site::Site;
@@ -40,6 +41,9 @@ pub struct MapRow {
     pub traffic: Score,
     /// NCAP contact cases warned before contact, of those the junction offers (first seed).
     pub ncap_contacts: (usize, usize),
+    /// NCAP contact cases the junction offers but cannot film (e.g. no VRU route for the
+    /// shape from that approach): skipped, not counted in `ncap_contacts`.
+    pub ncap_skipped: Vec<Skipped>,
 }
 
 fn name_of(m: &MapJunction) -> String {
@@ -78,14 +82,16 @@ fn evaluate_map(
         traffic.add(&s);
     }
     let first = seeds.first().copied().unwrap_or(1);
-    let runs = super::ncap::evaluate(graph, &Shape::ALL, &[Outcome::Contact], &[first], config, Conditions::NOMINAL)?;
-    let warned = runs.iter().filter(|r| r.lead_s.is_some()).count();
+    let cases = crate::sim::ncap::cases(graph, &Shape::ALL, &[Outcome::Contact])?;
+    let ncap = super::ncap::evaluate_cases(graph, &cases, &[first], config, Conditions::NOMINAL)?;
+    let warned = ncap.runs.iter().filter(|r| r.lead_s.is_some()).count();
     Ok(MapRow {
         name,
         arms: site.junction.arms.iter().map(|a| a.name.clone()).collect(),
         routes,
         traffic,
-        ncap_contacts: (warned, runs.len()),
+        ncap_contacts: (warned, ncap.runs.len()),
+        ncap_skipped: ncap.skipped,
     })
 }
 
@@ -104,10 +110,10 @@ pub fn table(rows: &[MapRow]) -> String {
         } else {
             format!("{:.0} %", 100.0 * s.warned as f64 / s.planted as f64)
         };
-        let ncap = if r.ncap_contacts.1 == 0 {
-            "no shape fits".to_string()
-        } else {
-            format!("{}/{}", r.ncap_contacts.0, r.ncap_contacts.1)
+        let ncap = match (r.ncap_contacts, r.ncap_skipped.len()) {
+            ((_, 0), 0) => "no shape fits".to_string(),
+            ((warned, filmed), 0) => format!("{warned}/{filmed}"),
+            ((warned, filmed), skipped) => format!("{warned}/{filmed}, {skipped} skipped"),
         };
         out.push_str(&format!(
             "| {} | {} ({}) | {}/{}/{} | {:.1} | {} | {recall} | {median} | {min} | {:.1} ({}) | {ncap} |\n",
@@ -122,6 +128,17 @@ pub fn table(rows: &[MapRow]) -> String {
             s.per_10_min(s.clearly_false),
             s.clearly_false,
         ));
+    }
+    // Cases a junction cannot film: which, where and why (none on our map).
+    let skipped: usize = rows.iter().map(|r| r.ncap_skipped.len()).sum();
+    if skipped > 0 {
+        let maps = rows.iter().filter(|r| !r.ncap_skipped.is_empty()).count();
+        out.push_str(&format!("\nNCAP contact cases skipped: {skipped} (on {maps} of {} maps)\n", rows.len()));
+        for r in rows {
+            for s in &r.ncap_skipped {
+                out.push_str(&format!("- {}: {}: {}\n", r.name, super::ncap::label(&s.case), s.reason));
+            }
+        }
     }
     out
 }
@@ -155,6 +172,31 @@ mod tests {
                 assert!(e.hypot(n) >= 20.0, "{file}@{k}: camera inside the box");
             }
         }
+    }
+
+    #[test]
+    fn the_table_counts_and_lists_skipped_ncap_cases() {
+        use crate::sim::ncap::Case;
+        let row = |name: &str, ncap_contacts, ncap_skipped| MapRow {
+            name: name.into(),
+            arms: vec!["north".into(), "east".into(), "west".into()],
+            routes: (6, 4, 0),
+            traffic: Score::default(),
+            ncap_contacts,
+            ncap_skipped,
+        };
+        let case = Case { shape: Shape::LeftAcrossCyclist, car_kmh: 15.0, outcome: Outcome::Contact, approach: 101 };
+        let reason = "no VRU route for CBTA left, oncoming from lanelet 101".to_string();
+        let rows = [row("ours", (12, 12), vec![]), row("tee@0", (5, 6), vec![Skipped { case, reason }])];
+        let text = table(&rows);
+        assert!(text.contains("| 12/12 |\n") && text.contains("| 5/6, 1 skipped |\n"), "{text}");
+        assert!(text.contains("NCAP contact cases skipped: 1 (on 1 of 2 maps)"), "{text}");
+        assert!(
+            text.contains("- tee@0: CBTA left, oncoming 15 km/h contact from 101: no VRU route for CBTA left"),
+            "{text}"
+        );
+        // Nothing skipped: the table as before, no list.
+        assert!(!table(&rows[..1]).contains("skipped"));
     }
 
     #[test]

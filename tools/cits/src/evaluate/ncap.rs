@@ -9,7 +9,7 @@
 use cits::proto::LaneGraph;
 
 use super::{median, on_all_cores, run_scored, MIN_LEAD_S};
-use crate::sim::ncap::{cases, film_case, Case, Outcome, Shape, CONTACT_S};
+use crate::sim::ncap::{cases, film_case, Case, Outcome, Shape, Unfit, CONTACT_S};
 use crate::sim::{Conditions, Kind};
 
 /// A turn that begins this long before contact leaves time to warn [`TARGET_LEAD_S`] ahead.
@@ -43,7 +43,23 @@ impl Run {
     }
 }
 
-/// Films and runs every case of `shapes` × `outcomes` on `graph` with each seed (on all cores).
+/// A case the map's junction cannot host ([`Unfit`]), skipped, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub case: Case,
+    pub reason: String,
+}
+
+/// What [`evaluate_cases`] ran and what it skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Evaluated {
+    pub runs: Vec<Run>,
+    /// Once per case (whatever the seeds), in the order the cases were given.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Films and runs every case of `shapes` × `outcomes` on `graph` with each seed (on all cores);
+/// fails where a case cannot be filmed (see [`evaluate_cases`] to skip those).
 pub fn evaluate(
     graph: &LaneGraph,
     shapes: &[Shape],
@@ -52,15 +68,47 @@ pub fn evaluate(
     config: &[(String, String)],
     conditions: Conditions,
 ) -> anyhow::Result<Vec<Run>> {
-    let cases = cases(graph, shapes, outcomes)?;
+    let evaluated = evaluate_cases(graph, &cases(graph, shapes, outcomes)?, seeds, config, conditions)?;
+    if let Some(s) = evaluated.skipped.first() {
+        anyhow::bail!("{}", s.reason);
+    }
+    Ok(evaluated.runs)
+}
+
+/// Films and runs each of `cases` with each seed (on all cores); a case the junction cannot
+/// host is skipped with its reason, any other failure fails the whole.
+pub fn evaluate_cases(
+    graph: &LaneGraph,
+    cases: &[Case],
+    seeds: &[u64],
+    config: &[(String, String)],
+    conditions: Conditions,
+) -> anyhow::Result<Evaluated> {
     let jobs: Vec<(usize, u64)> = (0..cases.len()).flat_map(|c| seeds.iter().map(move |s| (c, *s))).collect();
-    let mut runs = on_all_cores(&jobs, |(c, seed)| run_case(graph, &cases[c], seed, config, conditions))?;
-    runs.sort_by(|a, b| {
+    let done = on_all_cores(&jobs, |(c, seed)| match run_case(graph, &cases[c], seed, config, conditions) {
+        Ok(run) => Ok((c, Ok(run))),
+        Err(e) => match e.downcast_ref::<Unfit>() {
+            Some(unfit) => Ok((c, Err(Skipped { case: unfit.case, reason: unfit.reason.clone() }))),
+            None => Err(e),
+        },
+    })?;
+    let mut evaluated = Evaluated::default();
+    let mut skipped: std::collections::BTreeMap<usize, Skipped> = std::collections::BTreeMap::new();
+    for (c, result) in done {
+        match result {
+            Ok(run) => evaluated.runs.push(run),
+            Err(s) => {
+                skipped.entry(c).or_insert(s);
+            }
+        }
+    }
+    evaluated.skipped = skipped.into_values().collect();
+    evaluated.runs.sort_by(|a, b| {
         (a.case.shape, a.case.outcome, a.case.approach, a.seed)
             .cmp(&(b.case.shape, b.case.outcome, b.case.approach, b.seed))
             .then(a.case.car_kmh.total_cmp(&b.case.car_kmh))
     });
-    Ok(runs)
+    Ok(evaluated)
 }
 
 /// One case with one seed through the native pipeline.
@@ -108,7 +156,14 @@ pub fn trace(
 ) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for case in cases(graph, &Shape::ALL, &Outcome::ALL)?.iter().filter(|c| label(c).contains(filter)) {
-        let filmed = film_case(graph, case, seed, conditions)?;
+        let filmed = match film_case(graph, case, seed, conditions) {
+            Ok(filmed) => filmed,
+            Err(e) if e.downcast_ref::<Unfit>().is_some() => {
+                out.push(format!("== {}: skipped, {e}", label(case)));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let truth = crate::sim::truth(&filmed.sim);
         let user = |vru: bool| truth.road_users.iter().find(|u| (u.kind != Kind::Car) == vru).map(|u| u.id);
         let (Some(car), Some(vru)) = (user(false), user(true)) else { continue };
@@ -224,6 +279,25 @@ mod tests {
     fn graph() -> LaneGraph {
         let osm = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
         crate::sim::load_map(&osm).unwrap()
+    }
+
+    /// On the test T-junction (the stem north, no arm across from it) no cyclist comes
+    /// oncoming to a car turning left out of the stem: that case is skipped (once, whatever
+    /// the seeds), with the reason, and the others run.
+    #[test]
+    fn a_case_the_junction_cannot_film_is_skipped_with_its_reason() {
+        let osm = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/test/t-junction.osm");
+        let graph = crate::map::load(&osm, None).unwrap();
+        let fits = cases(&graph, &[Shape::RightHook], &[Outcome::Contact]).unwrap();
+        let fit = *fits.iter().find(|c| c.car_kmh == 10.0).expect("a right hook fits the T");
+        let left = cases(&graph, &[Shape::LeftAcrossCyclist], &[Outcome::Contact]).unwrap();
+        assert!(left.iter().all(|c| c.approach != 101), "{left:?}");
+        let unfit = Case { shape: Shape::LeftAcrossCyclist, car_kmh: 10.0, outcome: Outcome::Contact, approach: 101 };
+        let evaluated = evaluate_cases(&graph, &[unfit, fit], &[1, 2], &[], Conditions::NOMINAL).unwrap();
+        let ran: Vec<(Case, u64)> = evaluated.runs.iter().map(|r| (r.case, r.seed)).collect();
+        assert_eq!(ran, [(fit, 1), (fit, 2)]);
+        let reason = "no VRU route for CBTA left, oncoming from lanelet 101".to_string();
+        assert_eq!(evaluated.skipped, [Skipped { case: unfit, reason }]);
     }
 
     /// The short NCAP set `make test` runs: the right hook from every arm at NCAP's three speeds,

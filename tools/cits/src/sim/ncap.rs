@@ -317,6 +317,23 @@ fn ncap_turn_route(route: &Route) -> Option<Route> {
     Some(build_route(Kind::Car, &through, &parts, Some(route.lanelets[a + 1])))
 }
 
+/// Why `case` cannot be filmed on a map's junction — the map lacks what its shape needs (a VRU
+/// route, a turn the NCAP path fits, a crossing): the error [`film_case`] returns then, so a
+/// caller can skip the case (`err.downcast_ref::<Unfit>()`) and tell it from a failure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unfit {
+    pub case: Case,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Unfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Unfit {}
+
 /// One case filmed: the simulation (its two road users, the car first) and when the car's turn
 /// began (s into the recording; None going straight).
 pub struct Filmed {
@@ -324,24 +341,37 @@ pub struct Filmed {
     pub turn_onset_s: Option<f64>,
 }
 
-/// Films `case` with the cameras' noise of `seed` under `conditions`.
+/// Films `case` with the cameras' noise of `seed` under `conditions`; an [`Unfit`] error where
+/// the map's junction cannot host it.
 pub fn film_case(graph: &LaneGraph, case: &Case, seed: u64, conditions: Conditions) -> anyhow::Result<Filmed> {
     let mut world = World::new(graph, true)?;
-    let map_route = world
-        .routes
+    let unfit = |reason: String| anyhow::Error::new(Unfit { case: *case, reason });
+    let from_approach: Vec<usize> = (0..world.routes.len())
+        .filter(|&i| {
+            let r = &world.routes[i];
+            r.kind == Kind::Car && r.lanelets[r.core.0] == case.approach && r.turn == case.shape.turn()
+        })
+        .collect();
+    if from_approach.is_empty() {
+        return Err(unfit(format!("no {} route from lanelet {}", case.shape.turn().name(), case.approach)));
+    }
+    // The route [`cases`] placed the shape on: the first from the approach with the car's turn
+    // that has a VRU route for it (another route of the same turn, e.g. into another exit lane,
+    // may have none).
+    let (map_route, vru) = from_approach
         .iter()
-        .position(|r| r.kind == Kind::Car && r.lanelets[r.core.0] == case.approach && r.turn == case.shape.turn())
-        .with_context(|| format!("no {} route from lanelet {}", case.shape.turn().name(), case.approach))?;
-    let vru = vru_route(&world, &world.routes[map_route], case.shape)
-        .with_context(|| format!("no VRU route for {} from lanelet {}", case.shape.name(), case.approach))?;
+        .find_map(|&i| vru_route(&world, &world.routes[i], case.shape).map(|vru| (i, vru)))
+        .ok_or_else(|| unfit(format!("no VRU route for {} from lanelet {}", case.shape.name(), case.approach)))?;
     let car_route = if case.shape.turns() {
         let route = ncap_turn_route(&world.routes[map_route])
-            .with_context(|| format!("no NCAP turn fits from lanelet {}", case.approach))?;
+            .ok_or_else(|| unfit(format!("no NCAP turn fits from lanelet {}", case.approach)))?;
         world.add_route(route)
     } else {
         map_route
     };
-    let c = *world.crossings[car_route][vru].first().context("the NCAP car path does not cross the VRU's")?;
+    let c = *world.crossings[car_route][vru]
+        .first()
+        .ok_or_else(|| unfit(format!("the NCAP car path from lanelet {} does not cross the VRU's", case.approach)))?;
     let mut rng = Rng::new(seed, 3);
     let vru_kind = world.routes[vru].kind;
     let vru_mps = kmh(if vru_kind == Kind::Bicycle { CYCLIST_KMH } else { PEDESTRIAN_KMH });
