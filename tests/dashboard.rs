@@ -94,7 +94,7 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     let scaled =
         browser(&lattice, &url, &["scale", "--component", "decoder", "--instances", "3", "--concurrency", "2"]);
     let version = scaled["version"].as_str().unwrap().to_string();
-    assert!(version.starts_with("v0.7.0-ops."), "{scaled}");
+    assert!(version.starts_with("v0.8.0-ops."), "{scaled}");
     let apps = wash_json(&lattice, &["app", "list", "-o", "json"]);
     assert_eq!(apps["applications"][0]["deployed_version"], version.as_str(), "{apps}");
     // wadm calls a scaler deployed once the host reported the new count: what the page called
@@ -159,6 +159,10 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     let cpms: u64 = row("CPM (TS 103 324), UPER").and_then(|n| n.as_str()?.parse().ok()).unwrap_or(0);
     assert!(cpms > 100, "the replay's CPMs counted: {seen}");
     assert_eq!(row("unknown format"), Some(serde_json::json!("1")), "{seen}");
+    // The registry as the collector reads it: the recordings' RSU sends in its cameras' frames,
+    // the probe the standard's.
+    assert_eq!(seen["rsus"]["rsu1"], "sensor", "{seen}");
+    assert_eq!(seen["rsus"]["probe"], "enu", "{seen}");
 
     // Application page: switch to the fused deployment, a stored version.
     let app = browser(&lattice, &url, &["application"]);

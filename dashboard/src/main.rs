@@ -94,7 +94,7 @@ async fn main() -> anyhow::Result<()> {
     let (poke_app, poked) = tokio::sync::mpsc::channel(4);
     tokio::spawn(
         lattice::LatticeWatch {
-            ctl,
+            ctl: ctl.clone(),
             nats: nats.clone(),
             lattice: args.lattice.clone(),
             wadm: wadm_client::Client::from_nats_client(&args.lattice, None, nats.clone()),
@@ -112,7 +112,7 @@ async fn main() -> anyhow::Result<()> {
         }
         .run(hub.clone(), poked),
     );
-    tokio::spawn(pipeline::PipelineWatch { nats: nats.clone() }.run(hub.clone()));
+    tokio::spawn(pipeline::PipelineWatch { nats: nats.clone(), ctl }.run(hub.clone()));
     tokio::spawn(intersection::IntersectionWatch { redis, nats: nats.clone(), projection }.run(hub.clone()));
 
     let shared = Arc::new(web::Shared {

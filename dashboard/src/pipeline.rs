@@ -219,8 +219,42 @@ impl Inputs {
     }
 }
 
+/// A registered RSU as the pipeline reads it: its stations and the frame its CPMs give objects
+/// in (the registry `cits-rsus`, `rsu.<rsu>` and `object_frame.<rsu>`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct RsuView {
+    pub rsu: String,
+    pub stations: String,
+    /// `enu` or `sensor` (`cits::object_frame::ObjectFrame`).
+    pub object_frame: String,
+    /// What that means, in a line.
+    pub object_frame_means: String,
+}
+
+/// The RSUs of the registry, by name; a registry the collector would refuse says why.
+pub fn rsu_views(registry: &BTreeMap<String, String>) -> Result<Vec<RsuView>, String> {
+    use cits::object_frame::ObjectFrames;
+    let frames = ObjectFrames::from_config("cits-rsus", registry.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|e| e.reason)?;
+    Ok(registry
+        .iter()
+        .filter_map(|(key, stations)| Some((key.strip_prefix("rsu.")?, stations)))
+        .map(|(rsu, stations)| {
+            let frame = frames.of(rsu);
+            RsuView {
+                rsu: rsu.to_string(),
+                stations: stations.clone(),
+                object_frame: frame.name().into(),
+                object_frame_means: frame.describe().into(),
+            }
+        })
+        .collect())
+}
+
 #[derive(Serialize, Debug, Default)]
 pub struct PipelineView {
+    /// The registered RSUs (refreshed every few seconds).
+    pub rsus: Vec<RsuView>,
     pub stages: Vec<StageView>,
     pub end_to_end: Latency,
     pub series: Vec<SeriesPoint>,
@@ -266,7 +300,12 @@ pub fn dead_letter_view(seq: u64, payload: &[u8]) -> DeadLetterView {
 
 pub struct PipelineWatch {
     pub nats: async_nats::Client,
+    /// Reads the RSU registry.
+    pub ctl: wasmcloud_control_interface::Client,
 }
+
+/// How often the RSU registry is read again (it changes when an RSU is added or removed).
+const REGISTRY_REFRESH: Duration = Duration::from_secs(5);
 
 impl PipelineWatch {
     pub async fn run(self, hub: Hub) {
@@ -290,6 +329,8 @@ impl PipelineWatch {
         let mut traces = Traces::default();
         let mut dead: VecDeque<DeadLetterView> = VecDeque::new();
         let mut dlq_next_seq = 0u64;
+        let mut rsus: Result<Vec<RsuView>, String> = Ok(Vec::new());
+        let mut registry_read_at: Option<std::time::Instant> = None;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tokio::select! {
@@ -301,12 +342,23 @@ impl PipelineWatch {
                 }
                 Some(msg) = arriving.next() => inputs.record(msg.subject.as_str(), &msg.payload),
                 _ = tick.tick() => {
+                    if registry_read_at.is_none_or(|at| at.elapsed() >= REGISTRY_REFRESH) {
+                        registry_read_at = Some(std::time::Instant::now());
+                        rsus = match self.ctl.get_config(cits_tools::rsu::REGISTRY).await {
+                            Ok(r) => rsu_views(&r.into_data().unwrap_or_default().into_iter().collect()),
+                            Err(e) => Err(format!("config.get: {e}")),
+                        };
+                    }
                     let mut view = PipelineView {
                         refreshed_at_ms: cits::time::now_ms(),
                         inputs: inputs.view(),
+                        rsus: rsus.clone().unwrap_or_default(),
                         ..Default::default()
                     };
                     let mut errors = Vec::new();
+                    if let Err(e) = &rsus {
+                        errors.push(format!("RSU registry {}: {e}", cits_tools::rsu::REGISTRY));
+                    }
                     if let Err(e) = read_dead_letters(&js, &mut dlq_next_seq, &mut dead, &hub).await {
                         errors.push(format!("dead letters: {e:#}"));
                     }
@@ -511,6 +563,30 @@ mod tests {
             counts,
             ["rsu1 CPM (TS 103 324), UPER: 2", "rsu1 CPM (TS 103 324), XER: 1", "rsu2 unknown format: 1"]
         );
+    }
+
+    #[test]
+    fn rsus_show_their_stations_and_object_frame() {
+        let registry: BTreeMap<String, String> = [
+            ("rsu.rsu1", "1001"),
+            ("object_frame.rsu1", "sensor"),
+            ("rsu.vendor", "7,8"),
+            ("rsu.probe", "4000000000"),
+            ("object_frame.probe", "enu"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let rows: Vec<String> = rsu_views(&registry)
+            .unwrap()
+            .iter()
+            .map(|r| format!("{} {} {}", r.rsu, r.stations, r.object_frame))
+            .collect();
+        // An RSU without an entry sends the standard's frame.
+        assert_eq!(rows, ["probe 4000000000 enu", "rsu1 1001 sensor", "vendor 7,8 enu"]);
+        let mut bad = registry.clone();
+        bad.insert("object_frame.vendor".into(), "camera".into());
+        assert!(rsu_views(&bad).unwrap_err().contains("object_frame.vendor"));
     }
 
     #[test]

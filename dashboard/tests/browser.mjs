@@ -182,6 +182,7 @@ const steps = {
       stages: [...document.querySelectorAll('.stage-box')].map((g) => g.dataset.stage),
       chart: !!document.querySelector('#latency-chart canvas'),
       inputs: [...document.querySelectorAll('#inputs tr')].slice(1).map((tr) => [...tr.children].map((td) => td.textContent)),
+      rsus: Object.fromEntries([...document.querySelectorAll('.rsu-row')].map((tr) => [tr.dataset.rsu, tr.dataset.frame])),
     }), row);
   },
 };

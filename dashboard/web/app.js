@@ -320,6 +320,10 @@ function renderPipeline() {
   for (const s of P.stages) for (const p of s.backlog.partitions) rows.push(h('tr', { class: p.pending + p.ack_pending > 0 ? 'busy' : null },
     h('td', {}, s.name), h('td', { class: 'mono' }, p.consumer), h('td', { class: 'mono' }, p.filter), h('td', { class: 'num' }, p.pending), h('td', { class: 'num' }, p.ack_pending), h('td', { class: 'num' }, p.redelivered)));
   $('#backlog').replaceChildren(table(['stage', 'consumer', 'partition', 'pending', 'ack pending', 'redelivered'], rows));
+  $('#rsus').replaceChildren(P.rsus.length
+    ? table(['RSU', 'stations', 'object frame', 'objects are'], P.rsus.map((r) => h('tr', { class: 'rsu-row', 'data-rsu': r.rsu, 'data-frame': r.object_frame },
+      h('td', {}, r.rsu), h('td', { class: 'mono' }, r.stations), h('td', { class: 'mono' }, r.object_frame), h('td', {}, r.object_frame_means))))
+    : h('p', { class: 'muted' }, 'no RSU registered'));
   $('#inputs').replaceChildren(P.inputs.length
     ? table(['RSU', 'format', 'messages'], P.inputs.map((c) => h('tr', { class: c.format === 'unknown format' ? 'busy' : null },
       h('td', {}, c.rsu), h('td', {}, c.format), h('td', { class: 'num' }, c.messages))))

@@ -4,6 +4,7 @@
 
 use crate::calibration::Calibrations;
 use crate::geo::{self, distance, SensorPose, Wgs84};
+use crate::object_frame::{ObjectFrame, ObjectFrames};
 use crate::proto::{
     cits_message_wrapper, Awareness, AwarenessMessage, CitsMessageWrapper, Cpm, IntentCue, LocationsContainer,
     LocationsFrame, ObjectClass, PerceivedObject, Turn,
@@ -35,10 +36,15 @@ const STATION_TYPE_RSU: u32 = 15;
 
 /// Converts all objects of the CPM in `wrapper` to WGS84.
 ///
-/// Objects are placed with the calibration of the sensor that measured them; without one (no
-/// sensor id, or an uncalibrated sensor) the standard's convention applies: x east, y north
-/// from the CPM's reference position.
-pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Result<LocationsFrame, StageError> {
+/// Where an object's x and y count from depends on the RSU ([`ObjectFrames`]): from the CPM's
+/// reference position, x east and y north, as the standards say; or, for an RSU that sends in
+/// its sensors' frames, from the pose of the sensor that measured it — an object whose sensor
+/// has no calibration is then an error, never placed as if the frame were the standard's.
+pub fn collect(
+    wrapper: &CitsMessageWrapper,
+    calibrations: &Calibrations,
+    frames: &ObjectFrames,
+) -> Result<LocationsFrame, StageError> {
     let cpm = match &wrapper.message {
         Some(cits_message_wrapper::Message::Cpm(cpm)) => cpm,
         Some(cits_message_wrapper::Message::Awareness(a)) => return self_reported(wrapper, a),
@@ -46,14 +52,24 @@ pub fn collect(wrapper: &CitsMessageWrapper, calibrations: &Calibrations) -> Res
     };
     let rsu_id = rsu_of(wrapper)?;
     let reference = reference_pose(cpm)?;
+    let frame = frames.of(&rsu_id);
     let locations = cpm
         .objects
         .iter()
         .map(|o| {
-            let pose = calibrations.pose(cpm.station_id, o.sensor_id).unwrap_or(&reference);
-            locate(cpm, o, pose)
+            let pose = match frame {
+                ObjectFrame::Enu => &reference,
+                ObjectFrame::Sensor => calibrations.pose(cpm.station_id, o.sensor_id).ok_or_else(|| {
+                    StageError::new(format!(
+                        "RSU {rsu_id} sends objects in its sensors' frames (object_frame.{rsu_id} = sensor), but \
+                         sensor {} of station {} has no calibration (sensor.{}.{})",
+                        o.sensor_id, cpm.station_id, cpm.station_id, o.sensor_id
+                    ))
+                })?,
+            };
+            Ok(locate(cpm, o, pose))
         })
-        .collect();
+        .collect::<Result<_, StageError>>()?;
     Ok(LocationsFrame {
         rsu_id,
         station_id: cpm.station_id,
@@ -237,21 +253,54 @@ mod tests {
         }])
     }
 
+    /// rsu1 sends in its cameras' frames (the research RSU), every other RSU the standard's.
+    fn frames() -> ObjectFrames {
+        ObjectFrames::from_config("collector", [("object_frame.rsu1", "sensor")]).unwrap()
+    }
+
+    fn on_rsu(mut w: CitsMessageWrapper, rsu: &str) -> CitsMessageWrapper {
+        w.ingest.as_mut().unwrap().rsu_id = rsu.into();
+        w
+    }
+
+    fn standard() -> ObjectFrames {
+        ObjectFrames::default()
+    }
+
     #[test]
-    fn uncalibrated_objects_are_east_north_of_the_reference_position() {
-        let frame = collect(&wrapper(vec![object(3, 1000, 2000, 0)]), &camera()).unwrap();
-        let l = &frame.locations[0];
-        let (e, n) =
-            geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
-        assert!((e - 10.0).abs() < 1e-6 && (n - 20.0).abs() < 1e-6, "{e} {n}");
-        assert_eq!(l.measured_at_us, 1_700_000_000_000_000 - 40_000);
-        assert_eq!(l.position_confidence_m, 0.5);
+    fn a_standard_cpm_places_objects_east_north_of_the_reference_position() {
+        // The issue's case: a car 20 m west and 1.8 m south of the reference position, heading
+        // east at 8.3 m/s, from station 1001 whose camera 1 is calibrated. The standard's frame
+        // ignores the calibration (it came out 35 m north, 30 m east, heading 225° before).
+        let mut car = object(4, -2000, -180, 1);
+        (car.velocity_x_cm_s, car.velocity_y_cm_s) = (Some(830), Some(0));
+        car.yaw_decideg = Some(0);
+        for frames in [standard(), frames()] {
+            let frame = collect(&on_rsu(wrapper(vec![car.clone()]), "rsu2"), &camera(), &frames).unwrap();
+            let l = &frame.locations[0];
+            let (e, n) =
+                geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
+            assert!((e + 20.0).abs() < 0.01 && (n + 1.8).abs() < 0.01, "{e} {n}");
+            assert!((l.speed_mps.unwrap() - 8.3).abs() < 1e-9);
+            assert!((l.heading_deg.unwrap() - 90.0).abs() < 1e-9, "{:?}", l.heading_deg);
+            assert_eq!(l.measured_at_us, 1_700_000_000_000_000 - 40_000);
+            assert_eq!(l.position_confidence_m, 0.5);
+        }
+    }
+
+    #[test]
+    fn a_standing_object_of_a_standard_cpm_takes_its_heading_from_the_yaw_angle() {
+        // zAngle counter-clockwise from x (east): 90° is north.
+        let mut o = object(1, 0, 0, 0);
+        o.yaw_decideg = Some(900);
+        let frame = collect(&on_rsu(wrapper(vec![o]), "rsu2"), &camera(), &frames()).unwrap();
+        assert!((frame.locations[0].heading_deg.unwrap() - 0.0).abs() < 1e-9);
     }
 
     #[test]
     fn calibrated_sensor_places_objects_in_its_own_frame() {
         // 10 m along the camera's x axis (225°: south-west) from the camera's origin.
-        let frame = collect(&wrapper(vec![object(9, 1000, 0, 1)]), &camera()).unwrap();
+        let frame = collect(&wrapper(vec![object(9, 1000, 0, 1)]), &camera(), &frames()).unwrap();
         let l = &frame.locations[0];
         let (e, n) =
             geo::wgs84_to_offset(Wgs84 { lat: 47.8091, lon: 13.0556 }, Wgs84 { lat: l.latitude, lon: l.longitude });
@@ -262,11 +311,21 @@ mod tests {
     }
 
     #[test]
+    fn an_uncalibrated_sensor_of_a_sensor_frame_rsu_is_an_error() {
+        for sensor in [0, 2] {
+            let err = collect(&wrapper(vec![object(9, 1000, 0, 1), object(3, 0, 0, sensor)]), &camera(), &frames())
+                .unwrap_err()
+                .reason;
+            assert!(err.contains(&format!("sensor.1001.{sensor}")) && err.contains("object_frame.rsu1"), "{err}");
+        }
+    }
+
+    #[test]
     fn velocity_gives_speed_and_heading_in_wgs84() {
         let mut o = object(1, 0, 0, 1);
         o.velocity_x_cm_s = Some(500);
         o.velocity_y_cm_s = Some(0);
-        let frame = collect(&wrapper(vec![o]), &camera()).unwrap();
+        let frame = collect(&wrapper(vec![o]), &camera(), &frames()).unwrap();
         let l = &frame.locations[0];
         assert!((l.speed_mps.unwrap() - 5.0).abs() < 1e-9);
         assert!((l.heading_deg.unwrap() - 225.0).abs() < 1e-9);
@@ -278,14 +337,14 @@ mod tests {
         o.velocity_x_cm_s = Some(0);
         o.velocity_y_cm_s = Some(0);
         o.yaw_decideg = Some(900); // 90° counter-clockwise from x (225°) → 135°
-        let frame = collect(&wrapper(vec![o]), &camera()).unwrap();
+        let frame = collect(&wrapper(vec![o]), &camera(), &frames()).unwrap();
         assert!((frame.locations[0].heading_deg.unwrap() - 135.0).abs() < 1e-9);
     }
 
     #[test]
     fn frame_keeps_rsu_order_and_trace() {
         let objects = (0..128).map(|i| object(i, i as i32 * 10, 0, 0)).collect();
-        let frame = collect(&wrapper(objects), &Calibrations::default()).unwrap();
+        let frame = collect(&wrapper(objects), &Calibrations::default(), &standard()).unwrap();
         assert_eq!(frame.rsu_id, "rsu1");
         assert_eq!(frame.locations.len(), 128);
         assert!(frame.locations.iter().enumerate().all(|(i, l)| l.object_id == i as u32));
@@ -320,14 +379,14 @@ mod tests {
     }
 
     fn announced(w: &CitsMessageWrapper) -> Turn {
-        let frame = collect(w, &Calibrations::default()).unwrap();
+        let frame = collect(w, &Calibrations::default(), &standard()).unwrap();
         let cue = frame.locations[0].cue.unwrap();
         Turn::try_from(cue.announced_turn).unwrap()
     }
 
     #[test]
     fn a_vam_makes_its_vru_a_road_user_that_announces_its_turn() {
-        let frame = collect(&vam(Turn::None, None), &Calibrations::default()).unwrap();
+        let frame = collect(&vam(Turn::None, None), &Calibrations::default(), &standard()).unwrap();
         let l = &frame.locations[0];
         assert_eq!((l.sensor_id, l.station_id, l.object_id), (SELF_REPORTED, 815, 0));
         assert_eq!(l.classification, ObjectClass::Bicycle as i32);
@@ -344,7 +403,7 @@ mod tests {
         if let Some(cits_message_wrapper::Message::Awareness(a)) = &mut lost.message {
             a.latitude = 900_000_001;
         }
-        let err = collect(&lost, &Calibrations::default()).unwrap_err().reason;
+        let err = collect(&lost, &Calibrations::default(), &standard()).unwrap_err().reason;
         assert!(err.contains("VAM reference position unavailable"), "{err}");
     }
 
@@ -352,14 +411,17 @@ mod tests {
     fn unusable_wrappers_are_errors() {
         let mut no_cpm = wrapper(vec![]);
         no_cpm.message = None;
-        assert!(collect(&no_cpm, &Calibrations::default()).unwrap_err().reason.contains("no CPM"));
+        assert!(collect(&no_cpm, &Calibrations::default(), &standard()).unwrap_err().reason.contains("no CPM"));
         let mut bad_ref = wrapper(vec![]);
         if let Some(cits_message_wrapper::Message::Cpm(c)) = &mut bad_ref.message {
             c.reference_latitude = 900_000_001;
         }
-        assert!(collect(&bad_ref, &Calibrations::default()).unwrap_err().reason.contains("reference position"));
+        assert!(collect(&bad_ref, &Calibrations::default(), &standard())
+            .unwrap_err()
+            .reason
+            .contains("reference position"));
         let mut no_rsu = wrapper(vec![]);
         no_rsu.ingest = None;
-        assert!(collect(&no_rsu, &Calibrations::default()).is_err());
+        assert!(collect(&no_rsu, &Calibrations::default(), &standard()).is_err());
     }
 }

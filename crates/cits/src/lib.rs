@@ -18,6 +18,7 @@ pub mod fit;
 pub mod geo;
 pub mod limits;
 pub mod map_matcher;
+pub mod object_frame;
 pub mod pipeline;
 pub mod predictor;
 pub mod registry;

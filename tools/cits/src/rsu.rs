@@ -4,13 +4,15 @@
 //! An RSU is two things: a NATS user (MQTT-only bearer token for `cits.cpm.<rsu>` /
 //! `cits.denm.<rsu>`, crates/cits-nats-auth) and an entry of the decoder's RSU registry, the
 //! named config `cits-rsus` (`rsu.<rsu>` = its station ids; a CPM from another station is a dead
-//! letter). The registry is managed here, outside wadm (the manifests name it without
+//! letter; `object_frame.<rsu>` = the frame its CPMs give objects in, read by the collector,
+//! see `cits::object_frame`). The registry is managed here, outside wadm (the manifests name it without
 //! properties), and reaches running decoders through the host's config watch.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _};
+use cits::object_frame::{ObjectFrame, ObjectFrames};
 use cits_nats_auth::{Authority, Permissions};
 
 /// The decoder's RSU registry (named config).
@@ -122,8 +124,15 @@ pub struct Lattice<'a> {
     pub nats_pid_files: &'a [PathBuf],
 }
 
-/// Issues `rsu` its token and registers its stations; returns the token file.
-pub async fn add(auth_dir: &Path, rsu: &str, stations: &[u32], lattice: &Lattice<'_>) -> anyhow::Result<PathBuf> {
+/// Issues `rsu` its token and registers its stations and the frame its CPMs give objects in
+/// (`object_frame.<rsu>`, read by the collector); returns the token file.
+pub async fn add(
+    auth_dir: &Path,
+    rsu: &str,
+    stations: &[u32],
+    frame: ObjectFrame,
+    lattice: &Lattice<'_>,
+) -> anyhow::Result<PathBuf> {
     if stations.is_empty() {
         bail!("give the RSU's station id(s): --station N");
     }
@@ -132,6 +141,7 @@ pub async fn add(auth_dir: &Path, rsu: &str, stations: &[u32], lattice: &Lattice
     let ids: Vec<String> = stations.iter().map(u32::to_string).collect();
     update_registry(lattice, |registry| {
         registry.insert(format!("rsu.{rsu}"), ids.join(","));
+        registry.insert(ObjectFrames::key(rsu), frame.name().into());
     })
     .await?;
     Ok(token)
@@ -144,6 +154,7 @@ pub async fn remove(auth_dir: &Path, rsu: &str, lattice: &Lattice<'_>) -> anyhow
     reload_nats(lattice.nats_pid_files)?;
     update_registry(lattice, |registry| {
         registry.remove(&format!("rsu.{rsu}"));
+        registry.remove(&ObjectFrames::key(rsu));
     })
     .await
 }
@@ -187,15 +198,29 @@ async fn update_registry(
     Ok(())
 }
 
-/// The registered RSUs with their stations (from the registry) and token keys.
-pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<(String, String, String)>> {
+/// A registered RSU as `cits rsu list` shows it.
+pub struct Registered {
+    pub rsu: String,
+    /// Its station ids, comma separated, or "(unregistered)".
+    pub stations: String,
+    /// The frame its CPMs give objects in (the standard's when the registry says nothing).
+    pub frame: ObjectFrame,
+    /// Its token's public key.
+    pub key: String,
+}
+
+/// The registered RSUs with their stations and object frames (from the registry) and token
+/// keys.
+pub async fn list(auth_dir: &Path, lattice: &Lattice<'_>) -> anyhow::Result<Vec<Registered>> {
     let (_, registry) = read_registry(lattice).await?;
+    let frames = ObjectFrames::from_config(REGISTRY, registry.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|e| anyhow!("{REGISTRY}: {e}"))?;
     Ok(Authority::open(auth_dir)?
         .rsus()?
         .into_iter()
         .map(|r| {
             let stations = registry.get(&format!("rsu.{}", r.rsu)).cloned().unwrap_or_else(|| "(unregistered)".into());
-            (r.rsu, stations, r.public_key)
+            Registered { frame: frames.of(&r.rsu), rsu: r.rsu, stations, key: r.public_key }
         })
         .collect())
 }

@@ -10,6 +10,7 @@ use crate::collision::{current_paths, detect, intersection_of, update_paths, Det
 use crate::denm_sender::{encode, step, SenderConfig};
 use crate::limits::Limits;
 use crate::map_matcher::{LaneIndex, MATCH_REACH_M, ROUTE_REACH_M};
+use crate::object_frame::ObjectFrames;
 use crate::predictor::{learn_and_predict, LaneMap, PredictorConfig};
 use crate::proto::{
     cits_message_wrapper, ActiveWarnings, CitsMessageWrapper, CollisionRiskFrame, FrameDone, LocationsFrame,
@@ -80,7 +81,8 @@ impl Handler for Collector {
             limits.check_cpm(cpm)?;
         }
         let calibrations = Calibrations::from_config(entries(&config))?;
-        let frame = crate::collector::collect(&wrapper, &calibrations)?;
+        let frames = ObjectFrames::from_config(Self::NAME, entries(&config))?;
+        let frame = crate::collector::collect(&wrapper, &calibrations, &frames)?;
         // Checked as the next stage will (on this stage's input subject, which names the same
         // RSU): no conversion may have turned a position into NaN.
         limits.check_locations(&frame, msg.subject)?;

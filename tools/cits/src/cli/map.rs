@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use cits::object_frame::ObjectFrame;
 use cits_tools::map;
 use clap::Subcommand;
 
@@ -65,6 +66,12 @@ enum IntersectionCommand {
         rsu: String,
         #[arg(long)]
         station: u32,
+        /// The frame the RSU's CPMs give objects in (required: the two cannot be told apart
+        /// from the messages): `enu`, east/north of the CPM's reference position as TS 103 324
+        /// and TR 103 562 say; `sensor`, each object in its camera's frame, placed by the
+        /// calibration this command writes (the research RSU and our recordings).
+        #[arg(long)]
+        object_frame: ObjectFrame,
         /// Blobstore-fs root: the tiles go to <root>/cits-map/.
         #[arg(long, default_value = ".state/blobstore")]
         blobstore_root: PathBuf,
@@ -75,7 +82,8 @@ enum IntersectionCommand {
 }
 
 pub fn run_intersection(args: IntersectionArgs) -> anyhow::Result<()> {
-    let IntersectionCommand::Add { map: osm, junction, rsu, station, blobstore_root, config_out } = args.command;
+    let IntersectionCommand::Add { map: osm, junction, rsu, station, object_frame, blobstore_root, config_out } =
+        args.command;
     let graph = map::load(&osm, junction)?;
     let site = map::site::Site::of(&graph)?;
     let dir = blobstore_root.join(map::CONTAINER);
@@ -84,7 +92,7 @@ pub fn run_intersection(args: IntersectionArgs) -> anyhow::Result<()> {
         Some(choice) => format!("{}-{choice}", graph.name),
         None => graph.name.clone(),
     };
-    let yaml = map::intersection::config_yaml(&site, &rsu, station, &name);
+    let yaml = map::intersection::config_yaml(&site, &rsu, station, object_frame, &name);
     if let Some(path) = config_out {
         std::fs::write(&path, &yaml).with_context(|| format!("cannot write {}", path.display()))?;
     }

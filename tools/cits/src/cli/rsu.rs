@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use cits::object_frame::ObjectFrame;
 use clap::Subcommand;
 
 #[derive(clap::Args)]
@@ -43,6 +44,11 @@ enum RsuCommand {
         /// Station id(s) of the RSU's CPMs (repeatable).
         #[arg(long = "station", required = true)]
         stations: Vec<u32>,
+        /// The frame its CPMs give objects in: `enu`, east/north of the CPM's reference position
+        /// as TS 103 324 and TR 103 562 say; or `sensor`, each object in the frame of the camera
+        /// that measured it, placed by that camera's calibration (`sensor.<station>.<id>`).
+        #[arg(long, default_value = "enu")]
+        object_frame: ObjectFrame,
         #[command(flatten)]
         on: RsuLattice,
     },
@@ -52,7 +58,7 @@ enum RsuCommand {
         #[command(flatten)]
         on: RsuLattice,
     },
-    /// List registered RSUs: stations and key.
+    /// List registered RSUs: stations, object frame and key.
     List {
         #[command(flatten)]
         on: RsuLattice,
@@ -88,10 +94,11 @@ impl RsuLattice {
 
 pub async fn run(args: RsuArgs) -> anyhow::Result<()> {
     match args.command {
-        RsuCommand::Add { rsu, stations, on } => {
-            let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, &on.lattice()).await?;
+        RsuCommand::Add { rsu, stations, object_frame, on } => {
+            let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, object_frame, &on.lattice()).await?;
             println!(
-                "RSU {rsu} added (stations {stations:?}). MQTT: user {rsu}, password: the token in {}",
+                "RSU {rsu} added (stations {stations:?}; objects {}). MQTT: user {rsu}, password: the token in {}",
+                object_frame.describe(),
                 token.display()
             );
         }
@@ -100,8 +107,8 @@ pub async fn run(args: RsuArgs) -> anyhow::Result<()> {
             println!("RSU {rsu} removed: credentials revoked, server reloaded, unregistered");
         }
         RsuCommand::List { on } => {
-            for (rsu, stations, key) in cits_tools::rsu::list(&on.auth, &on.lattice()).await? {
-                println!("{rsu}\tstations {stations}\t{key}");
+            for r in cits_tools::rsu::list(&on.auth, &on.lattice()).await? {
+                println!("{}\tstations {}\tobject frame {}\t{}", r.rsu, r.stations, r.frame, r.key);
             }
         }
     }

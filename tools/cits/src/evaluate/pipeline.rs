@@ -9,6 +9,7 @@ use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
 use cits::denm_sender::{step_covering, SenderConfig};
 use cits::geo::Wgs84;
 use cits::map_matcher::{tile_graph, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M, TILE_MARGIN_M};
+use cits::object_frame::{ObjectFrame, ObjectFrames};
 use cits::predictor::{learn_and_predict, LaneMap, PredictorConfig};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, RsuPaths};
 use etsi_its::denm::SimpleDenm;
@@ -159,7 +160,9 @@ impl NativePipeline {
     pub fn process(&mut self, rsu: &str, message: &[u8], received_at_us: u64) -> anyhow::Result<Vec<EmittedDenm>> {
         let subject = crate::recording::subject_of(rsu, message);
         let wrapper = cits::decoder::decode(&subject, message, received_at_us)?;
-        let frame = cits::collector::collect(&wrapper, &self.calibrations)?;
+        // What it replays was filmed by the simulated RSU's cameras, in their frames.
+        let frame =
+            cits::collector::collect(&wrapper, &self.calibrations, &ObjectFrames::everywhere(ObjectFrame::Sensor))?;
         let now = frame.reference_time_us;
         let keys = state_keys(&frame);
         let stored: Vec<Option<Vec<u8>>> = keys.iter().map(|k| self.trajectories.get(k).cloned()).collect();

@@ -22,6 +22,7 @@ pub mod topology;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
+use cits::object_frame::ObjectFrame;
 
 // The lattice's own values the manifests name but do not hold.
 use crate::manifest::{LATTICE_BLOBSTORE, LATTICE_REDIS};
@@ -86,8 +87,10 @@ pub enum Step {
     DashboardUp,
     /// Stop the dashboard.
     DashboardDown,
-    /// Register an RSU: its MQTT credentials and its station (default RSU_STATION).
-    RsuAdd { rsu: String, station: Option<u32> },
+    /// Register an RSU: its MQTT credentials, its station (default RSU_STATION) and the frame its
+    /// CPMs give objects in (default: `sensor` for the recordings' stations, RSU_STATION and
+    /// CAMERA_STATIONS, whose cameras the manifests calibrate; `enu`, the standard's, otherwise).
+    RsuAdd { rsu: String, station: Option<u32>, object_frame: Option<ObjectFrame> },
     /// Revoke an RSU's credentials and unregister it.
     RsuRemove { rsu: String },
     /// Make this machine's NATS servers re-read their config (SIGHUP): on a topology over several
@@ -154,7 +157,11 @@ impl Lattice {
                 Ok(())
             }
             Step::DashboardDown => self.processes.stop("dashboard", GRACE).await,
-            Step::RsuAdd { rsu, station } => self.rsu_add(&rsu, station.unwrap_or(self.settings.rsu_station)).await,
+            Step::RsuAdd { rsu, station, object_frame } => {
+                let station = station.unwrap_or(self.settings.rsu_station);
+                self.rsu_add(&rsu, station, object_frame.unwrap_or_else(|| self.settings.object_frame_of(station)))
+                    .await
+            }
             Step::RsuRemove { rsu } => self.rsu_remove(&rsu).await,
             Step::Reload => crate::rsu::reload_nats(&self.settings.nats_pid_files()),
             Step::RedisUrl { rsu } => {
@@ -246,9 +253,9 @@ impl Lattice {
         // exist. `cits probe` sends as RSU probe from a station of its own. Their tokens are
         // the first machine's to hand out.
         if first {
-            self.rsu_add("probe", crate::demo::PROBE_STATION_ID).await?;
+            self.rsu_add("probe", crate::demo::PROBE_STATION_ID, ObjectFrame::Enu).await?;
             for rsu in &s.rsus {
-                self.rsu_add(rsu, s.rsu_station).await?;
+                self.rsu_add(rsu, s.rsu_station, s.object_frame_of(s.rsu_station)).await?;
             }
         }
         guard.keep();
@@ -419,10 +426,12 @@ impl Lattice {
         }
     }
 
-    pub async fn rsu_add(&self, rsu: &str, station: u32) -> anyhow::Result<()> {
+    pub async fn rsu_add(&self, rsu: &str, station: u32, frame: ObjectFrame) -> anyhow::Result<()> {
         let target = self.rsu_target();
         let on = target.on(&self.settings.lattice);
-        crate::rsu::add(&target.auth, rsu, &[station], &on).await.with_context(|| format!("cannot add RSU {rsu}"))?;
+        crate::rsu::add(&target.auth, rsu, &[station], frame, &on)
+            .await
+            .with_context(|| format!("cannot add RSU {rsu}"))?;
         Ok(())
     }
 
@@ -488,7 +497,15 @@ pub(crate) mod tests {
             parse_step(&["native-up"]).unwrap(),
             Step::NativeUp { shape: Shape::Seven, input: Input::Core }
         ));
-        assert!(matches!(parse_step(&["rsu-add", "a", "7"]).unwrap(), Step::RsuAdd { station: Some(7), .. }));
+        assert!(matches!(
+            parse_step(&["rsu-add", "a", "7"]).unwrap(),
+            Step::RsuAdd { station: Some(7), object_frame: None, .. }
+        ));
+        assert!(matches!(
+            parse_step(&["rsu-add", "a", "7", "sensor"]).unwrap(),
+            Step::RsuAdd { object_frame: Some(ObjectFrame::Sensor), .. }
+        ));
+        assert!(parse_step(&["rsu-add", "a", "7", "camera"]).is_err());
         assert!(parse_step(&["crash-restart", "wadm"]).is_err());
     }
 

@@ -155,6 +155,17 @@ struct FromEnv {
 }
 
 impl Settings {
+    /// The frame a station's CPMs give objects in, as far as this lattice knows: the
+    /// recordings' stations (RSU_STATION, and CAMERA_STATIONS given its cameras) are the research
+    /// RSU's, in its cameras' frames; any other station sends the standard's.
+    pub fn object_frame_of(&self, station: u32) -> cits::object_frame::ObjectFrame {
+        if station == self.rsu_station || self.camera_stations.contains(&station) {
+            cits::object_frame::ObjectFrame::Sensor
+        } else {
+            cits::object_frame::ObjectFrame::Enu
+        }
+    }
+
     /// The settings the environment gives (as `cits lattice` would take them without options).
     pub fn from_env() -> anyhow::Result<Self> {
         use clap::Parser as _;

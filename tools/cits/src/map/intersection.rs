@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
+use cits::object_frame::{ObjectFrame, ObjectFrames};
 use cits::proto::LaneGraph;
 use prost::Message as _;
 
@@ -32,11 +33,19 @@ pub fn write_tiles(graph: &LaneGraph, dir: &Path) -> anyhow::Result<usize> {
 }
 
 /// The config entries the intersection's RSU needs, as YAML properties: the cameras'
-/// calibration (`sensor.<station>.<id>: "lat,lon,heading"`, collector / fused pipeline), the
-/// detector's grouping (`intersection.<rsu>`) and the registry entry (`rsu.<rsu>`, which
+/// calibration (`sensor.<station>.<id>: "lat,lon,heading"`, collector / fused pipeline; used
+/// when the RSU sends objects in its cameras' frames), the detector's grouping
+/// (`intersection.<rsu>`) and the registry entries (`rsu.<rsu>` and `object_frame.<rsu>`, which
 /// `cits rsu add` also writes on a running lattice).
-pub fn config_yaml(site: &Site, rsu: &str, station: u32, intersection: &str) -> String {
-    let mut out = String::from("# sensor calibration (collector, fused pipeline)\n");
+pub fn config_yaml(site: &Site, rsu: &str, station: u32, frame: ObjectFrame, intersection: &str) -> String {
+    let mut out = String::from(match frame {
+        ObjectFrame::Sensor => {
+            "# sensor calibration (collector, fused pipeline): the RSU sends objects in these frames\n"
+        }
+        ObjectFrame::Enu => {
+            "# sensor calibration (collector, fused pipeline): unused while the RSU sends the standard's frame\n"
+        }
+    });
     for (id, pose) in &site.sensors {
         let (lat, lon, heading) =
             (trimmed(pose.origin.lat, 7), trimmed(pose.origin.lon, 7), trimmed(pose.x_axis_heading_deg, 1));
@@ -46,7 +55,10 @@ pub fn config_yaml(site: &Site, rsu: &str, station: u32, intersection: &str) -> 
         "# collision detector: the RSUs of one intersection\nintersection.{rsu}: \"{intersection}\"\n"
     ));
     out.push_str(&format!(
-        "# RSU registry (cits-rsus; `cits rsu add {rsu} --station {station}`)\nrsu.{rsu}: \"{station}\"\n"
+        "# RSU registry (cits-rsus; `cits rsu add {rsu} --station {station} --object-frame {frame}`): its stations, and\n\
+         # its objects {}\nrsu.{rsu}: \"{station}\"\n{}: \"{frame}\"\n",
+        frame.describe(),
+        ObjectFrames::key(rsu)
     ));
     out
 }
@@ -100,10 +112,22 @@ mod tests {
     fn config_names_each_camera_and_the_rsu() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm");
         let site = Site::of(&super::super::load(&path, None).unwrap()).unwrap();
-        let yaml = config_yaml(&site, "rsu1", 1001, "weiser-gabelsberger");
+        let yaml = config_yaml(&site, "rsu1", 1001, ObjectFrame::Sensor, "weiser-gabelsberger");
         // Our RSU: exactly the calibration the manifests carry.
         assert!(yaml.contains("sensor.1001.1: \"47.81028,13.05203,225\""), "{yaml}");
         assert!(yaml.contains("sensor.1001.2: \"47.80992,13.05157,45\""), "{yaml}");
         assert!(yaml.contains("intersection.rsu1: \"weiser-gabelsberger\"") && yaml.contains("rsu.rsu1: \"1001\""));
+        assert!(yaml.contains("object_frame.rsu1: \"sensor\""), "{yaml}");
+        // What the registry entries say is what the collector reads.
+        let entries: Vec<(&str, &str)> = yaml
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once(": "))
+            .map(|(k, v)| (k, v.trim_matches('"')))
+            .collect();
+        let frames = ObjectFrames::from_config("collector", entries.iter().copied()).unwrap();
+        assert_eq!(frames.of("rsu1"), ObjectFrame::Sensor);
+        let standard = config_yaml(&site, "rsu7", 7, ObjectFrame::Enu, "weiser-gabelsberger");
+        assert!(standard.contains("object_frame.rsu7: \"enu\"") && standard.contains("unused"), "{standard}");
     }
 }
