@@ -192,7 +192,8 @@ pub struct StageView {
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct InputCount {
     pub rsu: String,
-    /// As the decoder names it (`etsi_its::format::Format`), e.g. "CPM (TS 103 324), UPER".
+    /// As the decoder names it (`etsi_its::format::describe`), e.g. "CPM (TS 103 324), UPER" or
+    /// "CPM (TS 103 324), UPER, container list with extension bit".
     pub format: String,
     pub messages: u64,
 }
@@ -207,7 +208,8 @@ pub struct Inputs {
 impl Inputs {
     pub fn record(&mut self, subject: &str, payload: &[u8]) {
         let Ok((_, rsu)) = cits::subjects::ingest_of_subject(subject) else { return };
-        let format = etsi_its::format::detect(payload).to_string();
+        // Down to a CPM's container-list encoding: both are sent in the field.
+        let format = etsi_its::format::describe(payload);
         *self.counts.entry((rsu.to_string(), format)).or_insert(0) += 1;
     }
 
@@ -547,8 +549,10 @@ mod tests {
     fn inputs_are_counted_per_rsu_and_format() {
         let cpm = etsi_its::cpm::encode(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
         let xer = etsi_its::cpm::encode_xer(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
+        let with_bit = etsi_its::cpm::encode_with_extension_bit(&etsi_its::cpm::fixtures::sample().to_cpm()).unwrap();
         let mut inputs = Inputs::default();
         for (subject, payload) in [
+            ("cits.cpm.rsu1", &with_bit[..]),
             ("cits.cpm.rsu1", &cpm[..]),
             ("cits.cpm.rsu1", &cpm[..]),
             ("cits.cpm.rsu1", &xer[..]),
@@ -561,7 +565,12 @@ mod tests {
             inputs.view().iter().map(|c| format!("{} {}: {}", c.rsu, c.format, c.messages)).collect();
         assert_eq!(
             counts,
-            ["rsu1 CPM (TS 103 324), UPER: 2", "rsu1 CPM (TS 103 324), XER: 1", "rsu2 unknown format: 1"]
+            [
+                "rsu1 CPM (TS 103 324), UPER: 2",
+                "rsu1 CPM (TS 103 324), UPER, container list with extension bit: 1",
+                "rsu1 CPM (TS 103 324), XER: 1",
+                "rsu2 unknown format: 1"
+            ]
         );
     }
 

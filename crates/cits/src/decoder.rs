@@ -37,9 +37,13 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
     // places it.
     let read_as = format::detect(payload);
     let received_its_ms = time::unix_us_to_its_ms(received_at_us);
+    // What it was read as, down to the encoding of a CPM's container list (both are in the field).
+    let mut read_as_named = None;
     let message = match ingest {
-        Ingest::Cpm => format::simple_cpm_as(read_as, payload, received_its_ms)
-            .map(|simple| cits_message_wrapper::Message::Cpm(to_proto(&simple))),
+        Ingest::Cpm => format::read_cpm_as(read_as, payload, received_its_ms).map(|read| {
+            read_as_named = Some(format::label(read_as, read.container_list));
+            cits_message_wrapper::Message::Cpm(to_proto(&read.cpm))
+        }),
         Ingest::Cam => format::simple_cam_as(read_as, payload)
             .map(|simple| cits_message_wrapper::Message::Awareness(awareness(&simple, received_its_ms))),
         Ingest::Vam => format::simple_vam_as(read_as, payload)
@@ -52,7 +56,7 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
             source_subject: subject.to_string(),
             received_at_us,
             payload_bytes: payload.len() as u32,
-            format: read_as.to_string(),
+            format: read_as_named.unwrap_or_else(|| read_as.to_string()),
         }),
         message: Some(message),
         frame_id: crate::stage::frame_id(subject, payload),
@@ -228,7 +232,13 @@ mod tests {
             // Release 1 says so in its protocol version; all else is the same CPM.
             assert_eq!(Cpm { protocol_version: b.protocol_version, ..a.clone() }, *b, "{format}");
         }
-        assert_eq!(uper.ingest.unwrap().format, "CPM (TS 103 324), UPER");
+        assert_eq!(uper.ingest.as_ref().unwrap().format, "CPM (TS 103 324), UPER");
+        // The container list with its extension bit (asn1tools, ms-van3t): the same CPM, and
+        // the format says which encoding it was.
+        let with_bit = etsi_its::cpm::encode_with_extension_bit(&cpm.to_cpm()).unwrap();
+        let got = decode("cits.cpm.r1", &with_bit, received_at_us).unwrap();
+        assert_eq!(got.ingest.as_ref().unwrap().format, "CPM (TS 103 324), UPER, container list with extension bit");
+        assert_eq!(got.message, uper.message);
     }
 
     #[test]
