@@ -276,7 +276,7 @@ mod tests {
         (car.velocity_x_cm_s, car.velocity_y_cm_s) = (Some(830), Some(0));
         car.yaw_decideg = Some(0);
         for frames in [standard(), frames()] {
-            let frame = collect(&on_rsu(wrapper(vec![car.clone()]), "rsu2"), &camera(), &frames).unwrap();
+            let frame = collect(&on_rsu(wrapper(vec![car]), "rsu2"), &camera(), &frames).unwrap();
             let l = &frame.locations[0];
             let (e, n) =
                 geo::wgs84_to_offset(Wgs84 { lat: 47.8095, lon: 13.0550 }, Wgs84 { lat: l.latitude, lon: l.longitude });
