@@ -18,9 +18,11 @@
 # No other module c-its-parser compiles uses them.
 #
 # 3. `ConstraintWrappedCpmContainers` (the CPM's container list) is `WrappedCpmContainers` with a
-# serially applied, non-extensible constraint; X.680 then drops the parent's extension marker, so
-# UPER sends the SIZE(1..8) count without an extension bit. rasn-compiler kept the bit. Same
-# reference encoders as above; also how Vanetza encodes it.
+# serially applied, non-extensible constraint; read so, the parent's extension marker is dropped
+# and UPER sends the SIZE(1..8) count without an extension bit, as Vanetza and ika's asn1c codec
+# do (rasn-compiler kept the bit). Others keep it (asn1tools on the unmodified ASN.1, ms-van3t's
+# asn1c code): the field has both, and etsi_its::cpm::decode_with_list reads both. We write this
+# one.
 #
 # 4. It builds on rasn 0.30 (the workspace's) instead of 0.28: rasn 0.28.15's UPER encoder writes
 # a SEQUENCE OF beyond the root of an extensible SIZE with a wrong length (a CPM of 256 perceived
