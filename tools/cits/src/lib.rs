@@ -8,6 +8,7 @@ pub mod denms;
 pub mod dlq;
 pub mod evaluate;
 pub mod http;
+pub mod import;
 pub mod lattice;
 pub mod manifest;
 pub mod map;

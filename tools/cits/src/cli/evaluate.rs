@@ -75,12 +75,43 @@ pub struct EvaluateArgs {
         hide_possible_values = true
     )]
     condition: Conditions,
+    /// Instead of --file or --seeds: a trajectory dataset's recording (its folder or a track
+    /// file, see `cits import`), filmed by the RSU of the --osm map's junction and scored
+    /// against its real tracks; `--explain`, `--trace A,B`, `--set` and `--condition` apply.
+    #[arg(long)]
+    tracks: Option<PathBuf>,
+    /// With --tracks: the dataset's format (interaction, levelx, sind).
+    #[arg(long, requires = "tracks")]
+    format: Option<cits_tools::import::Format>,
+    /// With --tracks: which recording of the folder (see `cits import`).
+    #[arg(long, requires = "tracks")]
+    recording_id: Option<u32>,
 }
 
 /// Which evaluation runs follows from the options given, first match first (`--seeds` with
 /// `--maps`, with `--ncap`, `--sweep` or `--trace`; `--seeds` alone; else `--file`).
 pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     match args {
+        EvaluateArgs {
+            tracks: Some(path),
+            format,
+            recording_id,
+            osm,
+            junction,
+            seeds,
+            set,
+            explain,
+            trace,
+            condition,
+            ..
+        } => {
+            let format = format.context("--tracks needs --format interaction|levelx|sind")?;
+            let seed = match seeds {
+                Some(s) => s.trim().parse().context("with --tracks, --seeds is the one seed of the cameras' noise")?,
+                None => 1,
+            };
+            evaluate_tracks(&path, format, recording_id, &osm, junction, seed, &set, explain, trace, condition)?;
+        }
         EvaluateArgs { seeds: Some(seeds), maps, duration_s, density, set, .. } if !maps.is_empty() => {
             let params = sim::Params { density, ..sim::Params::new(0, duration_s) };
             let config = native::entries_set(&set)?;
@@ -175,8 +206,8 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             }
             println!("({} recordings simulated and evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
         }
-        EvaluateArgs { file, truth, osm, list_false, .. } => {
-            score_file(&file, &truth, &osm, list_false)?;
+        EvaluateArgs { file, truth, osm, junction, list_false, explain, .. } => {
+            score_file(&file, &truth, &osm, junction, list_false, explain)?;
         }
     }
     Ok(())
@@ -251,10 +282,77 @@ fn sweep(
     Ok(())
 }
 
-/// `--file`: one recording scored against its ground truth.
-fn score_file(file: &Path, truth: &Path, osm: &Path, list_false: bool) -> anyhow::Result<()> {
-    let xml = std::fs::read_to_string(osm).with_context(|| format!("cannot read {}", osm.display()))?;
-    let graph = map::lane_graph_from_osm(&xml, "map")?;
+/// `--tracks`: a dataset filmed by the junction's RSU, its DENMs scored against its real tracks
+/// in the same table as simulated seeds.
+#[allow(clippy::too_many_arguments)]
+fn evaluate_tracks(
+    path: &Path,
+    format: cits_tools::import::Format,
+    recording_id: Option<u32>,
+    osm: &Path,
+    junction: Option<map::junction::Choice>,
+    seed: u64,
+    set: &[String],
+    explain: bool,
+    trace: Option<String>,
+    conditions: Conditions,
+) -> anyhow::Result<()> {
+    let graph = map::load(osm, junction)?;
+    let config = native::entries_set(set)?;
+    let started = std::time::Instant::now();
+    let imported = cits_tools::import::import(&graph, format, path, recording_id, seed, conditions)?;
+    print!("{}", cits_tools::import::report(&imported));
+    if let Some(pair) = trace {
+        let users: Vec<u32> =
+            pair.split(',').map(|u| u.trim().trim_start_matches('#').parse()).collect::<Result<_, _>>()?;
+        let [a, b] = users[..] else { anyhow::bail!("--trace takes two road users, e.g. 15,20") };
+        for line in evaluate::trace_recording(&graph, &imported.sim, &config, [a, b])? {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    let denms = evaluate::run_scored(&graph, &imported.sim.records, &config)?;
+    let s = evaluate::score_truth(&denms, &imported.truth);
+    let name = path.file_name().map_or("recording".into(), |n| n.to_string_lossy().to_string());
+    print_scored(&[(name, s)], explain);
+    println!("(filmed and evaluated in {:.1} s)", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The table, the missed conflicts and with `explain` why each miss and each warning that was
+/// not true.
+fn print_scored(rows: &[(String, evaluate::Score)], explain: bool) {
+    print!("{}", evaluate::table(rows));
+    for (name, s) in rows {
+        for (users, at) in &s.missed {
+            println!(
+                "{name}: conflict of road users {} and {} at {} not warned",
+                users[0],
+                users[1],
+                watch::format_time_us(*at as u64)
+            );
+        }
+    }
+    if explain {
+        for (name, s) in rows {
+            for line in &s.explained {
+                println!("{name}: {line}");
+            }
+        }
+    }
+}
+
+/// `--file`: one recording scored against its ground truth (with the map loaded as `cits
+/// simulate` and `cits import` load it, so the same junction's cameras).
+fn score_file(
+    file: &Path,
+    truth: &Path,
+    osm: &Path,
+    junction: Option<map::junction::Choice>,
+    list_false: bool,
+    explain: bool,
+) -> anyhow::Result<()> {
+    let graph = map::load(osm, junction)?;
     let records = recording::read_file(file)?;
     let truth = sim::read_truth(truth)?;
     let started = std::time::Instant::now();
@@ -277,6 +375,11 @@ fn score_file(file: &Path, truth: &Path, osm: &Path, list_false: bool) -> anyhow
     s.clearly_false,
     s.borderline,
 );
+    if truth.source.is_some() || explain {
+        // Recorded traffic: the same table as simulated seeds.
+        let name = file.file_name().map_or("recording".into(), |n| n.to_string_lossy().to_string());
+        print_scored(&[(name, s.clone())], explain);
+    }
     if list_false {
         for seq in &s.false_action_ids {
             let Some(d) = denms.iter().find(|d| d.denm.sequence_number == *seq) else { continue };

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod demo;
 mod evaluate;
+mod import;
 mod lattice;
 mod manifest;
 mod map;
@@ -57,6 +58,9 @@ enum Command {
     Map(map::MapArgs),
     /// Simulate traffic at the intersection and record the RSU's CPMs, with a ground-truth sidecar.
     Simulate(simulate::SimulateArgs),
+    /// Film a trajectory dataset (INTERACTION, levelX, SinD) with an intersection's RSU: a CPM
+    /// recording and its ground truth, as for simulated traffic.
+    Import(import::ImportArgs),
     /// Run a recording through the whole pipeline natively and score its DENMs against the
     /// simulator's planted conflicts.
     Evaluate(evaluate::EvaluateArgs),
@@ -89,6 +93,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Dlq(args) => nats::run_dlq(args).await,
         Command::Map(args) => map::run(args),
         Command::Simulate(args) => simulate::run(args),
+        Command::Import(args) => import::run(args),
         Command::Evaluate(args) => evaluate::run(args),
         Command::Stage(args) => stage::run(args).await,
         Command::Bench(command) => bench::run(command).await,

@@ -35,6 +35,7 @@ use crate::recording::{self, Record};
 
 pub mod ncap;
 mod params;
+mod recorded;
 mod rng;
 mod routes;
 mod safety;
@@ -46,13 +47,14 @@ mod truth;
 mod v2x;
 
 pub use params::{Conditions, Params};
+pub use recorded::{film_recorded, RecordedSample, RecordedUser};
 use rng::Rng;
 pub use routes::Kind;
 use routes::Route;
 use scenarios::{schedule, Hidden};
 pub use scenarios::{ConflictKind, PlantedConflict, Scenarios};
 use traffic::{Mover, World};
-pub use truth::{read as read_truth, truth, truth_text, Truth, TruthEncounter, TruthUser};
+pub use truth::{read as read_truth, truth, truth_text, Truth, TruthEncounter, TruthSource, TruthUser};
 use v2x::{cams, vams};
 pub use v2x::{CAM_PERIOD_US, CAM_POSITION_SIGMA_M, CAM_STATION_BASE, SIGNAL_P, VAM_POSITION_SIGMA_M};
 

@@ -23,6 +23,9 @@ pub(super) struct Mover {
     pub(super) stop: Option<(usize, f64)>,
     /// Where in its lane the road user keeps (m left of the centerline, [`LanePosition`]).
     pub(super) lane_position: LanePosition,
+    /// A recorded road user's track, played back instead of the profile along the route
+    /// ([`super::recorded`]).
+    pub(super) recorded: Option<std::sync::Arc<super::recorded::Playback>>,
 }
 
 /// Lateral position in the lane: drivers and riders keep a little off the centerline (a bias
@@ -103,6 +106,7 @@ impl Mover {
             step,
             stop: None,
             lane_position: LanePosition::default(),
+            recorded: None,
         }
     }
 
@@ -126,6 +130,9 @@ impl Mover {
     }
 
     pub(super) fn exit_s(&self) -> f64 {
+        if let Some(r) = &self.recorded {
+            return r.end_s();
+        }
         self.entry_s + self.t.last().unwrap() + self.dwell_s()
     }
 
@@ -158,6 +165,11 @@ impl Mover {
 
     /// Position, velocity (east/north, m/s) and lanelet at `time_s`.
     pub(super) fn state(&self, routes: &[Route], time_s: f64) -> Option<(P, P, i64)> {
+        if let Some(r) = &self.recorded {
+            // On no lanelet of the map's: the route is the track's own way.
+            let (p, v) = r.state(time_s)?;
+            return Some((p, v, -1));
+        }
         let (s, v) = self.s_at(time_s)?;
         let r = &routes[self.route];
         let (p, tangent) = r.at(s);

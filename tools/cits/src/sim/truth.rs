@@ -24,6 +24,28 @@ pub struct Truth {
     pub tracks_columns: [String; 5],
     /// (sensor id, tracker id, road user, first and last measurement, unix ms).
     pub tracks: Vec<(u8, u8, u32, i64, i64)>,
+    /// Recorded traffic ([`crate::import`]): where the road users came from; absent for
+    /// simulated traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<TruthSource>,
+}
+
+/// Where recorded road users came from, how their classes were read, and the encounters the
+/// cameras could not have warned of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TruthSource {
+    /// `interaction`, `levelx` or `sind`.
+    pub format: String,
+    pub files: Vec<String>,
+    /// The dataset's classes, each with how many of its tracks became which kind.
+    pub classes: BTreeMap<String, BTreeMap<String, usize>>,
+    /// How classes the dataset does not separate were split, when it had any.
+    pub class_rules: Vec<String>,
+    /// Seconds of the dataset's clock at the recording's start.
+    pub dataset_start_s: f64,
+    /// Encounters (as in `encounters`) of pairs the cameras never tracked both of: no warning
+    /// could be about them, so they are not scored.
+    pub unseen_encounters: Vec<TruthEncounter>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -313,6 +335,7 @@ pub fn truth(sim: &Simulation) -> Truth {
         encounters: encounters(sim),
         tracks_columns: ["sensor_id", "tracker_id", "road_user", "first_unix_ms", "last_unix_ms"].map(String::from),
         tracks,
+        source: None,
     }
 }
 

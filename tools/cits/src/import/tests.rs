@@ -1,0 +1,1 @@
+//! Import tests (filled below).
