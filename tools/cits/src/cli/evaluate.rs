@@ -186,24 +186,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             let rows = evaluate::evaluate_seeds(&graph, &evaluate::parse_seeds(&seeds)?, &params, &config)?;
             let rows: Vec<(String, evaluate::Score)> =
                 rows.into_iter().map(|(seed, s)| (format!("seed {seed}"), s)).collect();
-            print!("{}", evaluate::table(&rows));
-            for (name, s) in &rows {
-                for (users, at) in &s.missed {
-                    println!(
-                        "{name}: conflict of road users {} and {} at {} not warned",
-                        users[0],
-                        users[1],
-                        watch::format_time_us(*at as u64)
-                    );
-                }
-            }
-            if explain {
-                for (name, s) in &rows {
-                    for line in &s.explained {
-                        println!("{name}: {line}");
-                    }
-                }
-            }
+            print_scored(&rows, explain);
             println!("({} recordings simulated and evaluated in {:.1} s)", rows.len(), started.elapsed().as_secs_f64());
         }
         EvaluateArgs { file, truth, osm, junction, list_false, explain, .. } => {

@@ -8,8 +8,9 @@ use anyhow::{bail, Context as _};
 pub struct Table {
     pub path: PathBuf,
     columns: Vec<String>,
-    /// (line in the file, fields).
-    rows: Vec<(usize, Vec<String>)>,
+    /// Per row: its line in the file, its fields one after another, where each field ends.
+    /// (A levelX track file has a million rows: one allocation per row, not per field.)
+    rows: Vec<(usize, String, Vec<u32>)>,
 }
 
 /// Splits one line at commas; a field in double quotes may hold commas (`""` is a quote).
@@ -57,7 +58,13 @@ impl Table {
             if f.len() != columns.len() {
                 bail!("{}: row {line}: {} fields, the header has {}", path.display(), f.len(), columns.len());
             }
-            rows.push((line, f));
+            let mut joined = String::with_capacity(text.len());
+            let mut ends = Vec::with_capacity(f.len());
+            for field in f {
+                joined.push_str(&field);
+                ends.push(u32::try_from(joined.len()).context("a row longer than 4 GB")?);
+            }
+            rows.push((line, joined, ends));
         }
         Ok(Table { path: path.to_path_buf(), columns, rows })
     }
@@ -83,7 +90,9 @@ impl Table {
     }
 
     pub fn text(&self, row: usize, column: usize) -> &str {
-        &self.rows[row].1[column]
+        let (_, joined, ends) = &self.rows[row];
+        let start = if column == 0 { 0 } else { ends[column - 1] as usize };
+        &joined[start..ends[column] as usize]
     }
 
     /// A finite number.
