@@ -51,7 +51,7 @@ impl Playback {
 
     pub(super) fn end_s(&self) -> f64 {
         // Invariant: a playback has at least one sample (checked in `film_recorded`).
-        *self.t.last().unwrap_or(&self.t[0])
+        self.t[self.t.len() - 1]
     }
 
     /// Position and velocity at `time_s`, linear between samples; None outside the track.
