@@ -135,3 +135,49 @@ pub fn film_recorded(graph: &LaneGraph, users: &[RecordedUser], params: &Params)
     }
     Ok(sim)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use cits::geo::offset_to_wgs84;
+
+    use super::*;
+
+    /// A straight track at constant velocity, sampled at 10 Hz, in metres from the site's centre.
+    fn straight(site: &Site, kind: Kind, from: P, v: P, secs: f64) -> RecordedUser {
+        let samples = (0..=(secs * 10.0) as i64)
+            .map(|k| {
+                let t = k as f64 / 10.0;
+                let at = offset_to_wgs84(site.centre, from.0 + v.0 * t, from.1 + v.1 * t);
+                RecordedSample { t_ms: k * 100, at, velocity: v }
+            })
+            .collect();
+        RecordedUser { kind, description: format!("{kind:?}"), samples }
+    }
+
+    #[test]
+    fn recorded_tracks_get_the_simulated_truths_pet() {
+        let graph = crate::map::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/map/weiser-gabelsberger.osm"),
+            None,
+        )
+        .unwrap();
+        let site = Site::of(&graph).unwrap();
+        // As in safety.rs: a car eastwards at 10 m/s through the centre leaves the pedestrian's
+        // path at 5.34 s; the pedestrian northwards at 1 m/s reaches the car's at 8.0 s.
+        let users = [
+            straight(&site, Kind::Car, (-50.0, 0.0), (10.0, 0.0), 10.0),
+            straight(&site, Kind::Pedestrian, (0.0, -9.4), (0.0, 1.0), 20.0),
+        ];
+        let sim = film_recorded(&graph, &users, &Params::new(1, 20)).unwrap();
+        let truth = super::super::truth(&sim);
+        assert_eq!(truth.encounters.len(), 1, "{:?}", truth.encounters);
+        let e = &truth.encounters[0];
+        assert!((e.pet_s - (8.0 - 5.34)).abs() <= 0.1 + 1e-9, "{e:?}");
+        assert_eq!(truth.road_users[1].description, "Pedestrian");
+        // Both filmed by the site's cameras.
+        let filmed: std::collections::BTreeSet<u32> = truth.tracks.iter().map(|t| t.2).collect();
+        assert_eq!(filmed.len(), 2);
+    }
+}
