@@ -58,7 +58,11 @@ pub fn data() -> &'static Data {
         None => {
             eprintln!("{DATA_ENV} not set: no map, default config");
             Data {
-                config: vec![(format!("rsu.{RSU}"), "1001".into()), ("limits.max_age_ms".into(), MAX_AGE_MS.into())],
+                config: vec![
+                    (format!("rsu.{RSU}"), "1001".into()),
+                    (format!("object_frame.{RSU}"), "sensor".into()),
+                    ("limits.max_age_ms".into(), MAX_AGE_MS.into()),
+                ],
                 blobs: Arc::default(),
             }
         }

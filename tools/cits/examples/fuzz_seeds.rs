@@ -127,6 +127,8 @@ fn config(root: &Path, recordings: &[(String, Vec<Record>)]) -> anyhow::Result<V
     let stations: Vec<String> = stations.iter().map(u32::to_string).collect();
     config.retain(|(k, _)| k != "limits.max_age_ms");
     config.push((format!("rsu.{}", input::RSU), stations.join(",")));
+    // The recordings are the research RSU's: objects in its cameras' frames, as deployed.
+    config.push((format!("object_frame.{}", input::RSU), "sensor".into()));
     config.push(("limits.max_age_ms".into(), input::MAX_AGE_MS.into()));
     Ok(config)
 }

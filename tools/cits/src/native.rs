@@ -549,6 +549,8 @@ mod tests {
         let live = crate::replay::live(&records, 1.0, cits::time::now_us() / 1000);
         let mut config = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap().config;
         config.push(("rsu.rsu1".into(), crate::demo::STATION_ID.to_string()));
+        // The registry as the lattice writes it for the recordings' RSU: its cameras' frames.
+        config.push(("object_frame.rsu1".into(), "sensor".into()));
         let mut svc = crate::map::in_memory(config, &graph);
         let mut denms = Vec::new();
         for (i, r) in live.records.iter().enumerate() {
