@@ -463,6 +463,12 @@ impl Lattice {
     /// its token, as the RSU would be.
     pub async fn mqtt(&self, rsu: &str) -> Mqtt {
         self.add_rsu(rsu);
+        self.mqtt_registered(rsu).await
+    }
+
+    /// An MQTT connection as `rsu`, registered already (e.g. with another station or object
+    /// frame than [`Self::add_rsu`] gives).
+    pub async fn mqtt_registered(&self, rsu: &str) -> Mqtt {
         let mut opts = MqttOptions::new(format!("{rsu}-client"), "127.0.0.1", self.mqtt_port);
         cits_tools::auth::apply_rsu_credentials(Some(&self.auth_dir()), rsu, &mut opts).expect("RSU token");
         opts.set_keep_alive(Duration::from_secs(30));
