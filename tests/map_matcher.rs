@@ -47,7 +47,9 @@ async fn cyclist_on_the_bike_lane_and_car_on_the_car_lane_are_matched_to_their_o
     let nats = lattice.nats().await;
     let mut out = nats.subscribe(format!("cits.matched.{RSU}")).await.unwrap();
     nats.flush().await.unwrap();
-    let mut rsu = lattice.mqtt(RSU).await;
+    // Its CPMs give positions east/north of the reference position (no camera): a standard RSU.
+    lattice.step(&["rsu-add", RSU, "1001", "enu"]).unwrap();
+    let mut rsu = lattice.mqtt_registered(RSU).await;
 
     // East arm, heading west into the intersection: car approach lane 2101 and the bike lane 2300
     // beside it. Both objects 0.5 m off their centre lines, towards the other lane.
