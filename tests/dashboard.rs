@@ -94,7 +94,7 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
     let scaled =
         browser(&lattice, &url, &["scale", "--component", "decoder", "--instances", "3", "--concurrency", "2"]);
     let version = scaled["version"].as_str().unwrap().to_string();
-    assert!(version.starts_with("v0.8.0-ops."), "{scaled}");
+    assert!(version.starts_with("v0.9.0-ops."), "{scaled}");
     let apps = wash_json(&lattice, &["app", "list", "-o", "json"]);
     assert_eq!(apps["applications"][0]["deployed_version"], version.as_str(), "{apps}");
     // wadm calls a scaler deployed once the host reported the new count: what the page called
@@ -166,8 +166,8 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
 
     // Application page: switch to the fused deployment, a stored version.
     let app = browser(&lattice, &url, &["application"]);
-    assert!(app["versions"].as_array().unwrap().iter().any(|v| v == "v0.7.1-fused"), "{app}");
-    browser(&lattice, &url, &["switch", "--version", "v0.7.1-fused"]);
+    assert!(app["versions"].as_array().unwrap().iter().any(|v| v == "v0.9.0-fused"), "{app}");
+    browser(&lattice, &url, &["switch", "--version", "v0.9.0-fused"]);
     eventually("only the fused actor runs", Duration::from_secs(90), || {
         let (fused, stage) = (instances(&lattice, "cits-pipeline"), instances(&lattice, "cits-decoder"));
         (fused.len() == 1 && stage.is_empty()).then_some(()).ok_or(format!("pipeline {fused:?}, decoder {stage:?}"))

@@ -495,11 +495,11 @@ mod tests {
     fn scaling_a_stage_changes_its_instances_and_nothing_else() {
         let base = model();
         let req = ChangeRequest {
-            base_version: "v0.8.0".into(),
+            base_version: "v0.9.0".into(),
             edits: vec![Edit::Scale { component: "decoder".into(), instances: 3 }],
         };
         let plan = plan(&base, &req, 1_795_000_000_000, "operator").unwrap();
-        assert_eq!(plan.version, "v0.8.0-ops.1795000000000");
+        assert_eq!(plan.version, "v0.9.0-ops.1795000000000");
         assert_eq!(plan.summary, "decoder: instances 8 → 3");
         let decoder = components_of(&plan.manifest).into_iter().find(|c| c.name == "decoder").unwrap();
         assert_eq!(decoder.instances, Some(3));
@@ -577,12 +577,12 @@ mod tests {
         };
         assert!(plan(&base, &stale, 1, "operator").unwrap_err().to_string().contains("changed while you were looking"));
         let zero = ChangeRequest {
-            base_version: "v0.8.0".into(),
+            base_version: "v0.9.0".into(),
             edits: vec![Edit::Scale { component: "decoder".into(), instances: 0 }],
         };
         assert!(plan(&base, &zero, 1, "operator").is_err());
         let unknown = ChangeRequest {
-            base_version: "v0.8.0".into(),
+            base_version: "v0.9.0".into(),
             edits: vec![Edit::Scale { component: "nobody".into(), instances: 2 }],
         };
         assert!(plan(&base, &unknown, 1, "operator").unwrap_err().to_string().contains("no component `nobody`"));

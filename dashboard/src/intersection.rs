@@ -520,6 +520,7 @@ mod tests {
                 left: 1.0,
                 straight: 6.0,
                 right: 3.0,
+                ..Default::default()
             }],
             updated_at_us: 0,
             ..Default::default()

@@ -4,11 +4,18 @@
 //! risk gets a new DENM, a persisting risk an update with the same ActionID only when it changed
 //! noticeably or the repetition interval passed (no duplicates), and a risk that disappeared a
 //! termination (isCancellation). The active warnings are the stage's key-value state.
+//!
+//! Two stages in one lifecycle (the detector's policy, `collision::policy`): an *information*
+//! DENM is sent with informationQuality 1 (the lowest, TS 102 894-2: "lowest quality"), a
+//! *warning* with 2–7 by its probability. An information whose risk becomes a warning is updated
+//! under the same ActionID at once; a warning stays one while its risk is still reported, even as
+//! information (hysteresis), and is terminated once the risk is gone (the car seen to yield takes
+//! the probability below the information bar).
 
 use etsi_its::denm::{DenmVersion, RelevanceDistance, SimpleDenm};
 
 use crate::geo::{distance, wgs84_to_offset, Wgs84};
-use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, TravelMode};
+use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, RiskStage, TravelMode};
 use crate::stage::StageError;
 use crate::time::unix_us_to_its_ms;
 
@@ -20,6 +27,13 @@ pub const SUB_CAUSE_CROSSING: u8 = 2;
 pub const SUB_CAUSE_VRU: u8 = 4;
 /// StationType roadSideUnit.
 pub const STATION_TYPE_RSU: u8 = 15;
+/// The informationQuality of an information DENM; warnings have more.
+pub const INFORMATION_QUALITY_INFORMATION: u8 = 1;
+
+/// Whether a DENM this stage sent is a warning (not an information, not a termination).
+pub fn is_warning(d: &SimpleDenm) -> bool {
+    d.termination.is_none() && d.information_quality > INFORMATION_QUALITY_INFORMATION
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SenderConfig {
@@ -147,10 +161,13 @@ fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> 
         station_type: STATION_TYPE_RSU,
         cause: CAUSE_COLLISION_RISK,
         sub_cause: if is_vru(&r.first) || is_vru(&r.second) { SUB_CAUSE_VRU } else { SUB_CAUSE_CROSSING },
-        // InformationQuality 1 (lowest) .. 7 (highest) from the risk's probability (a certain
-        // risk may come out a rounding error short of 1.0: PROBABILITY_SLACK).
-        information_quality: 1
-            + ((r.probability + crate::collision::PROBABILITY_SLACK).clamp(0.0, 1.0) * 6.0).floor() as u8,
+        // Information: 1 (lowest). Warning: 2 .. 7 (highest) from the risk's probability (a
+        // certain risk may come out a rounding error short of 1.0: PROBABILITY_SLACK).
+        information_quality: if r.stage == RiskStage::Information as i32 {
+            INFORMATION_QUALITY_INFORMATION
+        } else {
+            2 + ((r.probability + crate::collision::PROBABILITY_SLACK).clamp(0.0, 1.0) * 5.0).floor() as u8
+        },
     }
 }
 
@@ -172,6 +189,7 @@ fn changed(cfg: &SenderConfig, w: &ActiveWarning, new: &CollisionRisk, now_us: u
     let old = announced(w);
     let elapsed_s = now_us.saturating_sub(w.last_sent_us) as f64 / 1e6;
     now_us.saturating_sub(w.last_sent_us) >= cfg.repetition_us
+        || old.stage != new.stage
         || conflict_distance_m(old, new) >= cfg.moved_m
         || (old.time_to_collision_s - elapsed_s - new.time_to_collision_s).abs() >= cfg.ttc_change_s
 }
@@ -229,8 +247,13 @@ pub fn step_covering(
                 seen_this_frame.push(i);
                 let w = &mut state.warnings[i];
                 w.last_seen_us = now_us;
-                if changed(cfg, w, risk, now_us) {
-                    w.risk = Some(*risk);
+                // A warning stays one while its risk is reported at all (hysteresis).
+                let mut risk = *risk;
+                if announced(w).stage == RiskStage::Warning as i32 {
+                    risk.stage = RiskStage::Warning as i32;
+                }
+                if changed(cfg, w, &risk, now_us) {
+                    w.risk = Some(risk);
                     w.risk_key = key;
                     w.last_sent_us = now_us;
                     out.push(denm(cfg, w, now_us, false));
@@ -282,7 +305,33 @@ mod tests {
             time_to_collision_s: ttc,
             probability: 0.6,
             expected_at_us: 0,
+            ..Default::default()
         }
+    }
+
+    #[test]
+    fn an_information_becomes_a_warning_at_once_and_stays_one_until_its_risk_is_gone() {
+        let cfg = SenderConfig::default();
+        let mut state = ActiveWarnings::default();
+        let staged = |stage: RiskStage| CollisionRisk { stage: stage as i32, ..risk(1, 2, 0.0, 2.5) };
+        let sent = step(&mut state, &frame(vec![staged(RiskStage::Information)]), 1_000_000, &cfg);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].information_quality, INFORMATION_QUALITY_INFORMATION);
+        assert!(!is_warning(&sent[0]));
+        // 100 ms later the same risk is a warning: an update under the same ActionID now, not at
+        // the repetition interval.
+        let sent = step(&mut state, &frame(vec![staged(RiskStage::Warning)]), 1_100_000, &cfg);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].sequence_number, 0);
+        assert!(is_warning(&sent[0]), "{:?}", sent[0]);
+        // Reported as information again: still a warning on its repetitions (hysteresis).
+        let sent = step(&mut state, &frame(vec![staged(RiskStage::Information)]), 2_200_000, &cfg);
+        assert_eq!(sent.len(), 1);
+        assert!(is_warning(&sent[0]), "{:?}", sent[0]);
+        // Gone (the car seen to yield took it below the information bar): terminated.
+        let sent = step(&mut state, &frame(vec![]), 2_800_000, &cfg);
+        assert_eq!((sent.len(), sent[0].termination), (1, Some(Termination::IsCancellation)));
+        assert!(!is_warning(&sent[0]));
     }
 
     fn frame(risks: Vec<CollisionRisk>) -> CollisionRiskFrame {
@@ -314,7 +363,7 @@ mod tests {
     fn a_certain_risk_a_rounding_error_short_of_one_is_graded_highest() {
         let cfg = SenderConfig::default();
         for (k, (probability, quality)) in
-            [(1.0, 7), (1.0 - 1e-15, 7), (0.99, 6), (5.0 / 6.0 - 1e-15, 6), (0.8, 5)].into_iter().enumerate()
+            [(1.0, 7), (1.0 - 1e-15, 7), (0.99, 6), (0.8 - 1e-15, 6), (0.79, 5)].into_iter().enumerate()
         {
             let mut state = ActiveWarnings::default();
             let risk = CollisionRisk { probability, ..risk(1, 2, 0.0, 2.0) };
@@ -348,7 +397,7 @@ mod tests {
         assert_eq!((d.station_id, d.sequence_number, d.termination), (1001, 0, None));
         assert_eq!((d.cause, d.sub_cause, d.station_type), (97, SUB_CAUSE_VRU, STATION_TYPE_RSU));
         assert_eq!(d.validity_duration_s, 4);
-        assert_eq!(d.information_quality, 4);
+        assert_eq!(d.information_quality, 5, "a warning 0.6 likely");
         assert_eq!(d.detection_time_its_ms, unix_us_to_its_ms(t0));
 
         // 125 ms later, as expected (TTC down by the elapsed time): no duplicate.

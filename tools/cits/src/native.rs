@@ -75,6 +75,19 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
     Ok(settings)
 }
 
+/// The config entries written out in a wadm manifest (its text) for `stage`'s component.
+pub fn component_config(manifest: &str, stage: &str) -> anyhow::Result<Vec<(String, String)>> {
+    use wadm_types::Properties;
+    let model: wadm_types::Manifest = serde_yaml::from_str(manifest).context("not a wadm manifest")?;
+    let component = stage.replace('_', "-");
+    let found =
+        model.components().find(|c| c.name == component).with_context(|| format!("no component `{component}`"))?;
+    let Properties::Component { properties } = &found.properties else {
+        bail!("`{component}` is a provider, not a component");
+    };
+    Ok(properties.config.iter().flat_map(config_entries).collect())
+}
+
 /// `KEY=VALUE` arguments as config entries.
 pub fn entries_set(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     args.iter()

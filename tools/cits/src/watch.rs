@@ -73,8 +73,14 @@ pub fn format_denm(
         2 => "crossing",
         _ => "other",
     };
+    // The stage (docs/warnings/decision.md): an information has the lowest information quality.
+    let stage = match denm.termination {
+        Some(_) => "",
+        None if cits::denm_sender::is_warning(&denm) => ", WARNING",
+        None => ", information",
+    };
     format!(
-        "{rsu} DENM {kind:<10} ActionID {}/{:<5} cause {}/{} (collision risk, {sub}) at {:.7},{:.7}  {ttc}  valid {} s",
+        "{rsu} DENM {kind:<10} ActionID {}/{:<5} cause {}/{} (collision risk, {sub}{stage}) at {:.7},{:.7}  {ttc}  valid {} s",
         denm.originating_station_id,
         denm.sequence_number,
         denm.cause,

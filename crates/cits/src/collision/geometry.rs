@@ -18,16 +18,6 @@ pub(super) fn radius_m(mode: TravelMode) -> f64 {
     }
 }
 
-/// Half the width of a road user of this mode (m): side by side, areas closer than the sum touch.
-fn half_width_m(mode: TravelMode) -> f64 {
-    match mode {
-        TravelMode::Car => 1.0,
-        TravelMode::Bicycle => 0.4,
-        TravelMode::Pedestrian => 0.3,
-        TravelMode::Unknown => 0.5,
-    }
-}
-
 /// Where two polylines (local metres) cross: the point, and for each polyline the segment and
 /// the fraction along it.
 pub(super) struct Crossing {
@@ -164,24 +154,6 @@ fn passing(times: &[f64], local: &[(f64, f64)], (k, f): (usize, f64)) -> (f64, f
 /// See [`passing`]: 2 segments either side, about a second in all.
 const SPEED_CHORD_SEGMENTS: usize = 2;
 
-/// The predicted post-encroachment time where two paths cross (s) and when the second road user
-/// enters the crossing (µs): as the ground truth measures it, from the predicted passing times,
-/// speeds and the road users' sizes.
-fn predicted_pet(
-    (ta, la, ma): (&[f64], &[(f64, f64)], TravelMode),
-    (tb, lb, mb): (&[f64], &[(f64, f64)], TravelMode),
-    c: &Crossing,
-) -> (f64, f64) {
-    let ((ta, va), (tb, vb)) = (passing(ta, la, c.a), passing(tb, lb, c.b));
-    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
-    // Time to cover its own half length and the other's half width, µs.
-    let half = |len: f64, other_width: f64, v: f64| (len + other_width) / 2.0 / v.max(0.1) * 1e6;
-    let (a_in, a_out) = (ta - half(len_a, wid_b, va), ta + half(len_a, wid_b, va));
-    let (b_in, b_out) = (tb - half(len_b, wid_a, vb), tb + half(len_b, wid_a, vb));
-    let pet_us = (b_in - a_out).max(a_in - b_out).max(0.0);
-    (pet_us / 1e6, a_in.max(b_in))
-}
-
 /// Position (local metres) of a path at `t_us`, interpolated between its positions; None
 /// outside its span. `k` is the index of the first position not before `t_us`.
 fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> Option<(f64, f64)> {
@@ -201,61 +173,210 @@ fn position_at(p: &PredictedPath, local: &[(f64, f64)], k: usize, t_us: u64) -> 
     Some((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)))
 }
 
-/// First time at which two paths conflict: (time, conflict point). Their areas must overlap and
-/// their paths must cross there — road users on neighbouring lanes that never cut across each other (a
-/// car passing a cyclist on the bike lane beside it, a car and a bike leaving the junction on
-/// parallel lanes) only conflict where they would actually touch sideways.
+/// A conflict of two paths: how likely their road users' true PET there is below the
+/// threshold, when the second enters the conflict zone (µs) and where.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Conflict {
+    pub(super) probability: f64,
+    pub(super) at_us: u64,
+    pub(super) at: Wgs84,
+}
+
+/// Paths meeting at a smaller angle than this (cosine) run the same way (or head-on along one
+/// lane): a car behind or beside a cyclist. Their "crossing" is where one follows the other, so
+/// they are judged by their footprints, not by a post-encroachment time.
+const SAME_DIRECTION_COS: f64 = 0.866; // 30°
+
+/// Spread (1σ) of when a road user passes a point: the timing of the measured track itself, s.
+const PASSING_SIGMA_S: f64 = 0.1;
+
+/// How much a road user's speed and acceleration stray (1σ) from what its predicted path keeps
+/// up over the seconds ahead (the estimate's error and the road user's own changes): (m/s,
+/// m/s²). A walker's pace is steadier than a driver's.
+fn motion_sigma(mode: TravelMode) -> (f64, f64) {
+    match mode {
+        TravelMode::Car => (0.2, 0.3),
+        TravelMode::Bicycle => (0.15, 0.2),
+        TravelMode::Pedestrian => (0.1, 0.1),
+        TravelMode::Unknown => (0.2, 0.3),
+    }
+}
+
+/// Spread (1σ, s) of when a road user at `speed` arrives where its path puts it `ahead_s`
+/// after its observation: speed noise carried forward moves it by σ_v·τ, acceleration noise by
+/// σ_a·τ²/2, each a time error of that distance over its speed.
+fn arrival_sigma_s(mode: TravelMode, speed: f64, ahead_s: f64) -> f64 {
+    let (sigma_v, sigma_a) = motion_sigma(mode);
+    let tau = ahead_s.max(0.0);
+    let metres = ((sigma_v * tau).powi(2) + (0.5 * sigma_a * tau * tau).powi(2)).sqrt();
+    (PASSING_SIGMA_S.powi(2) + (metres / speed.max(0.5)).powi(2)).sqrt()
+}
+
+/// The standard normal distribution function (Abramowitz and Stegun 7.1.26, error < 1.5e-7).
+fn phi(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly =
+        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    if x >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+/// A timed polyline's direction at segment `k` (unit vector; zero on a standstill).
+fn direction(points: &[(f64, f64)], k: usize) -> (f64, f64) {
+    let (p, q) = (points[k], points[(k + 1).min(points.len() - 1)]);
+    let len = distance(q.0 - p.0, q.1 - p.1);
+    if len > 0.0 {
+        ((q.0 - p.0) / len, (q.1 - p.1) / len)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// Where two paths cross at an angle: the probability that the road users' true
+/// post-encroachment time there is below `pet_s` and when the second enters the zone (µs).
+/// The predicted passing times are each uncertain by [`arrival_sigma_s`], growing with how far
+/// ahead of its observation the road user passes; the PET is below `pet_s` exactly when the
+/// passing times are closer than `pet_s` plus both occupancy half-times, so the probability is
+/// that of a normal difference falling in that window. None where they run the same way.
+fn crossing_conflict(
+    (ta, oa, ma): (&Timed, f64, TravelMode),
+    (tb, ob, mb): (&Timed, f64, TravelMode),
+    c: &Crossing,
+    pet_s: f64,
+) -> Option<(f64, f64)> {
+    let (da, db) = (direction(&ta.points, c.a.0), direction(&tb.points, c.b.0));
+    if (da.0 * db.0 + da.1 * db.1).abs() > SAME_DIRECTION_COS {
+        return None;
+    }
+    let ((pa, va), (pb, vb)) = (passing(&ta.times, &ta.points, c.a), passing(&tb.times, &tb.points, c.b));
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    // The conflict area as the ground truth has it: a road user is in it while its footprint is
+    // within both half widths of the other's path, which at an angle θ spans (w_a + w_b) / sin θ
+    // of its own path, plus its own length. Half of that, over its speed, s.
+    let sin = (da.0 * db.1 - da.1 * db.0).abs().max(0.5);
+    let half = |len: f64, v: f64| (len + (wid_a + wid_b) / sin) / 2.0 / v.max(0.1);
+    let (ha, hb) = (half(len_a, va), half(len_b, vb));
+    let gap_s = (pb - pa) / 1e6;
+    let sigma =
+        (arrival_sigma_s(ma, va, (pa - oa) / 1e6).powi(2) + arrival_sigma_s(mb, vb, (pb - ob) / 1e6).powi(2)).sqrt();
+    let window = pet_s + ha + hb;
+    let probability = phi((window - gap_s) / sigma) - phi((-window - gap_s) / sigma);
+    let second_in_us = (pa - ha * 1e6).max(pb - hb * 1e6);
+    Some((probability.clamp(0.0, 1.0), second_in_us))
+}
+
+/// Whether two road users' footprints (length along each one's heading, width across it)
+/// overlap when their centres are `d` apart (local metres), `a` heading `heading_a`.
+fn footprints_overlap(ma: TravelMode, mb: TravelMode, heading_a: (f64, f64), d: (f64, f64)) -> bool {
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    let along = (d.0 * heading_a.0 + d.1 * heading_a.1).abs();
+    let across = (d.0 * heading_a.1 - d.1 * heading_a.0).abs();
+    along <= (len_a + len_b) / 2.0 && across <= (wid_a + wid_b) / 2.0
+}
+
+/// Deceleration (m/s²) a road user closing on another ahead of it in its line can take to
+/// follow it: more than comfortable braking, and the pair conflicts.
+const FOLLOWING_DECELERATION_MPS2: f64 = 3.0;
+
+/// How much less than both half widths apart sideways two road users are still in one line
+/// (one behind the other, as a car behind a cyclist in its lane), m.
+const IN_LINE_SLACK_M: f64 = 0.5;
+
+/// Whether the road user behind closes on the one ahead too fast to follow it by comfortable
+/// braking (the two at their first predicted positions, in one line): the closing speed's
+/// square over twice the gap between their footprints, against [`FOLLOWING_DECELERATION_MPS2`].
+/// A car behind a cyclist in its lane, predicted at its own speed, always "runs into" her
+/// seconds later; drivers slow and follow, and the ground truth sees no conflict.
+fn closing_too_fast(
+    (a, la, ma): (&PredictedPath, &[(f64, f64)], TravelMode),
+    (b, lb, mb): (&PredictedPath, &[(f64, f64)], TravelMode),
+) -> bool {
+    let (Some(&a0), Some(&b0)) = (la.first(), lb.first()) else { return true };
+    let speed = |p: &PredictedPath, l: &[(f64, f64)]| match (p.positions.first(), p.positions.get(1)) {
+        (Some(p0), Some(p1)) if p1.at_us > p0.at_us => {
+            distance(l[1].0 - l[0].0, l[1].1 - l[0].1) / ((p1.at_us - p0.at_us) as f64 / 1e6)
+        }
+        _ => 0.0,
+    };
+    let heading = direction(la, 0);
+    // Along a's heading: positive when b is ahead.
+    let along = (b0.0 - a0.0) * heading.0 + (b0.1 - a0.1) * heading.1;
+    let across = ((b0.0 - a0.0) * heading.1 - (b0.1 - a0.1) * heading.0).abs();
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    // Beside each other rather than one behind the other: one passing the other that close
+    // touches sideways, whatever its braking.
+    if across > (wid_a + wid_b) / 2.0 - IN_LINE_SLACK_M {
+        return true;
+    }
+    let gap = along.abs() - (len_a + len_b) / 2.0;
+    let (va, vb) = (speed(a, la), speed(b, lb));
+    let closing = if along >= 0.0 { va - vb } else { vb - va };
+    gap <= 0.0 || (closing > 0.0 && closing * closing / (2.0 * gap) > FOLLOWING_DECELERATION_MPS2)
+}
+
+/// The conflict of two paths, if any: where they cross at an angle, the most likely of their
+/// crossings by [`crossing_conflict`] (as long as the second road user is still to enter it —
+/// both paths reach back to where their road users came from, so one that has just crossed
+/// counts); where they run the same way (a car closing on a cyclist ahead in its lane, or
+/// beside it), the first time their footprints would overlap — unless the one behind can
+/// follow by comfortable braking ([`closing_too_fast`]).
 /// The paths' positions need not share timestamps (two cameras measure at different times):
 /// one merge walk over both time grids compares them at every position of either, the other
-/// interpolated — linear in the positions, on this O(paths²) path.
-/// `ta`, `tb`: the paths in local metres around `origin` (built once per path by the caller, not
-/// once per pair). The areas grow with the time ahead of each path's observation (`spread_mps`).
-pub(super) fn first_overlap(
+/// interpolated. `ta`, `tb`: the paths in local metres around `origin` (built once per path by
+/// the caller, not once per pair).
+pub(super) fn conflict(
     (a, ta): (&PredictedPath, &Timed),
     (b, tb): (&PredictedPath, &Timed),
     origin: Wgs84,
-    spread_mps: f64,
-    max_pet_s: f64,
-) -> Option<(u64, Wgs84)> {
+    pet_s: f64,
+) -> Option<Conflict> {
     let (ma, mb) = (TravelMode::try_from(a.mode).unwrap_or_default(), TravelMode::try_from(b.mode).unwrap_or_default());
-    let reach = radius_m(ma) + radius_m(mb);
-    let touch = half_width_m(ma) + half_width_m(mb);
-    let mut crossings: Option<Vec<Crossing>> = None; // computed once, when first needed
+    let now = a.observed_at_us.max(b.observed_at_us) as f64;
+    let (oa, ob) = (a.observed_at_us as f64, b.observed_at_us as f64);
+    let crossed = crossing_points(ta.whole(), tb.whole())
+        .iter()
+        .filter_map(|c| crossing_conflict((ta, oa, ma), (tb, ob, mb), c, pet_s).map(|(p, at_us)| (p, at_us, c.at)))
+        .filter(|(p, at_us, _)| *p > 0.0 && *at_us >= now)
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+        .map(|(probability, at_us, p)| Conflict {
+            probability,
+            at_us: at_us as u64,
+            at: offset_to_wgs84(origin, p.0, p.1),
+        });
     let (la, lb) = (ta.ahead().points, tb.ahead().points);
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
         let t = pa.at_us.min(pb.at_us);
+        if crossed.is_some_and(|c| c.probability >= 1.0 - 1e-9 && c.at_us <= t) {
+            break; // nothing sooner or surer to find
+        }
         if let (Some((xa, ya)), Some((xb, yb))) = (position_at(a, la, i, t), position_at(b, lb, j, t)) {
-            let ahead_s = (t.saturating_sub(a.observed_at_us) + t.saturating_sub(b.observed_at_us)) as f64 / 1e6;
-            let d = distance(xa - xb, ya - yb);
-            let within = reach + spread_mps * ahead_s;
-            // Close, and about to cut across each other: where their paths cross is within
-            // reach of both (paths that cross somewhere else, later or earlier, do not count).
-            let cutting = |c: &Vec<Crossing>| {
-                c.iter().any(|c| {
-                    distance(c.at.0 - xa, c.at.1 - ya) <= within && distance(c.at.0 - xb, c.at.1 - yb) <= within
-                })
-            };
-            if d <= touch
-                || (d <= within && cutting(crossings.get_or_insert_with(|| crossing_points(ta.ahead(), tb.ahead()))))
-            {
-                return Some((t, offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0)));
+            let (ha, hb) = (direction(la, i.saturating_sub(1)), direction(lb, j.saturating_sub(1)));
+            let same_way = (ha.0 * hb.0 + ha.1 * hb.1).abs() > SAME_DIRECTION_COS;
+            if same_way && footprints_overlap(ma, mb, ha, (xb - xa, yb - ya)) {
+                if !closing_too_fast((a, la, ma), (b, lb, mb)) {
+                    break; // one follows the other, as drivers and riders do
+                }
+                let touch = Conflict {
+                    probability: 1.0,
+                    at_us: t,
+                    at: offset_to_wgs84(origin, (xa + xb) / 2.0, (ya + yb) / 2.0),
+                };
+                return Some(match crossed {
+                    Some(c) if c.at_us < t => Conflict { probability: 1.0, ..c },
+                    _ => touch,
+                });
             }
         }
         i += usize::from(pa.at_us == t);
         j += usize::from(pb.at_us == t);
     }
-    // Never close at one time, but crossing where one follows the other closely: a near miss
-    // by post-encroachment time, the measure the warnings are judged by.
-    // Both paths reach back to where their road users came from: where one has just crossed
-    // counts too, as long as the second is still to enter.
-    let now = a.observed_at_us.max(b.observed_at_us) as f64;
-    crossing_points(ta.whole(), tb.whole())
-        .iter()
-        .map(|c| (predicted_pet((&ta.times, &ta.points, ma), (&tb.times, &tb.points, mb), c), c.at))
-        .filter(|((pet_s, at_us), _)| *pet_s <= max_pet_s && *at_us >= now)
-        .min_by(|x, y| x.0 .1.total_cmp(&y.0 .1))
-        .map(|((_, at_us), p)| (at_us.max(0.0) as u64, offset_to_wgs84(origin, p.0, p.1)))
+    crossed
 }
 
 /// A path as straight motion, for ranking pairs cheaply: the chord from its first to its last

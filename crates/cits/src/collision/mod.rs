@@ -1,10 +1,11 @@
 //! Collision detector logic: predicted paths of all objects at an intersection tested against
 //! each other in space and time.
 //!
-//! Each predicted position is an area — a disc around the position at that time step, sized by
-//! the road user's kind — so a path is a chain of space-time areas, as in the research. Two paths
-//! conflict when their areas overlap at the same time step; the first such step gives the conflict
-//! point and the time to collision, the paths' probabilities give the risk's probability.
+//! A risk is the probability of a real conflict: that two road users' post-encroachment time
+//! where their paths cross falls below the threshold the warnings are judged by, from how
+//! uncertain each one's arrival there is (speed and acceleration noise carried forward), summed
+//! over the pairs of their likely routes; road users going the same way conflict where their
+//! footprints would overlap. The policy then stages it: information, warning, or nothing.
 //! Vulnerable road users (bicycles, pedestrians) against vehicles are what we warn about.
 //!
 //! By concern: `policy` (operating point, config), `state` (each RSU's stored paths), `routes`
@@ -25,9 +26,9 @@ use std::collections::HashMap;
 use crate::geo::{wgs84_to_offset, Wgs84};
 use crate::proto::{CollisionRisk, ObjectRef, PredictedPath};
 
-use geometry::{first_overlap, Timed};
+use geometry::{conflict, Conflict, Timed};
 pub use pairs::pairs_to_test;
-pub use policy::{DetectorConfig, OperatingPoint, OPERATING_POINT, PROBABILITY_SLACK, STAGE};
+pub use policy::{DecisionRule, DetectorConfig, DECISION_RULE, PROBABILITY_SLACK, STAGE};
 use routes::route_probabilities;
 pub use state::{current_paths, intersection_of, state_key, update_paths};
 
@@ -48,8 +49,14 @@ fn key(p: &PredictedPath) -> ObjectKey {
     (p.station_id, p.sensor_id, p.object_id, p.generation)
 }
 
-/// All risks between the current paths of an intersection at `now_us`, one per object pair (the
-/// earliest conflict; the probability sums over the pairs of alternative routes that conflict).
+/// All risks between the current paths of an intersection at `now_us`, one per object pair, as
+/// the policy stages them ([`DetectorConfig::stage`]; risks it does not report are left out).
+/// A risk's probability is that of a real conflict (true PET below `cfg.max_pet_s`): over the
+/// pairs of the two road users' alternative routes, each route pair's probability (the routes'
+/// probabilities, renormalised over the routes the predictor kept) times the probability that
+/// the road users meet there ([`geometry::conflict`]). Its time is when the second road user
+/// is expected to enter the conflict zone, on the earliest route pair that counts (a quarter of
+/// the likeliest pair's share at least).
 /// Paths of one object must share their time steps with the others' (the predictor's grid).
 /// At most `cfg.max_pairs` pairs of paths are tested ([`pairs_to_test`]).
 /// Takes paths by value or by reference, so a caller holding them elsewhere need not copy them.
@@ -64,31 +71,40 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
         })
         .collect();
     let timed: Vec<Timed> = paths.iter().zip(&locals).map(|(p, l)| Timed::of(p, l, origin)).collect();
-    let probability = route_probabilities(&paths, &timed);
-    let mut risks: HashMap<(ObjectKey, ObjectKey), CollisionRisk> = HashMap::new();
+    let probability = renormalised(&paths, &route_probabilities(&paths, &timed));
+    // Per object pair: each route pair's (share, conflict, whether the vehicle's route is the
+    // turn its own CAM announces).
+    let mut found: HashMap<(ObjectKey, ObjectKey), Vec<(f64, Conflict, bool)>> = HashMap::new();
     for (i, j) in pairs_to_test(&paths, &locals, cfg) {
         let (a, b) = (paths[i], paths[j]);
-        let Some((at_us, point)) = first_overlap((a, &timed[i]), (b, &timed[j]), origin, cfg.spread_mps, cfg.max_pet_s)
-        else {
+        let Some(c) = conflict((a, &timed[i]), (b, &timed[j]), origin, cfg.max_pet_s) else { continue };
+        let share = probability[i] * probability[j] * c.probability;
+        let pair = if key(a) < key(b) { (key(a), key(b)) } else { (key(b), key(a)) };
+        found.entry(pair).or_default().push((share, c, a.signalled || b.signalled));
+    }
+    let mut out: Vec<CollisionRisk> = Vec::new();
+    for ((first, second), routes) in found {
+        let total = routes.iter().map(|r| r.0).sum::<f64>().min(1.0);
+        let likeliest = routes.iter().map(|r| r.0).fold(0.0, f64::max);
+        let Some(soonest) = routes.iter().filter(|r| r.0 >= 0.25 * likeliest).min_by_key(|r| r.1.at_us) else {
             continue;
         };
-        let (first, second) = if key(a) < key(b) { (a, b) } else { (b, a) };
-        let entry = risks.entry((key(first), key(second))).or_insert_with(|| CollisionRisk {
-            first: Some(object(first)),
-            second: Some(object(second)),
-            expected_at_us: u64::MAX,
-            ..Default::default()
+        let signalled = routes.iter().filter(|r| r.2).map(|r| r.0).sum::<f64>() >= 0.5 * total;
+        let ttc_s = soonest.1.at_us.saturating_sub(now_us) as f64 / 1e6;
+        let Some(stage) = cfg.stage(total, ttc_s, signalled) else { continue };
+        let object_of = |k: ObjectKey| paths.iter().find(|p| key(p) == k).map(|p| object(p));
+        out.push(CollisionRisk {
+            first: object_of(first),
+            second: object_of(second),
+            conflict_latitude: soonest.1.at.lat,
+            conflict_longitude: soonest.1.at.lon,
+            time_to_collision_s: ttc_s,
+            probability: total,
+            expected_at_us: soonest.1.at_us,
+            stage: stage as i32,
+            signalled,
         });
-        entry.probability = (entry.probability + probability[i] * probability[j]).min(1.0);
-        if at_us < entry.expected_at_us {
-            entry.expected_at_us = at_us;
-            entry.conflict_latitude = point.lat;
-            entry.conflict_longitude = point.lon;
-            entry.time_to_collision_s = at_us.saturating_sub(now_us) as f64 / 1e6;
-        }
     }
-    let mut out: Vec<CollisionRisk> =
-        risks.into_values().filter(|r| cfg.reports(r.probability, r.time_to_collision_s)).collect();
     // Deterministic order: earliest first, then by the pair.
     let pair = |r: &CollisionRisk| {
         let id = |o: &Option<ObjectRef>| o.as_ref().map(|o| (o.station_id, o.object_id, o.generation));
@@ -96,4 +112,21 @@ pub fn detect<P: Borrow<PredictedPath>>(paths: &[P], now_us: u64, cfg: &Detector
     };
     out.sort_by(|a, b| a.expected_at_us.cmp(&b.expected_at_us).then_with(|| pair(a).cmp(&pair(b))));
     out
+}
+
+/// Each path's probability over the sum of its object's paths': the predictor keeps only its
+/// likeliest routes, and a road user's kept routes are all the routes the risk can count.
+fn renormalised(paths: &[&PredictedPath], probability: &[f64]) -> Vec<f64> {
+    let mut totals: HashMap<ObjectKey, f64> = HashMap::new();
+    for (p, q) in paths.iter().zip(probability) {
+        *totals.entry(key(p)).or_default() += q;
+    }
+    paths
+        .iter()
+        .zip(probability)
+        .map(|(p, q)| match totals[&key(p)] {
+            t if t > 0.0 && t.is_finite() => q / t,
+            _ => 0.0,
+        })
+        .collect()
 }

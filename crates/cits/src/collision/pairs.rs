@@ -56,7 +56,7 @@ pub fn pairs_to_test(
             let within = radius_m(modes[i])
                 + radius_m(modes[j])
                 + cfg.spread_mps * (spans[i] + spans[j])
-                + if cfg.max_pet_s > 0.0 { (cfg.max_pet_s + OCCUPANCY_S) * speeds } else { 0.0 };
+                + if cfg.max_pet_s > 0.0 { (cfg.max_pet_s + OCCUPANCY_S + ARRIVAL_SLACK_S) * speeds } else { 0.0 };
             if let Some((bound, at_s)) = a.closest_approach(b, within) {
                 candidates.push((bound, at_s, i, j));
             }
@@ -67,6 +67,10 @@ pub fn pairs_to_test(
     }
     candidates.into_iter().map(|(_, _, i, j)| (i, j)).collect()
 }
+
+/// How much later than its predicted time a road user may still arrive and make the pair a
+/// conflict with some probability (three spreads of an arrival a few seconds ahead), s.
+const ARRIVAL_SLACK_S: f64 = 1.5;
 
 /// Urgency classes of candidate pairs: how close they may come, in steps of `CLOSENESS_STEP_M`,
 /// then how soon, in steps of the predictor's grid.

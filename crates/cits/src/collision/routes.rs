@@ -122,11 +122,12 @@ pub(super) fn with_shared_lane_position(track: &[&PredictedPath], other: &[&Pred
     let mine = &mine.seconds[newest(mine)..];
     let both: Vec<LaneSecond> = mine.iter().chain(&theirs.seconds[newest(theirs)..]).cloned().collect();
     let mode = TravelMode::try_from(track[0].mode).unwrap_or_default();
+    let centred = track[0].lane_position.as_ref().map_or(0.0, |l| l.centred_share);
     let fresh: Vec<f64> = track
         .iter()
         .map(|p| {
-            let before = lateral_likelihood(mode, p.turn(), mine);
-            let now = lateral_likelihood(mode, p.turn(), &both);
+            let before = lateral_likelihood(mode, p.turn(), mine, centred);
+            let now = lateral_likelihood(mode, p.turn(), &both, centred);
             if p.turn() == Turn::None || before <= f64::MIN_POSITIVE {
                 p.probability
             } else {

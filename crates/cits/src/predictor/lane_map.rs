@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use crate::finite;
-use crate::geo::{distance, Wgs84};
+use crate::geo::{distance, wgs84_to_offset, Wgs84};
 use crate::map_matcher::{local_centerline, stations};
-use crate::proto::{LaneGraph, TravelMode, Turn};
+use crate::proto::{LaneGraph, MatchedPoint, TravelMode, Turn};
 
 use super::intent::{turn_prior, Evidence};
 
@@ -23,6 +23,10 @@ pub(super) struct Lane {
 /// How far (1σ, m) a vehicle's measured points stray from its lane's centerline: measurement
 /// noise and lane keeping.
 const LANE_KEEPING_SIGMA_M: f64 = 0.5;
+
+/// Independent observations of a lane line in a second of one road user's points: how fast
+/// lane-keeping deviations decorrelate (about every half second).
+const INDEPENDENT_FIXES: f64 = 2.0;
 
 impl Lane {
     /// Station of the centerline point nearest `p`, and the distance to it.
@@ -84,11 +88,30 @@ impl LaneMap {
         Self { origin, lanes, predecessors }
     }
 
+    /// Where a matched point was measured (local metres): its snapped point moved back by its
+    /// offset across its lanelet. A fit to the snapped points would re-score the matcher's own
+    /// choice (they lie on that lanelet by construction).
+    pub(super) fn measured_point(&self, q: &MatchedPoint) -> Local {
+        let snapped = wgs84_to_offset(self.origin, Wgs84 { lat: q.latitude, lon: q.longitude });
+        let Some(lane) = self.lanes.get(&q.lanelet_id) else { return snapped };
+        let ((x0, y0), _) = lane.at(q.station_m - 0.5);
+        let ((x1, y1), _) = lane.at(q.station_m + 0.5);
+        let len = distance(x1 - x0, y1 - y0);
+        if len <= 0.0 || !q.offset_m.is_finite() {
+            return snapped;
+        }
+        // Left of the lanelet's direction is positive.
+        (snapped.0 - (y1 - y0) / len * q.offset_m, snapped.1 + (x1 - x0) / len * q.offset_m)
+    }
+
     /// The turn connectors a vehicle matched to connector `lanelet` may really be on, with the
-    /// station of its position `at` on each and how well its recent points `track` (local
-    /// metres) follow each, as a likelihood. Connectors leaving one approach overlap where they
-    /// start, so the matcher's nearest one is a guess until they part: a car going straight
-    /// through is matched to the left turn's connector as often as not.
+    /// station of its position `at` on each and how well its recent measured points `track`
+    /// (local metres, see [`LaneMap::measured_point`]) follow each, as a likelihood. Connectors
+    /// leaving one approach overlap where they start, so the matcher's nearest one is a guess
+    /// until they part: a car going straight through is matched to the left turn's connector as
+    /// often as not. A road user's deviations from its line are slow (lane keeping), so a
+    /// second of points is [`INDEPENDENT_FIXES`] observations, not one per point: ten points
+    /// scored as independent let a still-straight start outvote a turn signal a hundredfold.
     pub(super) fn connector_candidates(&self, lanelet: i64, at: Local, track: &[Local]) -> Vec<(i64, f64, f64)> {
         let from = self.predecessors.get(&lanelet).and_then(|p| p.first());
         let siblings: Vec<i64> = match from.and_then(|f| self.lanes.get(f)) {
@@ -107,7 +130,9 @@ impl LaneMap {
                         let d = before.map_or(d, |b| finite::min(d, b.project(*p).1));
                         d * d
                     })
-                    .sum::<f64>();
+                    .sum::<f64>()
+                    / track.len().max(1) as f64
+                    * INDEPENDENT_FIXES;
                 (*id, lane.project(at).0, squared)
             })
             .collect();

@@ -28,11 +28,14 @@ pub use lane_map::LaneMap;
 
 use crate::collector::SELF_REPORTED;
 use crate::fit::line_fit;
-use crate::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
-use crate::proto::{MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors};
+use crate::geo::{offset_to_wgs84, Wgs84};
+use crate::proto::{
+    LanePosition, MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors,
+};
 use intent::{
-    connector_speed_likelihood, lane_seconds, profile_turn_likelihood, signal_likelihoods, speed_level_likelihood,
-    speed_profile, steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps, turn_speeds_mps,
+    connector_speed_likelihood, lane_seconds, moved_over, profile_turn_likelihood, signal_likelihoods, signalled_turn,
+    speed_level_likelihood, speed_profile, steering_likelihoods, turn_likelihood, turn_prior, turn_speed_mps,
+    turn_speeds_mps,
 };
 use kinematics::{
     distance_after, fresh_track_motion, kinematics, measured_speed, past, recent_speeds, top_speed_mps, Kinematics,
@@ -147,6 +150,7 @@ impl Prediction<'_> {
             tracked_since_us: self.tracked_since_us,
             lane_position: None,
             turn: Turn::None as i32,
+            signalled: false,
         }
     }
 }
@@ -165,7 +169,8 @@ pub fn learn_and_predict(
     if let (Some((approach, turn)), Some(last)) = (taken, t.points.last()) {
         counted = priors::count_once(priors, priors::track_key(t, approach));
         if counted {
-            observe(priors, approach, mode, turn, last.measured_at_us, cfg);
+            let moved = lane_seconds(map, t, approach).and_then(|l| moved_over(mode, turn, &l.seconds));
+            observe(priors, (approach, mode), turn, moved, last.measured_at_us, cfg);
         }
     }
     (predict(map, t, cfg, priors), counted)
@@ -299,7 +304,10 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         // On a connector, as it kept on the approach it leaves: the move over is done by the
         // stop line, on the connector the lane position says nothing. Nor does a position the
         // road user reports itself (its CAM's GNSS fix strays by half a lane and more).
-        lateral: approach.filter(|_| t.sensor_id != SELF_REPORTED).and_then(|a| lane_seconds(map, t, a)),
+        lateral: approach.filter(|_| t.sensor_id != SELF_REPORTED).and_then(|a| {
+            let share = priors::centred_share(p.priors, (a, mode), last.measured_at_us, p.cfg);
+            lane_seconds(map, t, a).map(|l| LanePosition { centred_share: share, ..l })
+        }),
         prior: approach.map_or([1.0; 3], |a| weights(p.priors, map, (a, mode), last.measured_at_us, p.cfg)),
     };
     let horizon_m = p.ahead(p.steps, 0.0).max(k.speed * p.secs(p.steps));
@@ -312,7 +320,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             .points
             .iter()
             .filter(|q| q.measured_at_us + 1_000_000 >= last.measured_at_us)
-            .map(|q| wgs84_to_offset(p.origin, Wgs84 { lat: q.latitude, lon: q.longitude }))
+            .map(|q| map.measured_point(q))
             .collect();
         let fits = map.connector_candidates(last.lanelet_id, k.at, &track);
         let weight = |id: i64, fit: f64| {
@@ -324,6 +332,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
         fits.into_iter().zip(shares).map(|((id, station, _), share)| (id, station, share)).collect()
     };
     let longitudinal = p.longitudinal();
+    let signalled = signalled_turn(t.cue.as_ref(), last.measured_at_us);
     let mut routes: Vec<(Vec<i64>, f64, f64, f64)> = candidates
         .into_iter()
         .flat_map(|(id, station, q)| {
@@ -366,6 +375,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             PredictedPath {
                 lane_position: evidence.lateral.clone(),
                 turn: turn as i32,
+                signalled: turn != Turn::None && signalled == Some(turn),
                 ..p.path(route, probability, rank, positions)
             }
         })

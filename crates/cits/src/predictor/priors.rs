@@ -5,6 +5,7 @@
 
 use crate::proto::{ApproachTurns, MatchedTrajectory, TravelMode, Turn, TurnPriors};
 
+use super::intent::CENTRED_SHARE_PRIOR;
 use super::lane_map::LaneMap;
 use super::PredictorConfig;
 
@@ -76,18 +77,23 @@ pub fn count_once(priors: &mut TurnPriors, track: u64) -> bool {
     true
 }
 
-/// Counts one track's turn at `now_us` (all counts decayed to then first).
+/// Counts one track's turn at `now_us` (all counts decayed to then first), and for a turner
+/// whether it had moved over in its lane (`moved`, when its approach was still in its track).
 pub fn observe(
     priors: &mut TurnPriors,
-    approach: i64,
-    mode: TravelMode,
+    (approach, mode): (i64, TravelMode),
     turn: Turn,
+    moved: Option<bool>,
     now_us: u64,
     cfg: &PredictorConfig,
 ) {
     let f = decay(now_us.saturating_sub(priors.updated_at_us), cfg);
-    for c in priors.approaches.iter_mut().flat_map(counts_mut) {
-        *c *= f;
+    for a in priors.approaches.iter_mut() {
+        for c in counts_mut(a) {
+            *c *= f;
+        }
+        a.turned_centred *= f;
+        a.turned_moved *= f;
     }
     priors.updated_at_us = priors.updated_at_us.max(now_us);
     let at = match priors.approaches.iter().position(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) {
@@ -101,9 +107,35 @@ pub fn observe(
             priors.approaches.len() - 1
         }
     };
+    let a = &mut priors.approaches[at];
     if let Some(i) = TURNS.iter().position(|&t| t == turn) {
-        *counts_mut(&mut priors.approaches[at])[i] += 1.0;
+        *counts_mut(a)[i] += 1.0;
     }
+    match moved {
+        Some(true) => a.turned_moved += 1.0,
+        Some(false) => a.turned_centred += 1.0,
+        None => {}
+    }
+}
+
+/// Pseudo-turners the centred share starts from, split as [`CENTRED_SHARE_PRIOR`]: a handful of
+/// an approach's own turners outweigh it.
+const CENTRED_PSEUDO_COUNT: f64 = 4.0;
+
+/// Share of `approach`'s turners of `mode` who keep their lane's centre before turning (the
+/// lateral cue's mixture, see [`super::intent::lateral_likelihood`]): the decayed counts with
+/// [`CENTRED_PSEUDO_COUNT`] turners split as the prior. Lanes differ: in a narrow one nobody
+/// moves over, on a wide kerb lane most do.
+pub fn centred_share(
+    priors: &TurnPriors,
+    (approach, mode): (i64, TravelMode),
+    now_us: u64,
+    cfg: &PredictorConfig,
+) -> f64 {
+    let seen = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32);
+    let f = decay(now_us.saturating_sub(priors.updated_at_us), cfg);
+    let (centred, moved) = seen.map_or((0.0, 0.0), |a| (f * a.turned_centred, f * a.turned_moved));
+    (centred + CENTRED_PSEUDO_COUNT * CENTRED_SHARE_PRIOR) / (centred + moved + CENTRED_PSEUDO_COUNT)
 }
 
 /// Prior weight of each turn from `approach` for `mode` at `now_us` (left, straight, right; 1

@@ -3,6 +3,7 @@
 
 use super::intent::normal_density;
 use super::*;
+use crate::geo::wgs84_to_offset;
 use crate::proto::{LaneGraph, LaneSecond, Lanelet, Turn};
 
 const ORIGIN: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
@@ -314,9 +315,10 @@ fn a_rider_who_kept_by_the_kerb_since_before_any_move_goes_straight() {
     let second = |offset_m: f64, to_go_m: f64| LaneSecond { offset_m, points: 8, to_go_m };
     let kept = [second(-0.15, 17.0), second(-0.15, 12.0), second(-0.15, 7.0), second(-0.15, 2.0)];
     let moved = [second(0.05, 17.0), second(0.0, 12.0), second(-0.08, 7.0), second(-0.15, 2.0)];
+    // On an approach where most turners move over (15 % keep the centre).
     let straight_to_right = |seconds: &[LaneSecond]| {
-        lateral_likelihood(TravelMode::Bicycle, Turn::Straight, seconds)
-            / lateral_likelihood(TravelMode::Bicycle, Turn::Right, seconds)
+        lateral_likelihood(TravelMode::Bicycle, Turn::Straight, seconds, 0.15)
+            / lateral_likelihood(TravelMode::Bicycle, Turn::Right, seconds, 0.15)
     };
     let newest_only = straight_to_right(&kept[3..]);
     // The newest second alone leans to the turn (0.28); the seconds before tell the two
@@ -799,7 +801,7 @@ fn learned_turns_weigh_an_approach_and_fade_with_time() {
     assert_eq!(priors::weights(&learned, &map, (1, TravelMode::Car), 0, &cfg), [1.0; 3]);
     for k in 0..100 {
         let turn = if k % 5 == 0 { Turn::Straight } else { Turn::Right };
-        priors::observe(&mut learned, 1, TravelMode::Car, turn, 1_000_000 + k, &cfg);
+        priors::observe(&mut learned, (1, TravelMode::Car), turn, None, 1_000_000 + k, &cfg);
     }
     // 80 right, 20 straight and 20 tracks' worth of neutral: right 2.17, straight 0.67, left 0.17.
     let w = priors::weights(&learned, &map, (1, TravelMode::Car), 1_000_100, &cfg);
@@ -826,7 +828,7 @@ fn an_approach_where_most_turn_right_says_so_before_anyone_steers() {
     let mut learned = TurnPriors::default();
     let neutral = right(&learned);
     for k in 0..60 {
-        priors::observe(&mut learned, 1, TravelMode::Car, Turn::Right, k, &cfg);
+        priors::observe(&mut learned, (1, TravelMode::Car), Turn::Right, None, k, &cfg);
     }
     let most_right = right(&learned);
     assert!(most_right > neutral + 0.2, "neutral {neutral}, learned {most_right}");

@@ -34,8 +34,8 @@ pub struct EvaluateArgs {
     /// With --seeds: background traffic relative to the default.
     #[arg(long, default_value_t = 1.0)]
     density: f64,
-    /// With --seeds: sweep the warning policy (minimum probability × maximum TTC × frames a
-    /// pair's risk is held before it is warned) and write sweep.csv and calibration.csv to this
+    /// With --seeds: sweep the warning policy (the decision rule's harm ratio × information bar
+    /// × frames a pair's risk is held before it is warned) and write sweep.csv and calibration.csv to this
     /// directory (plots: tools/plot_warnings.py).
     #[arg(long)]
     sweep: Option<PathBuf>,
@@ -210,44 +210,38 @@ fn sweep(
     let params = sim::Params { density, ..sim::Params::new(0, duration_s) };
     let config = native::entries_set(set)?;
     let configured = evaluate::NativePipeline::configured(&graph, &config)?.detector().clone();
-    // One tier (the early one off: the same thresholds), then the configured policy's
-    // first tier with each early tier.
+    // The decision rule's calibrated constants: harm over false-warning cost, where avoiding
+    // harm begins and is complete, and the information bar; each with the risk held 1-2 frames.
     let mut grid = Vec::new();
-    for p in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95] {
-        for ttc in [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
-            for frames in [1, 2, 3] {
-                let one_tier = cits::collision::DetectorConfig {
-                    min_probability: p,
-                    max_ttc_s: ttc,
-                    early_min_probability: p,
-                    early_max_ttc_s: ttc,
-                    ..configured.clone()
-                };
-                grid.push((one_tier, frames));
+    for harm_ratio in [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0] {
+        for full_avoid_s in [2.0, 2.3, 2.6, 3.0] {
+            for no_avoid_s in [0.0, 0.5, 1.0] {
+                for info in [0.3, 0.5] {
+                    for frames in [1, 2] {
+                        let policy = cits::collision::DetectorConfig {
+                            harm_ratio,
+                            full_avoid_s,
+                            no_avoid_s,
+                            info_min_probability: info,
+                            ..configured.clone()
+                        };
+                        grid.push((policy, frames));
+                    }
+                }
             }
-        }
-    }
-    for early_p in [0.85, 0.89, 0.9, 0.93, 0.95, 0.98, 1.0] {
-        for early_ttc in [2.5, 3.0, 3.5] {
-            let two_tiers = cits::collision::DetectorConfig {
-                early_min_probability: early_p,
-                early_max_ttc_s: early_ttc,
-                ..configured.clone()
-            };
-            grid.push((two_tiers, 1));
         }
     }
     let (rows, bins) = evaluate::sweep(&graph, &evaluate::parse_seeds(seeds)?, &params, &config, &grid)?;
     std::fs::create_dir_all(dir)?;
-    let mut csv = String::from("min_probability,max_ttc_s,early_min_probability,early_max_ttc_s,frames,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
+    let mut csv = String::from("harm_ratio,full_avoid_s,no_avoid_s,info_min_probability,frames,conflicts,warned,lead_median_s,lead_min_s,clearly_false_per_10min,borderline_per_10min,precision\n");
     for (policy, frames, s) in &rows {
         let (median, min) = s.lead();
         csv.push_str(&format!(
             "{},{},{},{},{frames},{},{},{median:.3},{min:.3},{:.2},{:.2},{:.3}\n",
-            policy.min_probability,
-            policy.max_ttc_s,
-            policy.early_min_probability,
-            policy.early_max_ttc_s,
+            policy.harm_ratio,
+            policy.full_avoid_s,
+            policy.no_avoid_s,
+            policy.info_min_probability,
             s.planted,
             s.warned,
             s.per_10_min(s.clearly_false),

@@ -1,10 +1,14 @@
 //! Euro NCAP's test shapes through the native pipeline: how long before contact the first
 //! warning came, against when the car's turn began — the table `cits evaluate --ncap` prints.
 //!
-//! Pass lines (the warnings issue's targets, on NCAP's own 1.7 s warning line): a turn that
-//! begins at least [`EARLY_TURN_S`] before contact is warned at least [`TARGET_LEAD_S`] ahead;
-//! every contact at least [`super::MIN_LEAD_S`] ahead; a negative (true PET ≥ 3 s) is warned at
-//! most once in 20 runs.
+//! Pass lines (the warning decision issue's targets): a right hook by a car whose CAM signals
+//! its turn is warned at least [`TARGET_LEAD_S`] ahead; a turn that begins at least
+//! [`EARLY_TURN_S`] before contact gets the information at least [`INFORMATION_LEAD_S`] and the
+//! warning at least [`super::MIN_LEAD_S`] (NCAP's line) ahead; an unsignalled right hook whose
+//! turn begins at least [`LAST_POINT_TURN_S`] before contact is warned at least
+//! [`LAST_POINT_S`] (R151's last point) ahead; straight crossings are warned at least
+//! [`TARGET_LEAD_S`] ahead; a negative (true PET ≥ 3 s) is warned at most once and informed at
+//! most three times in 20 runs. Each share with its 95 % (Wilson) interval.
 
 use cits::proto::LaneGraph;
 
@@ -15,6 +19,11 @@ use crate::sim::{Conditions, Kind};
 /// A turn that begins this long before contact leaves time to warn [`TARGET_LEAD_S`] ahead.
 pub const EARLY_TURN_S: f64 = 2.5;
 pub const TARGET_LEAD_S: f64 = 2.0;
+pub const INFORMATION_LEAD_S: f64 = 2.5;
+/// R151's last point of information (reaction and braking before the collision point), and the
+/// turn onset from which a warning there is within reach of an unsignalled turn's evidence.
+pub const LAST_POINT_S: f64 = 1.4;
+pub const LAST_POINT_TURN_S: f64 = 2.1;
 
 /// One case filmed with one seed's camera noise, and what the pipeline made of it.
 #[derive(Debug, Clone)]
@@ -29,17 +38,34 @@ pub struct Run {
     pub lead_s: Option<f64>,
     /// Any warning at all (negatives).
     pub warned: bool,
+    /// The first DENM's (information or warning) lead, and whether any came.
+    pub information_lead_s: Option<f64>,
+    pub informed: bool,
+    /// The car's CAM indicated its turn.
+    pub signalled: bool,
 }
 
 impl Run {
-    /// Whether a positive run meets the pass line for when its turn began.
+    /// Whether a positive run meets every pass line it falls under ([`pass_lines`]); a late,
+    /// unsignalled turn at least a warning before contact.
     pub fn passes(&self) -> bool {
-        let needed = match self.turn_before_contact_s {
-            Some(t) if t >= EARLY_TURN_S => TARGET_LEAD_S,
-            None => TARGET_LEAD_S,
-            Some(_) => MIN_LEAD_S,
-        };
-        self.lead_s.is_some_and(|l| l >= needed)
+        let at_least = |l: Option<f64>, s: f64| l.is_some_and(|l| l >= s);
+        let turn = self.turn_before_contact_s;
+        let hook = self.case.shape == Shape::RightHook;
+        let mut pass = self.lead_s.is_some();
+        if hook && self.signalled {
+            pass &= at_least(self.lead_s, TARGET_LEAD_S);
+        }
+        if hook && !self.signalled && turn.is_some_and(|t| t >= LAST_POINT_TURN_S) {
+            pass &= at_least(self.lead_s, LAST_POINT_S);
+        }
+        if turn.is_some_and(|t| t >= EARLY_TURN_S) {
+            pass &= at_least(self.information_lead_s, INFORMATION_LEAD_S) && at_least(self.lead_s, MIN_LEAD_S);
+        }
+        if turn.is_none() {
+            pass &= at_least(self.lead_s, TARGET_LEAD_S);
+        }
+        pass
     }
 }
 
@@ -129,15 +155,22 @@ pub fn run_case(
     // Contact: when the second of the two enters their shared area (as planned where the paths
     // never come within reach).
     let contact_us = encounter.map_or(start_us + (CONTACT_S * 1e6) as i64, |e| e.time_unix_us);
-    let warnings: Vec<i64> = denms.iter().filter(|d| d.denm.termination.is_none()).map(|d| d.at_us as i64).collect();
-    let first_before = warnings.iter().copied().filter(|&at| at <= contact_us).min();
+    let times = |counted: fn(&etsi_its::denm::SimpleDenm) -> bool| -> Vec<i64> {
+        denms.iter().filter(|d| counted(&d.denm)).map(|d| d.at_us as i64).collect()
+    };
+    let (warnings, notices) = (times(cits::denm_sender::is_warning), times(|d| d.termination.is_none()));
+    let lead =
+        |v: &[i64]| v.iter().copied().filter(|&at| at <= contact_us).min().map(|at| (contact_us - at) as f64 / 1e6);
     Ok(Run {
         case: *case,
         seed,
         turn_before_contact_s: filmed.turn_onset_s.map(|t| (contact_us - start_us) as f64 / 1e6 - t),
         pet_s: encounter.map(|e| e.pet_s),
-        lead_s: first_before.map(|at| (contact_us - at) as f64 / 1e6),
+        lead_s: lead(&warnings),
         warned: !warnings.is_empty(),
+        information_lead_s: lead(&notices),
+        informed: !notices.is_empty(),
+        signalled: car.is_some_and(|c| filmed.sim.signalled.contains(&c)),
     })
 }
 
@@ -189,8 +222,17 @@ pub fn table(runs: &[Run]) -> String {
     let mut out = String::new();
     let positives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome == Outcome::Contact).collect();
     out.push_str(&format!(
-        "{:<22} {:>6} {:>5} {:>11} {:>8} {:>13} {:>8} {:>6}\n",
-        "shape (contact)", "km/h", "runs", "turn at -s", "warned", "lead med/min", "≥2.0 s", "pass"
+        "{:<22} {:>6} {:>5} {:>11} {:>9} {:>9} {:>8} {:>13} {:>8} {:>6}\n",
+        "shape (contact)",
+        "km/h",
+        "runs",
+        "turn at -s",
+        "signalled",
+        "info med",
+        "warned",
+        "lead med/min",
+        "≥2.0 s",
+        "pass"
     ));
     let mut groups: Vec<(Shape, u32)> = positives.iter().map(|r| (r.case.shape, r.case.car_kmh as u32)).collect();
     groups.sort();
@@ -202,12 +244,15 @@ pub fn table(runs: &[Run]) -> String {
         let onsets: Vec<f64> = g.iter().filter_map(|r| r.turn_before_contact_s).collect();
         let lead = median(leads.clone())
             .map_or("-".into(), |m| format!("{m:.2}/{:.2}", leads.iter().copied().fold(f64::INFINITY, f64::min)));
+        let info = median(g.iter().filter_map(|r| r.information_lead_s).collect());
         out.push_str(&format!(
-            "{:<22} {:>6} {:>5} {:>11} {:>8} {:>13} {:>8} {:>6}\n",
+            "{:<22} {:>6} {:>5} {:>11} {:>9} {:>9} {:>8} {:>13} {:>8} {:>6}\n",
             shape.name(),
             kmh,
             g.len(),
             range_text(&onsets),
+            format!("{}/{}", g.iter().filter(|r| r.signalled).count(), g.len()),
+            info.map_or("-".into(), |m| format!("{m:.2}")),
             format!("{}/{}", leads.len(), g.len()),
             lead,
             format!("{}/{}", leads.iter().filter(|l| **l >= TARGET_LEAD_S).count(), g.len()),
@@ -217,8 +262,8 @@ pub fn table(runs: &[Run]) -> String {
     let negatives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome != Outcome::Contact).collect();
     if !negatives.is_empty() {
         out.push_str(&format!(
-            "\n{:<22} {:<30} {:>5} {:>10} {:>7}\n",
-            "shape (negative)", "outcome", "runs", "PET min", "warned"
+            "\n{:<22} {:<30} {:>5} {:>10} {:>7} {:>9}\n",
+            "shape (negative)", "outcome", "runs", "PET min", "warned", "informed"
         ));
         let mut groups: Vec<(Shape, Outcome)> = negatives.iter().map(|r| (r.case.shape, r.case.outcome)).collect();
         groups.sort();
@@ -228,12 +273,13 @@ pub fn table(runs: &[Run]) -> String {
                 negatives.iter().filter(|r| r.case.shape == shape && r.case.outcome == outcome).collect();
             let pet = g.iter().map(|r| r.pet_s.unwrap_or(f64::INFINITY)).fold(f64::INFINITY, f64::min);
             out.push_str(&format!(
-                "{:<22} {:<30} {:>5} {:>10} {:>7}\n",
+                "{:<22} {:<30} {:>5} {:>10} {:>7} {:>9}\n",
                 shape.name(),
                 outcome.name(),
                 g.len(),
                 if pet.is_finite() { format!("{pet:.2} s") } else { "apart".into() },
                 format!("{}/{}", g.iter().filter(|r| r.warned).count(), g.len()),
+                format!("{}/{}", g.iter().filter(|r| r.informed).count(), g.len()),
             ));
         }
     }
@@ -242,34 +288,87 @@ pub fn table(runs: &[Run]) -> String {
     out
 }
 
+/// A share `hits` of `n` with its 95 % Wilson interval, e.g. "11/12 (65-99 %)".
+pub fn share_ci(hits: usize, n: usize) -> String {
+    if n == 0 {
+        return "0/0".into();
+    }
+    let (k, n_f, z) = (hits as f64, n as f64, 1.96);
+    let p = k / n_f;
+    let centre = (p + z * z / (2.0 * n_f)) / (1.0 + z * z / n_f);
+    let half = z * (p * (1.0 - p) / n_f + z * z / (4.0 * n_f * n_f)).sqrt() / (1.0 + z * z / n_f);
+    format!("{hits}/{n} ({:.0}-{:.0} %)", 100.0 * (centre - half).max(0.0), 100.0 * (centre + half).min(1.0))
+}
+
+/// One pass line: its runs and how many pass.
+pub struct PassLine {
+    pub name: String,
+    pub runs: usize,
+    pub passed: usize,
+}
+
+/// The pass lines of the module's doc over `runs`.
+pub fn pass_lines(runs: &[Run]) -> Vec<PassLine> {
+    let positives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome == Outcome::Contact).collect();
+    let negatives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome != Outcome::Contact).collect();
+    let at_least = |l: Option<f64>, s: f64| l.is_some_and(|l| l >= s);
+    let line = |name: String, of: Vec<&&Run>, pass: &dyn Fn(&Run) -> bool| PassLine {
+        name,
+        runs: of.len(),
+        passed: of.iter().filter(|r| pass(r)).count(),
+    };
+    let hooks = |signalled: bool| -> Vec<&&Run> {
+        positives.iter().filter(|r| r.case.shape == Shape::RightHook && r.signalled == signalled).collect()
+    };
+    vec![
+        line(format!("signalled right hooks warned ≥ {TARGET_LEAD_S} s ahead"), hooks(true), &|r| {
+            at_least(r.lead_s, TARGET_LEAD_S)
+        }),
+        line(
+            format!("unsignalled right hooks, turn ≥ {LAST_POINT_TURN_S} s before contact: warned ≥ {LAST_POINT_S} s"),
+            hooks(false).into_iter().filter(|r| r.turn_before_contact_s.is_some_and(|t| t >= LAST_POINT_TURN_S)).collect(),
+            &|r| at_least(r.lead_s, LAST_POINT_S),
+        ),
+        line(
+            format!(
+                "turns begun ≥ {EARLY_TURN_S} s before contact: information ≥ {INFORMATION_LEAD_S} s, warning ≥ {MIN_LEAD_S} s"
+            ),
+            positives.iter().filter(|r| r.turn_before_contact_s.is_some_and(|t| t >= EARLY_TURN_S)).collect(),
+            &|r| at_least(r.information_lead_s, INFORMATION_LEAD_S) && at_least(r.lead_s, MIN_LEAD_S),
+        ),
+        line(
+            format!("straight crossings (cyclists, pedestrians) warned ≥ {TARGET_LEAD_S} s ahead"),
+            positives.iter().filter(|r| !r.case.shape.turns()).collect(),
+            &|r| at_least(r.lead_s, TARGET_LEAD_S),
+        ),
+        line("negatives without a warning (target ≥ 19 in 20)".into(), negatives.iter().collect(), &|r| !r.warned),
+        line("negatives without an information (target ≥ 17 in 20)".into(), negatives.iter().collect(), &|r| {
+            !r.informed
+        }),
+    ]
+}
+
 /// The totals against the pass lines, one line each.
 pub fn summary(runs: &[Run]) -> String {
     let positives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome == Outcome::Contact).collect();
-    let early: Vec<&&Run> =
-        positives.iter().filter(|r| r.turn_before_contact_s.is_none_or(|t| t >= EARLY_TURN_S)).collect();
-    let hooks: Vec<&&Run> = positives.iter().filter(|r| r.case.shape == Shape::RightHook).collect();
     let leads: Vec<f64> = positives.iter().filter_map(|r| r.lead_s).collect();
-    let negatives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome != Outcome::Contact).collect();
-    let false_alarms = negatives.iter().filter(|r| r.warned).count();
-    format!(
-        "contacts warned: {}/{}, median lead {}\n\
-         turn begun ≥ {EARLY_TURN_S} s before contact (or straight): warned ≥ {TARGET_LEAD_S} s ahead in {}/{}\n\
-         every contact warned ≥ {MIN_LEAD_S} s ahead: {}/{}\n\
-         right hooks warned ≥ {TARGET_LEAD_S} s ahead: {}/{}\n\
-         negatives warned: {}/{} ({:.1} in 20; target ≤ 1)\n",
-        leads.len(),
-        positives.len(),
+    let negatives = runs.iter().filter(|r| r.case.outcome != Outcome::Contact).count().max(1) as f64;
+    let mut out = format!(
+        "contacts warned: {}, median lead {}\n",
+        share_ci(leads.len(), positives.len()),
         median(leads.clone()).map_or("-".into(), |m| format!("{m:.2} s")),
-        early.iter().filter(|r| r.lead_s.is_some_and(|l| l >= TARGET_LEAD_S)).count(),
-        early.len(),
-        positives.iter().filter(|r| r.lead_s.is_some_and(|l| l >= MIN_LEAD_S)).count(),
-        positives.len(),
-        hooks.iter().filter(|r| r.lead_s.is_some_and(|l| l >= TARGET_LEAD_S)).count(),
-        hooks.len(),
-        false_alarms,
-        negatives.len(),
-        20.0 * false_alarms as f64 / negatives.len().max(1) as f64,
-    )
+    );
+    for l in pass_lines(runs) {
+        out.push_str(&format!("{}: {}\n", l.name, share_ci(l.passed, l.runs)));
+    }
+    let warned = runs.iter().filter(|r| r.case.outcome != Outcome::Contact && r.warned).count() as f64;
+    let informed = runs.iter().filter(|r| r.case.outcome != Outcome::Contact && r.informed).count() as f64;
+    out.push_str(&format!(
+        "negatives: warning {:.1} in 20 (target ≤ 1), information {:.1} in 20 (target ≤ 3)\n",
+        20.0 * warned / negatives,
+        20.0 * informed / negatives
+    ));
+    out
 }
 
 #[cfg(test)]
@@ -301,33 +400,33 @@ mod tests {
     }
 
     /// The short NCAP set `make test` runs: the right hook from every arm at NCAP's three speeds,
-    /// contact and the VRU 3–4 s later, one seed. The bars are where the model stands now (see
-    /// docs/warnings/ncap.md): every right hook warned before contact, none of the safe passes —
-    /// raise them as the model improves; the target is every right hook ≥ 2 s ahead.
+    /// contact and the VRU 3–4 s later, one seed, each car sending CAMs (three in four drivers
+    /// indicate, [`crate::sim::SIGNAL_P`]). Every right hook whose car signals is warned at least
+    /// 2 s before contact (its indicator escalates the information); every one is warned before
+    /// contact; a safe pass gets neither a warning nor an information. One signalled hook is
+    /// still warned late (1.6 s): its cyclist, riding by the kerb, is taken to turn right as
+    /// well at 0.4-0.6, and the risk stays below the information bar the signal escalates
+    /// (the issue on warnings keeps it open). The yielding negative is
+    /// not here: in our films the yielding car shows its braking only ~1.7 s before the contact
+    /// it avoids, after the line a signalled hook is warned at (docs/warnings.md).
     #[test]
-    fn every_ncap_right_hook_is_warned_and_no_safe_pass_is() {
-        let runs = evaluate(
-            &graph(),
-            &[Shape::RightHook],
-            &[Outcome::Contact, Outcome::VruLater],
-            &[1],
-            &[],
-            Conditions::NOMINAL,
-        )
-        .unwrap();
+    fn signalled_right_hooks_are_warned_two_seconds_ahead_and_safe_passes_not_at_all() {
+        let cams = Conditions::named("cams-100").unwrap();
+        let runs =
+            evaluate(&graph(), &[Shape::RightHook], &[Outcome::Contact, Outcome::VruLater], &[1], &[], cams).unwrap();
         let (contacts, later): (Vec<&Run>, Vec<&Run>) = runs.iter().partition(|r| r.case.outcome == Outcome::Contact);
         assert_eq!(contacts.len(), 12, "four arms × three speeds");
+        assert!(contacts.iter().filter(|r| r.signalled).count() >= 6, "most drivers indicate: {contacts:?}");
         for r in &contacts {
             assert!(r.pet_s.is_some_and(|p| p < 0.5), "a contact: {r:?}");
             assert!(r.lead_s.is_some(), "right hook not warned before contact: {r:?}");
         }
-        // At 10 km/h the turn begins 2.1–2.6 s before contact and is warned ahead of it.
-        for r in contacts.iter().filter(|r| r.case.car_kmh == 10.0) {
-            assert!(r.lead_s.is_some_and(|l| l >= 0.4), "{r:?}");
-        }
+        let late: Vec<&&Run> =
+            contacts.iter().filter(|r| r.signalled && !r.lead_s.is_some_and(|l| l >= TARGET_LEAD_S)).collect();
+        assert!(late.len() <= 1, "signalled, warned late: {late:?}");
         for r in &later {
             assert!(r.pet_s.is_none_or(|p| p >= 3.0), "a safe pass: {r:?}");
-            assert!(!r.warned, "a safe pass warned: {r:?}");
+            assert!(!r.warned && !r.informed, "a safe pass warned or informed: {r:?}");
         }
     }
 }

@@ -1,41 +1,33 @@
-//! The native pipeline: every stage in process, on one RSU's CPMs, as the actors run them; the
-//! DENMs it sends and the risks an active warning stood for without naming them.
+//! The native pipeline: the fused actor's chain of the seven stages (`cits::pipeline`, the code
+//! the actors run) in process, on one RSU's CPMs, with the fused manifest's config and state in
+//! memory; the DENMs it sends and the risks an active warning stood for without naming them.
 
 use std::collections::HashMap;
 
-use cits::assembler::{assemble_frame, state_keys, AssemblerConfig};
-use cits::calibration::{Calibrations, SensorCalibration};
-use cits::collision::{current_paths, detect, update_paths, DetectorConfig};
+use anyhow::Context as _;
+use cits::collision::DetectorConfig;
 use cits::denm_sender::{step_covering, SenderConfig};
-use cits::geo::Wgs84;
-use cits::map_matcher::{tile_graph, LaneIndex, TileCache, MATCH_REACH_M, ROUTE_REACH_M, TILE_MARGIN_M};
-use cits::object_frame::{ObjectFrame, ObjectFrames};
-use cits::predictor::{learn_and_predict, LaneMap, PredictorConfig};
-use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, RsuPaths};
+use cits::pipeline::testing::InMemory;
+use cits::pipeline::{buckets, chain, flat_key, Outcome, Services as _};
+use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, PredictedPathFrame};
+use cits::stage::Outbound;
 use etsi_its::denm::SimpleDenm;
+use prost::Message as _;
 
 use crate::recording::Record;
 
+/// The fused actor's chain run in process ([`NativePipeline::process`]).
 pub struct NativePipeline {
-    calibrations: Calibrations,
-    assembler: AssemblerConfig,
-    trajectories: HashMap<String, Vec<u8>>,
-    graph: LaneGraph,
-    /// The map as the actors read it: tiles cut from the whole map.
-    index: TileCache<LaneIndex>,
-    lanes: TileCache<LaneMap>,
-    /// The turn priors learned from this recording's tracks so far (the predictor's state).
-    priors: cits::proto::TurnPriors,
-    predictor: PredictorConfig,
-    /// Current predicted paths of the intersection (one RSU here).
-    paths: RsuPaths,
+    /// The stages' services: config, key-value state and the map's tiles, in memory.
+    svc: InMemory,
     detector: DetectorConfig,
     sender: SenderConfig,
-    warnings: ActiveWarnings,
     /// The active warnings' last DENMs, and the risks they stood for without naming them
     /// ([`EmittedDenm::sent`] false; for scoring, [`run_scored`]).
     on_air: HashMap<u16, SimpleDenm>,
     pub silent: Vec<EmittedDenm>,
+    /// Frames a stage dead-lettered (as the actors would: the frame is dropped, the run goes on).
+    pub dead_letters: Vec<String>,
     /// When kept: every frame's risks (for sweeping the warning policy) and predicted paths
     /// (for the calibration of route probabilities), with the frame's time.
     pub log: Option<Log>,
@@ -89,43 +81,57 @@ pub(super) fn emitted(
     out
 }
 
+/// The fused actor's config as the fused manifest ships it (embedded at build time, so the score
+/// is of the settings deployed).
+fn shipped_config() -> anyhow::Result<Vec<(String, String)>> {
+    const MANIFEST: &str = include_str!("../../../../wadm/cits-pipeline-fused.yaml");
+    crate::native::component_config(MANIFEST, <cits::pipeline::Fused as cits::pipeline::Handler>::NAME)
+}
+
 impl NativePipeline {
-    pub fn new(graph: &LaneGraph) -> Self {
-        // The cameras of the junction's site (a map without a junction: our RSU's).
+    /// With the shipped config, and the junction's RSU registered with its cameras (a map without
+    /// a junction: our RSU's).
+    pub fn new(graph: &LaneGraph) -> anyhow::Result<Self> {
+        Self::configured(graph, &[])
+    }
+
+    /// The same with stage config entries (`keep_ms`, `harm_ratio`, `horizon_ms`, ...: the keys
+    /// the manifests give the stages) over the shipped ones.
+    pub fn configured(graph: &LaneGraph, entries: &[(String, String)]) -> anyhow::Result<Self> {
         let (station_id, sensors) = crate::map::site::Site::of(graph)
             .map(|s| (s.station_id, s.sensors))
             .unwrap_or_else(|_| (crate::demo::STATION_ID, crate::demo::SENSORS.to_vec()));
-        let calibrations = Calibrations::new(
-            sensors
-                .iter()
-                .map(|(id, pose)| SensorCalibration { station_id, sensor_id: u32::from(*id), pose: *pose })
-                .collect(),
-        );
-        Self {
-            calibrations,
-            assembler: AssemblerConfig::default(),
-            trajectories: HashMap::new(),
-            graph: graph.clone(),
-            index: TileCache::new(LaneIndex::new, MATCH_REACH_M),
-            lanes: TileCache::new(LaneMap::new, ROUTE_REACH_M),
-            priors: Default::default(),
-            predictor: PredictorConfig::default(),
-            paths: RsuPaths::default(),
-            detector: DetectorConfig::default(),
-            sender: SenderConfig::default(),
-            warnings: ActiveWarnings::default(),
+        let rsu = crate::demo::RSU_ID;
+        // What `cits lattice rsu-add` registers: the RSU, its station, its sensors' frame and poses.
+        let mut site = vec![
+            (format!("rsu.{rsu}"), station_id.to_string()),
+            (cits::object_frame::ObjectFrames::key(rsu), cits::object_frame::ObjectFrame::Sensor.to_string()),
+        ];
+        // Full precision: the poses the simulator filmed with, exactly.
+        site.extend(sensors.iter().map(|(id, pose)| {
+            let value = format!("{},{},{}", pose.origin.lat, pose.origin.lon, pose.x_axis_heading_deg);
+            (format!("sensor.{station_id}.{id}"), value)
+        }));
+        let config = crate::native::with_entries(shipped_config()?, site);
+        let config = crate::native::with_entries(config, entries.to_vec());
+        let e = || config.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        Ok(Self {
+            detector: DetectorConfig::from_config(e())?,
+            sender: SenderConfig::from_config(rsu, e())?,
+            svc: crate::map::in_memory(config, graph),
             on_air: HashMap::new(),
             silent: Vec::new(),
+            dead_letters: Vec::new(),
             log: None,
-        }
+        })
     }
 
     /// Forgets what a lattice's Redis expires when a pipeline heard nothing from the RSU for
     /// longer than its TTLs (the manifests' `ttl.trajectories` and `ttl.paths`, 60 s): the
     /// assembler's trajectories and the detector's paths. What it warns must not depend on it.
     pub fn expire_stored_state(&mut self) {
-        self.trajectories.clear();
-        self.paths = RsuPaths::default();
+        let expired = [flat_key(buckets::TRAJECTORIES, ""), flat_key(buckets::PATHS, "")];
+        self.svc.kv.retain(|k, _| !expired.iter().any(|e| k.starts_with(e.as_str())));
     }
 
     /// The detector's config: the warning policy this pipeline runs.
@@ -133,67 +139,82 @@ impl NativePipeline {
         &self.detector
     }
 
-    /// A pipeline that reports every risk (no probability or TTC threshold) and logs its frames.
+    /// A pipeline whose detector reports every risk (no probability or TTC bar: each at least as
+    /// information) and logs its frames.
     pub fn logging_all_risks(graph: &LaneGraph, config: &[(String, String)]) -> anyhow::Result<Self> {
-        let mut p = Self::configured(graph, config)?;
-        p.detector.min_probability = 0.0;
-        p.detector.max_ttc_s = f64::INFINITY;
+        let everything = [("info_min_probability", "0"), ("info_max_ttc_s", "1e9")];
+        let config = crate::native::with_entries(
+            config.to_vec(),
+            everything.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        );
+        let mut p = Self::configured(graph, &config)?;
         p.log = Some(Log::default());
         Ok(p)
     }
 
-    /// The same with stage config entries (`keep_ms`, `min_probability`, `horizon_ms`, ...: the
-    /// keys the manifests give the assembler, predictor, detector and sender) instead of the
-    /// defaults.
-    pub fn configured(graph: &LaneGraph, entries: &[(String, String)]) -> anyhow::Result<Self> {
-        let mut p = Self::new(graph);
-        let e = || entries.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-        p.assembler = AssemblerConfig::from_config(e())?;
-        p.predictor = PredictorConfig::from_config(e())?;
-        p.detector = DetectorConfig::from_config(e())?;
-        p.sender = SenderConfig::from_config(crate::demo::RSU_ID, e())?;
-        Ok(p)
+    /// One CPM or CAM (received at `received_at_us`) through the chain, stage by stage as the
+    /// fused actor runs it; returns the DENMs it causes. A frame a stage dead-letters is dropped
+    /// (and listed in [`NativePipeline::dead_letters`]).
+    pub fn process(&mut self, rsu: &str, message: &[u8], received_at_us: u64) -> anyhow::Result<Vec<EmittedDenm>> {
+        let mut input = Outbound { subject: crate::recording::subject_of(rsu, message), body: message.to_vec() };
+        let stages = chain::<InMemory>();
+        for (i, (name, stage)) in stages.iter().enumerate() {
+            let warnings_before = (*name == cits::denm_sender::STAGE).then(|| self.warnings(rsu)).transpose()?;
+            let mut out = match stage(&mut self.svc, &input.subject, &input.body, received_at_us) {
+                Outcome::Processed(out) => out,
+                Outcome::DeadLettered { reason, .. } => {
+                    self.dead_letters.push(format!("{name}: {reason}"));
+                    return Ok(Vec::new());
+                }
+                Outcome::Retry(reason) => anyhow::bail!("{name} cannot run in memory: {reason}"),
+            };
+            if let Some(before) = warnings_before {
+                return self.denms(rsu, &input.body, before, out);
+            }
+            if i + 1 == stages.len() {
+                break;
+            }
+            input = out.pop().with_context(|| format!("{name} gave no output"))?;
+            if let Some(log) = &mut self.log {
+                if *name == cits::predictor::STAGE {
+                    log.paths.extend(PredictedPathFrame::decode(input.body.as_slice())?.paths);
+                }
+            }
+        }
+        Ok(Vec::new())
     }
 
-    /// One CPM or CAM (received at `received_at_us`) through all stages; returns the DENMs it
-    /// causes.
-    pub fn process(&mut self, rsu: &str, message: &[u8], received_at_us: u64) -> anyhow::Result<Vec<EmittedDenm>> {
-        let subject = crate::recording::subject_of(rsu, message);
-        let wrapper = cits::decoder::decode(&subject, message, received_at_us)?;
-        // What it replays was filmed by the simulated RSU's cameras, in their frames.
-        let frame =
-            cits::collector::collect(&wrapper, &self.calibrations, &ObjectFrames::everywhere(ObjectFrame::Sensor))?;
+    fn warnings(&mut self, rsu: &str) -> anyhow::Result<ActiveWarnings> {
+        let stored = self.svc.get_many(buckets::WARNINGS, &[cits::denm_sender::state_key(rsu)])?;
+        Ok(cits::stage::decode_state_or_empty(stored.first().and_then(|s| s.as_deref())))
+    }
+
+    /// The DENM sender's outputs as DENMs sent, with the risks each warning stands for
+    /// ([`emitted`]): which warning covers which risk is the sender's own step, applied to the
+    /// state it had (the DENMs must be the ones the stage sent).
+    fn denms(
+        &mut self,
+        rsu: &str,
+        risks: &[u8],
+        mut before: ActiveWarnings,
+        out: Vec<Outbound>,
+    ) -> anyhow::Result<Vec<EmittedDenm>> {
+        let frame = CollisionRiskFrame::decode(risks)?;
         let now = frame.reference_time_us;
-        let keys = state_keys(&frame);
-        let stored: Vec<Option<Vec<u8>>> = keys.iter().map(|k| self.trajectories.get(k).cloned()).collect();
-        let (writes, trajectories) = assemble_frame(frame, &keys, stored, &self.assembler)?;
-        self.trajectories.extend(writes);
-        let mut predicted = Vec::new();
-        for t in &trajectories.trajectories {
-            let Some(last) = t.points.last() else { continue };
-            let at = Wgs84 { lat: last.latitude, lon: last.longitude };
-            let graph = &self.graph;
-            let index = self.index.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
-            let matched = index.match_trajectory(t);
-            let lanes = self.lanes.at(at, |tile| anyhow::Ok(tile_graph(graph, tile, TILE_MARGIN_M)))?;
-            predicted.extend(learn_and_predict(lanes, &matched, &self.predictor, &mut self.priors).0);
-        }
+        let outbox = cits::subjects::denm_outbox(rsu);
+        let sent: Vec<SimpleDenm> = out
+            .iter()
+            .filter(|o| o.subject == outbox)
+            .map(|o| self.sender.denm_version.decode(&o.body))
+            .collect::<Result<_, _>>()?;
+        let (denms, covering) = step_covering(&mut before, &frame, now, &self.sender);
+        anyhow::ensure!(denms == sent, "the DENM sender stage sent other DENMs than its step gives");
         if let Some(log) = &mut self.log {
-            log.paths.extend(predicted.iter().cloned());
+            log.risks.push((now, frame.clone()));
         }
-        update_paths(&mut self.paths, predicted, now, &self.detector);
-        let all = current_paths([&self.paths], now, &self.detector);
-        let risks = CollisionRiskFrame {
-            rsu_id: rsu.to_string(),
-            risks: detect(&all, now, &self.detector),
-            ..Default::default()
-        };
-        if let Some(log) = &mut self.log {
-            log.risks.push((now, risks.clone()));
-        }
-        let stepped = step_covering(&mut self.warnings, &risks, now, &self.sender);
+        let after = self.warnings(rsu)?;
         let (sent, silent) =
-            emitted(now, &self.warnings, &mut self.on_air, &risks, stepped).into_iter().partition(|d| d.sent);
+            emitted(now, &after, &mut self.on_air, &frame, (denms, covering)).into_iter().partition(|d| d.sent);
         self.silent.extend::<Vec<EmittedDenm>>(silent);
         Ok(sent)
     }

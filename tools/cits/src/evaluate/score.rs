@@ -3,6 +3,7 @@
 
 use anyhow::Context as _;
 use cits::geo::{wgs84_to_offset, Wgs84};
+use etsi_its::denm::SimpleDenm;
 
 use super::EmittedDenm;
 use crate::sim::{Kind, Truth, TruthEncounter};
@@ -12,6 +13,9 @@ use crate::sim::{Kind, Truth, TruthEncounter};
 /// warning is clearly false; in between borderline.
 pub const CONFLICT_PET_S: f64 = 1.5;
 pub const CLEARLY_SAFE_PET_S: f64 = 3.0;
+/// Warnings for pairs at least this far apart in time are counted on their own (the warning
+/// decision's target: at most 10 per 10 min).
+pub const PET_TWO_S: f64 = 2.0;
 /// Conflicts this soon after the cameras start cannot have been tracked long enough to warn.
 const SETTLE_S: f64 = 5.0;
 /// A DENM without its risk (as received over the air) is attributed by place and time: to the
@@ -35,6 +39,8 @@ pub struct Score {
     pub warnings: usize,
     pub true_warnings: usize,
     pub borderline: usize,
+    /// Warnings (ActionIDs) whose pair's true PET is 2 s or more (clearly false ones included).
+    pub pet_two_plus: usize,
     pub clearly_false: usize,
     /// Same as `clearly_false` (the name the end-to-end tests use).
     pub false_warnings: usize,
@@ -46,6 +52,16 @@ pub struct Score {
     pub minutes: f64,
     /// One line per missed conflict and per warning that was not true (`--explain`).
     pub explained: Vec<String>,
+    /// The information stage: the same counts over every DENM, information or warning.
+    pub information: Information,
+}
+
+/// How the information stage (any DENM, information or warning) compares with the truth.
+#[derive(Debug, Default, Clone)]
+pub struct Information {
+    pub warned: usize,
+    pub lead_times_s: Vec<f64>,
+    pub clearly_false: usize,
 }
 
 impl Score {
@@ -66,11 +82,15 @@ impl Score {
         self.warnings += o.warnings;
         self.true_warnings += o.true_warnings;
         self.borderline += o.borderline;
+        self.pet_two_plus += o.pet_two_plus;
         self.clearly_false += o.clearly_false;
         self.false_warnings += o.false_warnings;
         self.missed.extend(&o.missed);
         self.minutes += o.minutes;
         self.explained.extend(o.explained.iter().cloned());
+        self.information.warned += o.information.warned;
+        self.information.lead_times_s.extend(&o.information.lead_times_s);
+        self.information.clearly_false += o.information.clearly_false;
     }
 
     /// Median and minimum lead time, s.
@@ -169,10 +189,23 @@ pub fn score(denms: &[EmittedDenm], truth: &serde_json::Value) -> anyhow::Result
 }
 
 pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
+    let all = score_stage(denms, truth, |d| d.termination.is_none());
+    Score {
+        information: Information {
+            warned: all.warned,
+            lead_times_s: all.lead_times_s,
+            clearly_false: all.clearly_false,
+        },
+        ..score_stage(denms, truth, cits::denm_sender::is_warning)
+    }
+}
+
+/// [`score_truth`] of the DENMs that are `counted` (warnings, or information too).
+fn score_stage(denms: &[EmittedDenm], truth: &Truth, counted: fn(&SimpleDenm) -> bool) -> Score {
     let start_us = truth.parameters.start_unix_ms as i64 * 1000;
     let duration_s = f64::from(truth.parameters.duration_s);
     let warnings: Vec<(&EmittedDenm, Option<&TruthEncounter>)> =
-        denms.iter().filter(|d| d.denm.termination.is_none()).map(|d| (d, attribute(truth, d))).collect();
+        denms.iter().filter(|d| counted(&d.denm)).map(|d| (d, attribute(truth, d))).collect();
     let sent = denms.iter().filter(|d| d.sent).count();
     let mut s = Score { denms: sent, minutes: duration_s / 60.0, ..Default::default() };
     // Recall and lead time over the conflicts the cameras could have warned of (the truth also
@@ -226,6 +259,7 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
     }
     for (seq, pet) in by_action {
         s.warnings += 1;
+        s.pet_two_plus += usize::from(pet >= PET_TWO_S);
         let class = if pet < CONFLICT_PET_S {
             s.true_warnings += 1;
             continue;

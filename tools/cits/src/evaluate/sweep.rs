@@ -11,8 +11,8 @@ use super::pipeline::emitted;
 use super::{on_all_cores, road_user, score_truth, EmittedDenm, NativePipeline, Score};
 use crate::sim::{Params, Truth};
 
-/// The DENMs the sender makes of logged risk frames when the detector reports only the risks
-/// `policy` reports ([`DetectorConfig::reports`]), held for `frames` consecutive frames by the
+/// The DENMs the sender makes of logged risk frames when the detector stages them by `policy`
+/// ([`DetectorConfig::stage`]; risks it leaves out are not reported), held for `frames` consecutive frames by the
 /// same two tracked objects — what a run with that policy would send.
 pub fn replay_policy(risks: &[(u64, CollisionRiskFrame)], policy: &DetectorConfig, frames: u32) -> Vec<EmittedDenm> {
     type Pair = (u32, u32, u32, u32);
@@ -26,8 +26,14 @@ pub fn replay_policy(risks: &[(u64, CollisionRiskFrame)], policy: &DetectorConfi
     let mut held: HashMap<Pair, u32> = HashMap::new();
     let mut out = Vec::new();
     for (now, frame) in risks {
-        let qualifying: Vec<&cits::proto::CollisionRisk> =
-            frame.risks.iter().filter(|r| policy.reports(r.probability, r.time_to_collision_s)).collect();
+        let qualifying: Vec<cits::proto::CollisionRisk> = frame
+            .risks
+            .iter()
+            .filter_map(|r| {
+                let stage = policy.stage(r.probability, r.time_to_collision_s, r.signalled)?;
+                Some(cits::proto::CollisionRisk { stage: stage as i32, ..*r })
+            })
+            .collect();
         // Consecutive frames each pair has qualified in, this one included.
         let mut now_held: HashMap<Pair, u32> = HashMap::new();
         for r in &qualifying {
@@ -37,7 +43,7 @@ pub fn replay_policy(risks: &[(u64, CollisionRiskFrame)], policy: &DetectorConfi
         }
         held = now_held;
         let kept = CollisionRiskFrame {
-            risks: qualifying.into_iter().filter(|r| held[&pair(r)] >= frames).copied().collect(),
+            risks: qualifying.into_iter().filter(|r| held[&pair(r)] >= frames).collect(),
             ..frame.clone()
         };
         let stepped = step_covering(&mut warnings, &kept, *now, &sender);

@@ -34,9 +34,9 @@ fn a_risk_is_warned_once_it_has_qualified_in_as_many_frames_as_the_policy_holds_
         mode: mode as i32,
         ..Default::default()
     };
-    // Frames 125 ms apart; the risk drops below p 0.8 in the second one.
+    // Frames 125 ms apart, 1.5 s ahead; the risk drops below any bar in the second one.
     let t0 = 1_700_000_000_000_000u64;
-    let frames: Vec<(u64, CollisionRiskFrame)> = [0.9, 0.5, 0.9, 0.9]
+    let frames: Vec<(u64, CollisionRiskFrame)> = [0.9, 0.3, 0.9, 0.9]
         .iter()
         .enumerate()
         .map(|(k, &probability)| {
@@ -49,12 +49,17 @@ fn a_risk_is_warned_once_it_has_qualified_in_as_many_frames_as_the_policy_holds_
                 time_to_collision_s: 1.5,
                 probability,
                 expected_at_us: now + 1_500_000,
+                ..Default::default()
             };
             (now, CollisionRiskFrame { rsu_id: "rsu".into(), risks: vec![risk], ..Default::default() })
         })
         .collect();
-    let policy = DetectorConfig { min_probability: 0.8, max_ttc_s: 2.0, early_max_ttc_s: 2.0, ..Default::default() };
-    let first_warned = |held| replay_policy(&frames, &policy, held).first().map(|d| (d.at_us - t0) / 125_000);
+    let policy = DetectorConfig::default();
+    assert!(policy.warning_bar(1.5) > 0.5 && policy.warning_bar(1.5) < 0.9);
+    let first_warned = |held| {
+        let denms = replay_policy(&frames, &policy, held);
+        denms.iter().find(|d| cits::denm_sender::is_warning(&d.denm)).map(|d| (d.at_us - t0) / 125_000)
+    };
     assert_eq!(first_warned(1), Some(0));
     assert_eq!(first_warned(2), Some(3), "frames 2 and 3 in a row");
     assert_eq!(first_warned(3), None);
@@ -171,7 +176,7 @@ fn a_trace_follows_two_road_users_to_the_risk_between_them() {
     for user in conflict.users {
         assert!(lines.iter().any(|l| l.starts_with(&format!("  #{user} "))), "#{user} missing: {lines:?}");
     }
-    assert!(lines.iter().any(|l| l.contains("(warned by the policy)")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("(a warning by the policy)")), "{lines:?}");
     // Two road users who never meet: their paths, no risk.
     let apart = [conflict.users[0], truth.road_users.iter().map(|u| u.id).max().unwrap() + 1];
     assert!(trace(&graph, 1, &params, &[], apart).unwrap().iter().all(|l| !l.contains("risk")));
@@ -250,7 +255,7 @@ fn replays_after_a_pause_warn_alike_whether_or_not_the_expired_state_was_kept() 
     let mut records = crate::recording::read_file(&root.join("data/default.rec.b64")).unwrap();
     records.truncate(REPLAYED);
     let span_ms = records.last().unwrap().timestamp_ms - records.first().unwrap().timestamp_ms;
-    let (mut kept, mut expired) = (NativePipeline::new(&graph), NativePipeline::new(&graph));
+    let (mut kept, mut expired) = (NativePipeline::new(&graph).unwrap(), NativePipeline::new(&graph).unwrap());
     let mut starts_ms = 1_800_000_000_000u64;
     for (replay, pause_s) in [70u64, 0].into_iter().enumerate() {
         let live = crate::replay::live(&records, SPEED, starts_ms);

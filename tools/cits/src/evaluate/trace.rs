@@ -85,12 +85,17 @@ pub fn trace_recording(
             let (Some(a), Some(b)) = (&risk.first, &risk.second) else { continue };
             let pair = [road_user(&truth, a, at_ms), road_user(&truth, b, at_ms)];
             if pair.iter().all(|u| u.is_some_and(|u| users.contains(&u))) && pair[0] != pair[1] {
-                let warned = policy.reports(risk.probability, risk.time_to_collision_s);
+                let stage = policy.stage(risk.probability, risk.time_to_collision_s, risk.signalled);
                 lines.push(format!(
-                    "  risk p {:.2} ttc {:.2} s{}",
+                    "  risk p {:.2} ttc {:.2} s{}{}",
                     risk.probability,
                     risk.time_to_collision_s,
-                    if warned { " (warned by the policy)" } else { "" }
+                    if risk.signalled { " signalled" } else { "" },
+                    match stage {
+                        Some(cits::proto::RiskStage::Warning) => " (a warning by the policy)",
+                        Some(cits::proto::RiskStage::Information) => " (an information by the policy)",
+                        None => "",
+                    }
                 ));
             }
         }

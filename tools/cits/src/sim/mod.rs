@@ -184,6 +184,8 @@ pub struct Simulation {
     routes: Vec<Route>,
     /// The junction filmed, its RSU and cameras.
     pub site: Site,
+    /// Road users (ids) whose CAMs indicated their turn.
+    pub signalled: Vec<u32>,
 }
 
 impl Simulation {
@@ -412,9 +414,13 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
     // The cars that send CAMs, drawn from a random stream of their own: the cameras film the same
     // with CAMs as without.
     let mut cam_rng = Rng::new(params.seed, 4);
+    let mut signalled = Vec::new();
     for user in &users {
-        if user.kind == Kind::Car && cam_rng.chance(params.conditions.cam_share) {
-            cams(user, &world, duration_us, &mut cam_rng, &mut air)?;
+        if user.kind == Kind::Car
+            && cam_rng.chance(params.conditions.cam_share)
+            && cams(user, &world, duration_us, &mut cam_rng, &mut air)?
+        {
+            signalled.push(user.id);
         }
     }
     // The VRUs that send VAMs, likewise from a stream of their own.
@@ -470,6 +476,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
         summary,
         routes: world.routes,
         site: world.site,
+        signalled,
     })
 }
 

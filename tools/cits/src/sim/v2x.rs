@@ -47,14 +47,14 @@ pub(super) const STATION_TYPE_CYCLIST: u8 = 2;
 
 /// A car's CAMs while the cameras run, at [`CAM_PERIOD_US`], with GNSS noise; drivers who
 /// indicate ([`SIGNAL_P`]) set the indicator [`SIGNAL_LEAD_S`] before the turn begins and
-/// cancel it once out of the turn.
+/// cancel it once out of the turn. Whether the driver indicated.
 pub(super) fn cams(
     user: &RoadUser,
     world: &World,
     duration_us: i64,
     rng: &mut Rng,
     air: &mut Air,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     use cits::proto::Turn;
     use etsi_its::cam::{SimpleCam, TurnSignals};
     let route = &world.routes[user.mover.route];
@@ -97,7 +97,7 @@ pub(super) fn cams(
         let bytes = etsi_its::cam::encode(&cam.to_cam()).context("simulated CAM does not encode")?;
         air.send(generated_unix_us + rng.range(LATENCY_US.0, LATENCY_US.1) as u64, bytes);
     }
-    Ok(())
+    Ok(signalled.is_some())
 }
 
 /// Where a road user is and how it moves at a time, as its own sensors tell it: position (m

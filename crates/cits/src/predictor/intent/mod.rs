@@ -12,9 +12,9 @@ mod steering;
 
 #[cfg(test)]
 pub(super) use lateral::normal_density;
-pub use lateral::LANE_SECONDS;
-pub(crate) use lateral::{lane_seconds, lateral_likelihood};
-pub(crate) use signal::signal_likelihoods;
+pub(crate) use lateral::{lane_seconds, lateral_likelihood, moved_over};
+pub use lateral::{CENTRED_SHARE_PRIOR, LANE_SECONDS};
+pub(crate) use signal::{signal_likelihoods, signalled_turn};
 pub(crate) use speed::{profile_turn_likelihood, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
 pub(crate) use steering::steering_likelihoods;
 
@@ -50,7 +50,8 @@ pub(super) fn turn_prior(mode: TravelMode, turn: Turn, evidence: &Evidence) -> f
         Turn::Straight => (1.0, 1.0, 1.0, evidence.prior[1]),
         _ => (1.0, 1.0, 1.0, 1.0),
     };
-    let lateral = evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds));
+    let lateral =
+        evidence.lateral.as_ref().map_or(1.0, |l| lateral_likelihood(mode, turn, &l.seconds, l.centred_share));
     prior * speed * steering * signal * lateral
 }
 

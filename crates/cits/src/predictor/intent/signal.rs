@@ -45,6 +45,16 @@ pub(crate) fn signal_likelihoods(cue: Option<&IntentCue>, at_us: u64) -> [f64; 2
     [left * announced_left, right * announced_right]
 }
 
+/// The turn a fresh report announces (its indicator or announced turn to one side), if any: what
+/// escalates an information on a path that turns there to a warning.
+pub(crate) fn signalled_turn(cue: Option<&IntentCue>, at_us: u64) -> Option<Turn> {
+    match signal_likelihoods(cue, at_us) {
+        [left, right] if left > 1.0 && left > right => Some(Turn::Left),
+        [left, right] if right > 1.0 && right > left => Some(Turn::Right),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
