@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Context as _};
+use anyhow::{anyhow, bail, Context as _};
 use cits::pipeline::{self, EachStage as _, Handler, Services};
 use cits::stage::StageError;
 use cits_jetstream::dispatch::{Delivery, Failure, Target};
@@ -34,16 +34,9 @@ pub struct StageSettings {
 /// Reads `stage` (a `cits::pipeline` stage name such as `map_matcher`, or `pipeline` for the
 /// fused actor) from a wadm manifest: component `map-matcher`, link `map-matcher-input`.
 pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<StageSettings> {
-    use wadm_types::{Properties, TraitProperty};
+    use wadm_types::TraitProperty;
     let model = crate::manifest::load(manifest)?;
-    let component = stage.replace('_', "-");
-    let found = model
-        .components()
-        .find(|c| c.name == component)
-        .with_context(|| format!("{} has no component `{component}`", manifest.display()))?;
-    let Properties::Component { properties } = &found.properties else {
-        bail!("{}: `{component}` is a provider, not a component", manifest.display());
-    };
+    let (component, properties) = component_of(&model, stage).map_err(|e| anyhow!("{}: {e}", manifest.display()))?;
     let mut settings = StageSettings {
         config: properties.config.iter().flat_map(config_entries).collect(),
         lattice_configs: properties.config.iter().filter(|c| c.properties.is_none()).map(|c| c.name.clone()).collect(),
@@ -75,17 +68,25 @@ pub fn settings_from_manifest(manifest: &Path, stage: &str) -> anyhow::Result<St
     Ok(settings)
 }
 
-/// The config entries written out in a wadm manifest (its text) for `stage`'s component.
-pub fn component_config(manifest: &str, stage: &str) -> anyhow::Result<Vec<(String, String)>> {
-    use wadm_types::Properties;
-    let model: wadm_types::Manifest = serde_yaml::from_str(manifest).context("not a wadm manifest")?;
+/// `stage`'s component in a manifest (`map_matcher` → component `map-matcher`): its name there
+/// and its properties.
+fn component_of<'a>(
+    model: &'a wadm_types::Manifest,
+    stage: &str,
+) -> anyhow::Result<(String, &'a wadm_types::ComponentProperties)> {
     let component = stage.replace('_', "-");
     let found =
         model.components().find(|c| c.name == component).with_context(|| format!("no component `{component}`"))?;
-    let Properties::Component { properties } = &found.properties else {
+    let wadm_types::Properties::Component { properties } = &found.properties else {
         bail!("`{component}` is a provider, not a component");
     };
-    Ok(properties.config.iter().flat_map(config_entries).collect())
+    Ok((component, properties))
+}
+
+/// The config entries written out in a wadm manifest (its text) for `stage`'s component.
+pub fn component_config(manifest: &str, stage: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let model: wadm_types::Manifest = serde_yaml::from_str(manifest).context("not a wadm manifest")?;
+    Ok(component_of(&model, stage)?.1.config.iter().flat_map(config_entries).collect())
 }
 
 /// `KEY=VALUE` arguments as config entries.

@@ -270,13 +270,18 @@ fn crossing_conflict(
     Some((probability.clamp(0.0, 1.0), second_in_us))
 }
 
+/// `d` (local metres) in the frame of `heading` (a unit vector): how far along it (positive
+/// ahead) and how far across it (either side).
+fn along_across(heading: (f64, f64), d: (f64, f64)) -> (f64, f64) {
+    (d.0 * heading.0 + d.1 * heading.1, (d.0 * heading.1 - d.1 * heading.0).abs())
+}
+
 /// Whether two road users' footprints (length along each one's heading, width across it)
 /// overlap when their centres are `d` apart (local metres), `a` heading `heading_a`.
 fn footprints_overlap(ma: TravelMode, mb: TravelMode, heading_a: (f64, f64), d: (f64, f64)) -> bool {
     let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
-    let along = (d.0 * heading_a.0 + d.1 * heading_a.1).abs();
-    let across = (d.0 * heading_a.1 - d.1 * heading_a.0).abs();
-    along <= (len_a + len_b) / 2.0 && across <= (wid_a + wid_b) / 2.0
+    let (along, across) = along_across(heading_a, d);
+    along.abs() <= (len_a + len_b) / 2.0 && across <= (wid_a + wid_b) / 2.0
 }
 
 /// Deceleration (m/s²) a road user closing on another ahead of it in its line can take to
@@ -303,10 +308,8 @@ fn closing_too_fast(
         }
         _ => 0.0,
     };
-    let heading = direction(la, 0);
     // Along a's heading: positive when b is ahead.
-    let along = (b0.0 - a0.0) * heading.0 + (b0.1 - a0.1) * heading.1;
-    let across = ((b0.0 - a0.0) * heading.1 - (b0.1 - a0.1) * heading.0).abs();
+    let (along, across) = along_across(direction(la, 0), (b0.0 - a0.0, b0.1 - a0.1));
     let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
     // Beside each other rather than one behind the other: one passing the other that close
     // touches sideways, whatever its braking.

@@ -8,7 +8,7 @@
 //! footprints would overlap. The policy then stages it: information, warning, or nothing.
 //! Vulnerable road users (bicycles, pedestrians) against vehicles are what we warn about.
 //!
-//! By concern: `policy` (operating point, config), `state` (each RSU's stored paths), `routes`
+//! By concern: `policy` (decision rule, config), `state` (each RSU's stored paths), `routes`
 //! (route probabilities across two sensors' tracks), `geometry` (crossings, timing, overlap in
 //! space and time), `pairs` (which pairs are tested); [`detect`] puts them together.
 
@@ -28,7 +28,7 @@ use crate::proto::{CollisionRisk, ObjectRef, PredictedPath};
 
 use geometry::{conflict, Conflict, Timed};
 pub use pairs::pairs_to_test;
-pub use policy::{DecisionRule, DetectorConfig, DECISION_RULE, PROBABILITY_SLACK, STAGE};
+pub use policy::{DetectorConfig, PROBABILITY_SLACK, STAGE};
 use routes::route_probabilities;
 pub use state::{current_paths, intersection_of, state_key, update_paths};
 

@@ -2,7 +2,7 @@
 //! its time to conflict, whether the vehicle signals the turn) is staged — information, warning
 //! or nothing — and the config entries that set it.
 //!
-//! The decision rule (docs/warnings.md "The decision rule"):
+//! The decision rule (docs/warnings/decision.md):
 //! - **Information** when a conflict is possible (probability ≥ `info_min_probability`) inside
 //!   an R151-shaped window: not earlier than its first line (`info_max_ttc_s`, ≈ 4 s ahead).
 //! - **Warning** when the expected harm avoided by warning now rather than one decision step
@@ -23,29 +23,6 @@ use crate::proto::RiskStage;
 use crate::stage::StageError;
 
 pub const STAGE: &str = "collision_detector";
-
-/// The decision rule's constants; `harm_ratio` and `info_min_probability` calibrated on the
-/// development seeds only (`cits evaluate --sweep`, docs/warnings/), the times from R151 and
-/// braking physics. The manifests name the same values.
-pub struct DecisionRule {
-    pub info_min_probability: f64,
-    pub info_max_ttc_s: f64,
-    pub harm_ratio: f64,
-    pub no_avoid_s: f64,
-    pub full_avoid_s: f64,
-    pub step_s: f64,
-    pub max_pet_s: f64,
-}
-
-pub const DECISION_RULE: DecisionRule = DecisionRule {
-    info_min_probability: 0.5,
-    info_max_ttc_s: 4.0,
-    harm_ratio: 1.0,
-    no_avoid_s: 0.0,
-    full_avoid_s: 2.0,
-    step_s: 0.5,
-    max_pet_s: 1.5,
-};
 
 /// How far below a bar a probability may fall and still count as reaching it. Probabilities are
 /// sums of products of likelihoods made with `exp`, whose last bits differ between the Wasm
@@ -84,20 +61,24 @@ pub struct DetectorConfig {
 }
 
 impl Default for DetectorConfig {
+    /// The decision rule's constants: `harm_ratio`, `no_avoid_s`, `full_avoid_s` and
+    /// `info_min_probability` calibrated on the development seeds only (`cits evaluate --sweep`,
+    /// docs/warnings/decision.md), the first line and the step from R151, the PET from the
+    /// ground truth. The manifests name the same values.
     fn default() -> Self {
         Self {
             vru_only: true,
             path_ttl_us: 500_000,
             max_pairs: crate::limits::Limits::default().max_pairs_per_frame,
             max_paths: crate::limits::Limits::default().max_paths_per_frame,
-            info_min_probability: DECISION_RULE.info_min_probability,
-            info_max_ttc_s: DECISION_RULE.info_max_ttc_s,
-            harm_ratio: DECISION_RULE.harm_ratio,
-            no_avoid_s: DECISION_RULE.no_avoid_s,
-            full_avoid_s: DECISION_RULE.full_avoid_s,
-            step_s: DECISION_RULE.step_s,
+            info_min_probability: 0.5,
+            info_max_ttc_s: 4.0,
+            harm_ratio: 1.0,
+            no_avoid_s: 0.0,
+            full_avoid_s: 2.0,
+            step_s: 0.5,
             spread_mps: 0.3,
-            max_pet_s: DECISION_RULE.max_pet_s,
+            max_pet_s: 1.5,
         }
     }
 }

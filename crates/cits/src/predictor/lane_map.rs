@@ -55,6 +55,15 @@ impl Lane {
         let (a, b) = (self.points[k - 1], self.points[k]);
         ((a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1)), d)
     }
+
+    /// The centerline's direction at `station` (a unit vector), over `half_m` either side; None
+    /// where the lane has no length there.
+    pub(super) fn direction(&self, station: f64, half_m: f64) -> Option<(f64, f64)> {
+        let ((x0, y0), _) = self.at(station - half_m);
+        let ((x1, y1), _) = self.at(station + half_m);
+        let len = distance(x1 - x0, y1 - y0);
+        (len > 0.0).then(|| ((x1 - x0) / len, (y1 - y0) / len))
+    }
 }
 
 /// The lane graph in local metres, for walking along routes.
@@ -93,15 +102,14 @@ impl LaneMap {
     /// choice (they lie on that lanelet by construction).
     pub(super) fn measured_point(&self, q: &MatchedPoint) -> Local {
         let snapped = wgs84_to_offset(self.origin, Wgs84 { lat: q.latitude, lon: q.longitude });
-        let Some(lane) = self.lanes.get(&q.lanelet_id) else { return snapped };
-        let ((x0, y0), _) = lane.at(q.station_m - 0.5);
-        let ((x1, y1), _) = lane.at(q.station_m + 0.5);
-        let len = distance(x1 - x0, y1 - y0);
-        if len <= 0.0 || !q.offset_m.is_finite() {
+        let Some((dx, dy)) = self.lanes.get(&q.lanelet_id).and_then(|lane| lane.direction(q.station_m, 0.5)) else {
+            return snapped;
+        };
+        if !q.offset_m.is_finite() {
             return snapped;
         }
         // Left of the lanelet's direction is positive.
-        (snapped.0 - (y1 - y0) / len * q.offset_m, snapped.1 + (x1 - x0) / len * q.offset_m)
+        (snapped.0 - dy * q.offset_m, snapped.1 + dx * q.offset_m)
     }
 
     /// The turn connectors a vehicle matched to connector `lanelet` may really be on, with the

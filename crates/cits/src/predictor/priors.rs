@@ -77,6 +77,16 @@ pub fn count_once(priors: &mut TurnPriors, track: u64) -> bool {
     true
 }
 
+/// Whether `a` holds the counts of `approach` for `mode`.
+fn is_of(a: &ApproachTurns, (approach, mode): (i64, TravelMode)) -> bool {
+    a.approach_lanelet_id == approach && a.mode == mode as i32
+}
+
+/// What `priors` learned on `approach` for `mode`, if anything.
+fn learned(priors: &TurnPriors, of: (i64, TravelMode)) -> Option<&ApproachTurns> {
+    priors.approaches.iter().find(|a| is_of(a, of))
+}
+
 /// Counts one track's turn at `now_us` (all counts decayed to then first), and for a turner
 /// whether it had moved over in its lane (`moved`, when its approach was still in its track).
 pub fn observe(
@@ -96,7 +106,7 @@ pub fn observe(
         a.turned_moved *= f;
     }
     priors.updated_at_us = priors.updated_at_us.max(now_us);
-    let at = match priors.approaches.iter().position(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) {
+    let at = match priors.approaches.iter().position(|a| is_of(a, (approach, mode))) {
         Some(i) => i,
         None => {
             priors.approaches.push(ApproachTurns {
@@ -132,7 +142,7 @@ pub fn centred_share(
     now_us: u64,
     cfg: &PredictorConfig,
 ) -> f64 {
-    let seen = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32);
+    let seen = learned(priors, (approach, mode));
     let f = decay(now_us.saturating_sub(priors.updated_at_us), cfg);
     let (centred, moved) = seen.map_or((0.0, 0.0), |a| (f * a.turned_centred, f * a.turned_moved));
     (centred + CENTRED_PSEUDO_COUNT * CENTRED_SHARE_PRIOR) / (centred + moved + CENTRED_PSEUDO_COUNT)
@@ -148,7 +158,7 @@ pub fn weights(
     now_us: u64,
     cfg: &PredictorConfig,
 ) -> [f64; 3] {
-    let Some(a) = priors.approaches.iter().find(|a| a.approach_lanelet_id == approach && a.mode == mode as i32) else {
+    let Some(a) = learned(priors, (approach, mode)) else {
         return [1.0; 3];
     };
     let Some(lane) = map.lanes.get(&approach) else { return [1.0; 3] };

@@ -55,11 +55,7 @@ pub(crate) fn lateral_likelihood(mode: TravelMode, turn: Turn, seconds: &[LaneSe
     if seconds.is_empty() {
         return 1.0;
     }
-    let side = match turn {
-        Turn::Left => 1.0,
-        Turn::Right => -1.0,
-        _ => 0.0,
-    };
+    let side = side_of(turn).unwrap_or(0.0);
     // The offset is (1 − share)·own + share·target, own ~ N(0, sigma²), target ~ N(side·shift,
     // (SHIFT_SPREAD·shift)²), plus the camera's noise on each second's mean.
     let density = |moving: bool| {
@@ -84,16 +80,21 @@ pub(crate) fn lateral_likelihood(mode: TravelMode, turn: Turn, seconds: &[LaneSe
     }
 }
 
+/// The side a turn moves a road user over to in its lane (left positive); None going straight.
+fn side_of(turn: Turn) -> Option<f64> {
+    match turn {
+        Turn::Left => Some(1.0),
+        Turn::Right => Some(-1.0),
+        _ => None,
+    }
+}
+
 /// Whether a turner moved over towards `turn`'s side by its newest second on the approach (at
 /// least half the mode's move): what [`crate::predictor::priors`] learns the centred share from.
 /// None for a mode without a move, or going straight.
 pub(crate) fn moved_over(mode: TravelMode, turn: Turn, seconds: &[LaneSecond]) -> Option<bool> {
     let (shift, _, _) = lane_shift_m(mode)?;
-    let side = match turn {
-        Turn::Left => 1.0,
-        Turn::Right => -1.0,
-        _ => return None,
-    };
+    let side = side_of(turn)?;
     let newest = seconds.iter().rev().find(|s| s.points > 0 && s.offset_m.is_finite())?;
     Some(newest.offset_m * side >= shift / 2.0)
 }

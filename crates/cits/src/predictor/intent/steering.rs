@@ -49,12 +49,8 @@ fn onsets_m(mode: TravelMode) -> (f64, f64, f64) {
 fn headings(map: &LaneMap, t: &MatchedTrajectory, approach: i64) -> Vec<(f64, f64, f64)> {
     let Some(lane) = map.lanes.get(&approach) else { return Vec::new() };
     let end = lane.stations.last().copied().unwrap_or(0.0);
-    let direction = |station: f64| {
-        let ((x0, y0), _) = lane.at(station - 1.0);
-        let ((x1, y1), _) = lane.at(station + 1.0);
-        // Clockwise from north, as the sensor's headings are.
-        (x1 - x0).atan2(y1 - y0)
-    };
+    // Clockwise from north, as the sensor's headings are.
+    let direction = |station: f64| lane.direction(station, 1.0).map_or(0.0, |(x, y)| x.atan2(y));
     let newest = t.points.last().map_or(0, |p| p.measured_at_us);
     t.points
         .iter()
