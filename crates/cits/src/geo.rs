@@ -97,6 +97,44 @@ pub fn distance(east: f64, north: f64) -> f64 {
     (east * east + north * north).sqrt()
 }
 
+/// Stretch over which a turn connector's bend is measured ([`tightest_radius_m`]), m: about a
+/// car's length.
+pub const BEND_WINDOW_M: f64 = 5.0;
+
+/// Radius (m) of a polyline's tightest bend: over every stretch of at least `window_m` (or
+/// the whole line, if shorter) between two of its segments, the stretch's length over the turn of
+/// heading along it; the smallest. None for a line that turns less than a degree per `window_m`.
+/// Measured over a window, not per vertex: maps draw corners with unevenly spaced points, and
+/// one sharp vertex between long segments is a kink in the drawing, not a bend a car can take.
+pub fn tightest_radius_m(points: &[(f64, f64)], window_m: f64) -> Option<f64> {
+    // Each segment's heading (unwrapped, radians) and the station of its middle.
+    let mut segments: Vec<(f64, f64)> = Vec::new();
+    let mut station = 0.0;
+    for w in points.windows(2) {
+        let (dx, dy) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
+        let len = distance(dx, dy);
+        if len < 1e-6 {
+            continue;
+        }
+        let mut heading = dy.atan2(dx);
+        if let Some(&(prev, _)) = segments.last() {
+            heading =
+                prev + (heading - prev + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+        }
+        segments.push((heading, station + len / 2.0));
+        station += len;
+    }
+    let (first, last) = (segments.first()?, segments.last()?);
+    let window = window_m.min(last.1 - first.1);
+    let mut sharpest = 0.0_f64;
+    for (i, &(h0, s0)) in segments.iter().enumerate() {
+        let Some(&(h1, s1)) = segments[i + 1..].iter().find(|(_, s)| *s - s0 >= window - 1e-9) else { break };
+        sharpest = sharpest.max((h1 - h0).abs() / (s1 - s0));
+    }
+    let least = 1f64.to_radians() / window_m.max(1e-6);
+    (sharpest > least).then(|| 1.0 / sharpest)
+}
+
 /// How far heading `to` lies clockwise of heading `from` (degrees, -180..180).
 pub fn heading_difference_deg(to: f64, from: f64) -> f64 {
     (to - from + 540.0).rem_euclid(360.0) - 180.0
@@ -122,6 +160,37 @@ mod tests {
     use proptest::prelude::*;
 
     const SALZBURG: Wgs84 = Wgs84 { lat: 47.8095, lon: 13.0550 };
+
+    /// A quarter circle drawn with `n` points.
+    fn arc(radius: f64, n: usize) -> Vec<(f64, f64)> {
+        (0..=n)
+            .map(|i| {
+                let a = std::f64::consts::FRAC_PI_2 * i as f64 / n as f64;
+                (radius * a.sin(), radius * (1.0 - a.cos()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_quarter_circle_has_its_radius_however_it_is_drawn() {
+        for (radius, n) in [(8.0, 6), (8.0, 40), (15.0, 12), (30.0, 8)] {
+            let r = tightest_radius_m(&arc(radius, n), 5.0).unwrap();
+            // A chord-drawn arc is a little tighter than the circle it approximates.
+            assert!((r - radius).abs() < 0.05 * radius, "{radius} m with {n} points: {r}");
+        }
+    }
+
+    #[test]
+    fn the_tightest_bend_counts_not_the_straight_run_up() {
+        let mut line: Vec<(f64, f64)> = (0..=10).map(|i| (-20.0 + 2.0 * i as f64, 0.0)).collect();
+        line.extend(arc(6.0, 10).into_iter().skip(1));
+        let r = tightest_radius_m(&line, 5.0).unwrap();
+        assert!((r - 6.0).abs() < 0.4, "{r}");
+        // A straight line, or one bending a hair, has no bend.
+        assert_eq!(tightest_radius_m(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)], 5.0), None);
+        assert_eq!(tightest_radius_m(&[(0.0, 0.0), (10.0, 0.0), (20.0, 0.01)], 5.0), None);
+        assert_eq!(tightest_radius_m(&[(0.0, 0.0)], 5.0), None);
+    }
 
     #[test]
     fn one_degree_of_latitude_is_about_111_km() {

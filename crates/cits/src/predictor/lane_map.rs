@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 
 use crate::finite;
-use crate::geo::{distance, wgs84_to_offset, Wgs84};
+use crate::geo::{distance, tightest_radius_m, wgs84_to_offset, Wgs84, BEND_WINDOW_M};
 use crate::map_matcher::{local_centerline, stations};
 use crate::proto::{LaneGraph, MatchedPoint, TravelMode, Turn};
 
-use super::intent::{turn_prior, Evidence};
+use super::intent::{turn_prior, turn_speeds_mps, Evidence};
 
 pub(super) struct Lane {
     pub(super) points: Vec<(f64, f64)>,
@@ -18,6 +18,9 @@ pub(super) struct Lane {
     pub(super) turn: Turn,
     /// A crosswalk (pedestrians cross the road on it).
     pub(super) crosswalk: bool,
+    /// A turn connector's tightest bend (m), which sets how fast it is taken; None elsewhere
+    /// and where the connector does not bend.
+    pub(super) radius_m: Option<f64>,
 }
 
 /// How far (1σ, m) a vehicle's measured points stray from its lane's centerline: measurement
@@ -85,7 +88,10 @@ impl LaneMap {
                 // Clipped tile lanelets count distances from the full lanelet's start, as matching does.
                 let stations = stations(&points, l.station_offset_m);
                 let (successors, turn, crosswalk) = (l.successors.clone(), l.turn(), l.role == "crosswalk");
-                (l.id, Lane { points, stations, successors, turn, crosswalk })
+                let radius_m = matches!(turn, Turn::Left | Turn::Right | Turn::Uturn)
+                    .then(|| tightest_radius_m(&points, BEND_WINDOW_M))
+                    .flatten();
+                (l.id, Lane { points, stations, successors, turn, crosswalk, radius_m })
             })
             .collect();
         let mut predecessors: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -95,6 +101,26 @@ impl LaneMap {
             }
         }
         Self { origin, lanes, predecessors }
+    }
+
+    /// The speeds (m/s, slowest and fastest) road users of `mode` take connector `id` at (see
+    /// [`turn_speeds_mps`]); None off a turn connector.
+    pub(super) fn connector_speeds(&self, mode: TravelMode, id: i64) -> Option<(f64, f64)> {
+        turn_speeds_mps(mode, self.lanes.get(&id)?.radius_m)
+    }
+
+    /// The speeds road users of `mode` take `turn` from `approach` at: its connectors' (the
+    /// tightest, where it has several); None where it has no such connector.
+    pub(super) fn turn_speeds(&self, mode: TravelMode, approach: i64, turn: Turn) -> Option<(f64, f64)> {
+        let lane = self.lanes.get(&approach)?;
+        let radius = lane
+            .successors
+            .iter()
+            .filter_map(|id| self.lanes.get(id))
+            .filter(|c| c.turn == turn)
+            .filter_map(|c| c.radius_m)
+            .reduce(f64::min);
+        turn_speeds_mps(mode, radius)
     }
 
     /// Where a matched point was measured (local metres): its snapped point moved back by its

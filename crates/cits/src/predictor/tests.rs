@@ -1,7 +1,7 @@
 // Over 600 lines: the predictor's unit tests, one per behaviour, sharing the test map and track builders.
 //! The predictor's unit tests.
 
-use super::intent::normal_density;
+use super::intent::{normal_density, turn_speeds_mps};
 use super::*;
 use crate::geo::wgs84_to_offset;
 use crate::proto::{LaneGraph, LaneSecond, Lanelet, Turn};
@@ -25,16 +25,31 @@ fn lanelet(id: i64, from: (f64, f64), to: (f64, f64), successors: Vec<i64>, turn
     }
 }
 
-/// A northbound approach (60 m) with left, straight and right connectors into 40 m exits.
+/// A turn connector from the stop line at the origin: a quarter circle of 10 m radius (drawn
+/// with 9 points) to the left or right.
+fn connector(id: i64, turn: Turn) -> Lanelet {
+    let side = if turn == Turn::Left { -1.0 } else { 1.0 };
+    let centerline = (0..=8)
+        .flat_map(|i| {
+            let a = std::f64::consts::FRAC_PI_2 * f64::from(i) / 8.0;
+            let w = offset_to_wgs84(ORIGIN, side * 10.0 * (1.0 - a.cos()), 10.0 * a.sin());
+            [w.lon, w.lat]
+        })
+        .collect();
+    Lanelet { centerline, ..lanelet(id, (0.0, 0.0), (0.0, 0.0), vec![], turn) }
+}
+
+/// A northbound approach (60 m) with left, straight and right connectors (the turns round
+/// 10 m radii: taken at 2.8–6.3 m/s by car) into 40 m exits.
 fn map() -> LaneMap {
     LaneMap::new(&LaneGraph {
         origin_latitude: ORIGIN.lat,
         origin_longitude: ORIGIN.lon,
         lanelets: vec![
             lanelet(1, (0.0, -60.0), (0.0, 0.0), vec![2, 3, 4], Turn::None),
-            lanelet(2, (0.0, 0.0), (-10.0, 10.0), vec![], Turn::Left),
+            connector(2, Turn::Left),
             lanelet(3, (0.0, 0.0), (0.0, 20.0), vec![5], Turn::Straight),
-            lanelet(4, (0.0, 0.0), (10.0, 10.0), vec![], Turn::Right),
+            connector(4, Turn::Right),
             lanelet(5, (0.0, 20.0), (0.0, 60.0), vec![], Turn::None),
         ],
         ..Default::default()
@@ -173,7 +188,9 @@ fn profile(until: f64, speed_at: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
 
 #[test]
 fn the_speed_profile_against_the_distance_to_the_line_tells_a_turn() {
-    let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(TravelMode::Bicycle, p).unwrap();
+    // A right turn round a 6 m bend (ours: 5.6–5.9 m): taken at 2.2–4.2 m/s.
+    let speeds = turn_speeds_mps(TravelMode::Bicycle, Some(6.0)).unwrap();
+    let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(speeds, p).unwrap();
     // Cruising at 5.7 m/s, slowed at 2 m/s² to 3.9 by the line and keeping that on the
     // connector (2 m past the line): braking ended a second ago, the profile still shows it.
     let turned = profile(-2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
@@ -196,8 +213,10 @@ fn the_speed_profile_against_the_distance_to_the_line_tells_a_turn() {
     let onset = profile(2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
     assert!(ratio(&onset) > 3.0, "{}", ratio(&onset));
     // Too few speeds: no judgement.
-    assert!(profile_turn_likelihood(TravelMode::Bicycle, &turned[..5]).is_none());
-    assert!(profile_turn_likelihood(TravelMode::Pedestrian, &turned).is_none());
+    assert!(profile_turn_likelihood(speeds, &turned[..5]).is_none());
+    // Pedestrians do not slow for turns, nor does anyone for a connector without a bend.
+    assert_eq!(turn_speeds_mps(TravelMode::Pedestrian, Some(6.0)), None);
+    assert_eq!(turn_speeds_mps(TravelMode::Bicycle, None), None);
 }
 
 #[test]
@@ -224,7 +243,8 @@ fn a_stop_inside_the_junction_is_one_turning_yielding_a_stop_at_the_line_goes_st
             .map(|(k, &(d, v))| (d, v + if k % 2 == 0 { 0.15 } else { -0.15 }))
             .collect::<Vec<_>>()
     };
-    let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(TravelMode::Car, p).unwrap();
+    let ratio =
+        |p: &[(f64, f64)]| profile_turn_likelihood(turn_speeds_mps(TravelMode::Car, Some(8.0)).unwrap(), p).unwrap();
     // 6 m into the junction, short of the crosswalk it turns across: turning, letting a
     // pedestrian cross (it was taken for one going straight).
     assert!(ratio(&stopped_at(-6.0)) > 3.0, "{}", ratio(&stopped_at(-6.0)));
@@ -263,8 +283,8 @@ fn positions_advance_at_the_tracked_speed_over_the_horizon() {
 fn braking_on_a_turns_connector_slows_to_the_turn_not_to_a_stop() {
     // Braking at 2 m/s² from 7.5 to 4.5 m/s up the approach and 1 m along the right turn's
     // diagonal, but matched to the straight connector (they start at the same place): the
-    // right turn's path slows to a turn speed and reaches the connector's end (14 m) in 4 s,
-    // not a stop 5 m on.
+    // right turn's path slows to a turn speed and is 11 m or more along the connector in 4 s
+    // (past x = 5 m on its quarter circle), not stopped 5 m on.
     let at = |s: f64| if s < 0.0 { (0.0, s) } else { (s / 2f64.sqrt(), s / 2f64.sqrt()) };
     let t = MatchedTrajectory {
         mode: TravelMode::Car as i32,
@@ -281,7 +301,7 @@ fn braking_on_a_turns_connector_slows_to_the_turn_not_to_a_stop() {
     let right = paths.iter().find(|p| p.lanelet_sequence == vec![4]).expect("the right turn");
     let end = right.positions.last().unwrap();
     let end = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
-    assert!(end.0 > 9.9 && end.1 > 9.9, "{end:?}");
+    assert!(end.0 > 5.0 && end.1 > 8.0, "{end:?}");
 }
 
 #[test]
@@ -539,16 +559,20 @@ fn a_walkers_pace_is_the_speed_the_sensor_measured_not_her_noisy_points() {
 
 #[test]
 fn a_vehicle_braking_in_its_turn_slows_to_the_turns_speed_not_to_a_stop() {
-    // On the right connector (lanelet 4, 14 m north-east), 2 m in, at 5 m/s and braking at
-    // 2.5 m/s²: the end of the slow-down to the turn's speed. Over 2 s it covers 8.5 m
-    // (braking to 4.2 m/s, the slowest turn), not 5 m (to a stop).
-    let diagonal = std::f64::consts::FRAC_1_SQRT_2;
+    // On the right connector (lanelet 4, a quarter circle of 10 m radius), 2 m in, at 5 m/s and
+    // braking at 2.5 m/s²: the end of the slow-down to the turn's speed. Over 2 s it covers
+    // 6.6 m (braking to 2.8 m/s, the slowest this bend is taken at: √(0.8 · 10)), not 5 m (to a
+    // stop).
     let points = (0..=12)
         .map(|k| {
             let ago = (12 - k) as f64 * 0.125;
             let s = 2.0 - (5.0 * ago + 0.5 * 2.5 * ago * ago);
-            let (lanelet, station) = if s < 0.0 { (1, 60.0 + s) } else { (4, s) };
-            sampled(k, (s * diagonal, s * diagonal), lanelet, station)
+            let (lanelet, station, at) = if s < 0.0 {
+                (1, 60.0 + s, (0.0, s))
+            } else {
+                (4, s, (10.0 - 10.0 * (s / 10.0).cos(), 10.0 * (s / 10.0).sin()))
+            };
+            sampled(k, at, lanelet, station)
         })
         .collect();
     let t = MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() };
@@ -557,8 +581,9 @@ fn a_vehicle_braking_in_its_turn_slows_to_the_turns_speed_not_to_a_stop() {
     assert_eq!(paths[0].lanelet_sequence, vec![4]);
     let end = paths[0].positions.last().unwrap();
     let (x, y) = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
-    let covered = x.hypot(y) - 2.0;
-    assert!((covered - 8.5).abs() < 0.3, "{covered} m");
+    // Along the arc round its centre (10, 0).
+    let covered = 10.0 * y.atan2(10.0 - x) - 2.0;
+    assert!((covered - 6.6).abs() < 0.3, "{covered} m");
 }
 
 #[test]
@@ -637,18 +662,25 @@ fn routes_never_go_round_a_cycle() {
 #[test]
 fn the_speed_itself_near_the_line_tells_a_turn_braking_or_not() {
     use super::intent::speed_level_likelihood;
+    // A right turn round an 8 m bend (ours: 7.3–7.6 m).
+    let car = |speed_kmh: f64, to_go: f64| {
+        speed_level_likelihood(TravelMode::Car, turn_speeds_mps(TravelMode::Car, Some(8.0)), speed_kmh / 3.6, to_go)
+    };
     // NCAP's turning car: a steady 10 km/h, 5 m before the line.
-    let ncap = speed_level_likelihood(TravelMode::Car, 10.0 / 3.6, 5.0);
+    let ncap = car(10.0, 5.0);
     assert!(ncap > 2.0, "{ncap}");
     // A straight cruise of 45 km/h 5 m before the line is no turn.
-    let cruise = speed_level_likelihood(TravelMode::Car, 45.0 / 3.6, 5.0);
+    let cruise = car(45.0, 5.0);
     assert!(cruise < 0.2, "{cruise}");
     // Far out both fit a turning driver who has yet to brake: the level tells little there.
-    let far = speed_level_likelihood(TravelMode::Car, 45.0 / 3.6, 60.0);
+    let far = car(45.0, 60.0);
     assert!((0.3..3.0).contains(&far), "{far}");
     // Riders turn at speeds they also ride straight at: a weak cue, either way.
-    let rider = speed_level_likelihood(TravelMode::Bicycle, 15.0 / 3.6, 3.0);
-    assert!((0.5..3.0).contains(&rider), "{rider}");
+    let rider =
+        speed_level_likelihood(TravelMode::Bicycle, turn_speeds_mps(TravelMode::Bicycle, Some(6.0)), 15.0 / 3.6, 3.0);
+    assert!((0.3..3.0).contains(&rider), "{rider}");
+    // A connector without a bend asks for no slowing: the speed tells nothing.
+    assert_eq!(speed_level_likelihood(TravelMode::Car, None, 45.0 / 3.6, 5.0), 1.0);
 }
 
 /// A car heading north on the approach (lanelet 1, line at y = 0) at `speed`, observed every
@@ -844,11 +876,39 @@ fn weights_that_tell_nothing_give_even_shares_never_nan() {
     assert!(normalised(&[]).is_empty());
     // Every likelihood underflowed to 0 (a track no intent model knows): the junction's three
     // routes evenly, not 0 / 0.
-    let nothing =
-        Evidence { turning: 0.0, level: 0.0, steering: [0.0; 2], signal: [0.0; 2], lateral: None, prior: [0.0; 3] };
+    let nothing = Evidence {
+        turning: [0.0; 3],
+        level: [0.0; 3],
+        steering: [0.0; 2],
+        signal: [0.0; 2],
+        lateral: None,
+        prior: [0.0; 3],
+    };
     let routes = map().routes(TravelMode::Car, &nothing, 1, 100.0, &[]);
     assert_eq!(routes.len(), 3, "{routes:?}");
     for (route, p) in &routes {
         assert!((p - 1.0 / 3.0).abs() < 1e-12, "{route:?}: {p}");
     }
+}
+
+#[test]
+fn crossing_the_junction_at_a_turns_speed_tells_a_turn_before_the_path_bends() {
+    // Matched to the straight connector 3 m past the line, its points still straight: at NCAP's
+    // 10 km/h (a turn's speed round these 10 m bends) a turn is likely (0.57 while the speed
+    // counted only on the approach), at 40 km/h it is not.
+    let p_turn = |speed: f64| {
+        let points = (0..=12)
+            .map(|k| {
+                let y = 3.0 - speed * (12 - k) as f64 * 0.125;
+                let (lanelet, station) = if y < 0.0 { (1, 60.0 + y) } else { (3, y) };
+                MatchedPoint { speed_mps: Some(speed), ..sampled(k, (0.0, y), lanelet, station) }
+            })
+            .collect();
+        let t = MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() };
+        let paths = predict(&map(), &t, &PredictorConfig::default());
+        paths.iter().filter(|p| !p.lanelet_sequence.contains(&3)).map(|p| p.probability).sum::<f64>()
+    };
+    let (slow, fast) = (p_turn(10.0 / 3.6), p_turn(40.0 / 3.6));
+    assert!(slow > 0.8, "10 km/h: {slow}");
+    assert!(fast < 0.05, "40 km/h: {fast}");
 }

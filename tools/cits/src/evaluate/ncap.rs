@@ -43,6 +43,11 @@ pub struct Run {
     pub informed: bool,
     /// The car's CAM indicated its turn.
     pub signalled: bool,
+    /// When (s into the film) the contact came: the second of the two entering their shared area
+    /// (as planned where the paths never come within reach).
+    pub contact_s: f64,
+    /// A yielding car's: when (s into the film) its yield first showed (0.5 m/s slower).
+    pub yield_shows_s: Option<f64>,
 }
 
 impl Run {
@@ -171,6 +176,8 @@ pub fn run_case(
         information_lead_s: lead(&notices),
         informed: !notices.is_empty(),
         signalled: car.is_some_and(|c| filmed.sim.signalled.contains(&c)),
+        contact_s: (contact_us - start_us) as f64 / 1e6,
+        yield_shows_s: filmed.yield_shows_s,
     })
 }
 
@@ -262,8 +269,8 @@ pub fn table(runs: &[Run]) -> String {
     let negatives: Vec<&Run> = runs.iter().filter(|r| r.case.outcome != Outcome::Contact).collect();
     if !negatives.is_empty() {
         out.push_str(&format!(
-            "\n{:<22} {:<30} {:>5} {:>10} {:>7} {:>9}\n",
-            "shape (negative)", "outcome", "runs", "PET min", "warned", "informed"
+            "\n{:<22} {:<30} {:>5} {:>10} {:>7} {:>9} {:>16}\n",
+            "shape (negative)", "outcome", "runs", "PET min", "warned", "informed", "yield shows -s"
         ));
         let mut groups: Vec<(Shape, Outcome)> = negatives.iter().map(|r| (r.case.shape, r.case.outcome)).collect();
         groups.sort();
@@ -272,20 +279,40 @@ pub fn table(runs: &[Run]) -> String {
             let g: Vec<&&Run> =
                 negatives.iter().filter(|r| r.case.shape == shape && r.case.outcome == outcome).collect();
             let pet = g.iter().map(|r| r.pet_s.unwrap_or(f64::INFINITY)).fold(f64::INFINITY, f64::min);
+            let shows: Vec<f64> = g.iter().filter_map(|r| yield_shows_before_contact(r, &positives)).collect();
             out.push_str(&format!(
-                "{:<22} {:<30} {:>5} {:>10} {:>7} {:>9}\n",
+                "{:<22} {:<30} {:>5} {:>10} {:>7} {:>9} {:>16}\n",
                 shape.name(),
                 outcome.name(),
                 g.len(),
                 if pet.is_finite() { format!("{pet:.2} s") } else { "apart".into() },
                 format!("{}/{}", g.iter().filter(|r| r.warned).count(), g.len()),
                 format!("{}/{}", g.iter().filter(|r| r.informed).count(), g.len()),
+                if shows.is_empty() { "-".into() } else { range_text(&shows) },
             ));
+        }
+        if negatives.iter().any(|r| r.yield_shows_s.is_some()) {
+            out.push_str(
+                "(yield shows -s: how long before the contact it avoids a yielding car is first 0.5 m/s slower than it \
+                 came, the contact as in the same case's contact runs)\n",
+            );
         }
     }
     out.push('\n');
     out.push_str(&summary(runs));
     out
+}
+
+/// How long before the contact it avoids a yielding run's yield shows: the contact of the
+/// same case's contact runs (the car's path and speed are theirs until it brakes), the median
+/// over their seeds.
+pub fn yield_shows_before_contact(run: &Run, positives: &[&Run]) -> Option<f64> {
+    let shows = run.yield_shows_s?;
+    let same = |r: &&&Run| {
+        r.case.shape == run.case.shape && r.case.car_kmh == run.case.car_kmh && r.case.approach == run.case.approach
+    };
+    let contact = median(positives.iter().filter(same).map(|r| r.contact_s).collect())?;
+    Some(contact - shows)
 }
 
 /// A share `hits` of `n` with its 95 % Wilson interval, e.g. "11/12 (65-99 %)".
@@ -368,7 +395,36 @@ pub fn summary(runs: &[Run]) -> String {
         20.0 * warned / negatives,
         20.0 * informed / negatives
     ));
+    // Which yields a rule that sees only the past could spare: those whose braking shows (and
+    // has been measured for YIELD_MEASURED_S) before the line their contact twin is due a
+    // warning by. Until then the two are one film.
+    let yields: Vec<(&Run, f64)> =
+        runs.iter().filter_map(|r| yield_shows_before_contact(r, &positives).map(|s| (r, s))).collect();
+    if !yields.is_empty() {
+        let separable: Vec<&(&Run, f64)> =
+            yields.iter().filter(|(r, shows)| *shows >= warning_line(r.case.shape) + YIELD_MEASURED_S).collect();
+        out.push_str(&format!(
+            "yields that show {YIELD_MEASURED_S} s before their contact twin's warning line: {}/{} (of them warned: {}); \
+             the others look like their twin until after the line: a floor of {:.1} warnings in 20 negatives\n",
+            separable.len(),
+            yields.len(),
+            separable.iter().filter(|(r, _)| r.warned).count(),
+            20.0 * (yields.len() - separable.len()) as f64 / negatives,
+        ));
+    }
     out
+}
+
+/// How long a speed must be measured before a yield's braking tells from noise, s.
+const YIELD_MEASURED_S: f64 = 0.5;
+
+/// The lead a contact of `shape` is due a warning by: NCAP's 1.7 s for a turn across a
+/// pedestrian or an oncoming cyclist, 2 s for the right hook and straight crossings.
+fn warning_line(shape: Shape) -> f64 {
+    match shape {
+        Shape::LeftAcrossCyclist | Shape::TurnAcrossPedestrian { .. } => MIN_LEAD_S,
+        Shape::RightHook | Shape::CrossingCyclist { .. } | Shape::CrossingPedestrian { .. } => TARGET_LEAD_S,
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@
 //! Deterministic: a seed drives a self-contained SplitMix64, so `cits simulate` regenerates the
 //! committed `data/*.rec.b64` byte for byte (tests check it).
 //!
-//! Traffic: cars cruise at 35–50 km/h and slow to 15–25 km/h on left/right connectors (braking
-//! 2 m/s², accelerating 1.5 m/s²), turning 25 % left / 55 % straight / 20 % right; cyclists ride
-//! 15–22 km/h (12–16 km/h round a right turn), 75 % straight / 25 % right; pedestrians walk
+//! Traffic: cars cruise at 35–50 km/h and slow on left/right connectors to √(a·R) — R the
+//! connector's tightest bend, a the driver's lateral acceleration, 0.9–2.6 m/s² as recorded
+//! drivers take turns (braking 2 m/s², accelerating 1.5 m/s²), turning 25 % left / 55 % straight
+//! / 20 % right; cyclists ride 15–22 km/h (round a right turn √(a·R), a 1.0–2.5 m/s²), 75 %
+//! straight / 25 % right; pedestrians walk
 //! 1.1–1.6 m/s across a crosswalk (either way) and round the corner walkway. Each road user
 //! follows its lanelets' centerlines; heading is the tangent, velocity speed × tangent.
 //!

@@ -135,6 +135,8 @@ pub const PEDESTRIAN_KMH: f64 = 5.0;
 pub const CONTACT_S: f64 = 14.0;
 /// And film on this long after.
 const AFTER_S: f64 = 4.0;
+/// How much slower than it came a yielding car is when its yield counts as showing, m/s.
+const YIELD_SHOWS_MPS: f64 = 0.5;
 /// How gently a yielding car brakes to its stop, m/s².
 const YIELD_BRAKING_MPS2: (f64, f64) = (0.8, 1.5);
 /// Sampling step of the turn curve, m.
@@ -339,6 +341,9 @@ impl std::error::Error for Unfit {}
 pub struct Filmed {
     pub sim: Simulation,
     pub turn_onset_s: Option<f64>,
+    /// A yielding car's: when (s into the film) it first goes 0.5 m/s slower than it came —
+    /// about the least a speed measured for half a second can tell from noise.
+    pub yield_shows_s: Option<f64>,
 }
 
 /// Films `case` with the cameras' noise of `seed` under `conditions`; an [`Unfit`] error where
@@ -402,6 +407,10 @@ pub fn film_case(graph: &LaneGraph, case: &Case, seed: u64, conditions: Conditio
         _ => car,
     };
     let turn_onset_s = world.routes[car_route].turn_span.filter(|_| case.shape.turns()).map(|(a, _)| car.time_at(a));
+    let yield_shows_s = car.stop.and_then(|_| {
+        let k = car.v.iter().position(|&v| v < car.cruise_mps - YIELD_SHOWS_MPS)?;
+        Some(car.entry_s + car.t[k])
+    });
     let params = Params {
         seed,
         duration_s: (CONTACT_S + AFTER_S + offset_s + car.stop.map_or(0.0, |(_, d)| d)).ceil() as u32,
@@ -410,7 +419,7 @@ pub fn film_case(graph: &LaneGraph, case: &Case, seed: u64, conditions: Conditio
         conditions,
     };
     let sim = film(world, (vec![car, vru_mover], Vec::new(), Vec::new()), &params, &graph.name)?;
-    Ok(Filmed { sim, turn_onset_s })
+    Ok(Filmed { sim, turn_onset_s, yield_shows_s })
 }
 
 #[cfg(test)]

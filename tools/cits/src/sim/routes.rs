@@ -65,6 +65,8 @@ pub(super) struct Route {
     pub(super) legs: Vec<(i64, f64)>,
     /// Arc-length span of a left or right connector, where vehicles slow down.
     pub(super) turn_span: Option<(f64, f64)>,
+    /// That connector's tightest bend (m), which sets how fast it is taken.
+    pub(super) turn_radius_m: Option<f64>,
 }
 
 impl Route {
@@ -121,6 +123,7 @@ pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)]
     let mut points: Vec<P> = Vec::new();
     let mut legs = Vec::new();
     let mut turn_span = None;
+    let mut turn_radius_m = None;
     let mut cum: Vec<f64> = Vec::new();
     for (id, line) in parts {
         let start_s = cum.last().copied().unwrap_or(0.0);
@@ -139,6 +142,7 @@ pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)]
         legs.push((*id, end_s));
         if Some(*id) == turn_lanelet {
             turn_span = Some((start_s, end_s));
+            turn_radius_m = cits::geo::tightest_radius_m(line, cits::geo::BEND_WINDOW_M);
         }
     }
     Route {
@@ -153,6 +157,7 @@ pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)]
         cum,
         legs,
         turn_span,
+        turn_radius_m,
     }
 }
 

@@ -283,3 +283,27 @@ fn vams_come_as_the_vru_basic_service_triggers_them_from_vrus_only() {
         |s: &Simulation| s.records.iter().filter(|r| r.ingest() == recording::Ingest::Cpm).cloned().collect::<Vec<_>>();
     assert_eq!(cpms(&sim), cpms(&nominal));
 }
+
+#[test]
+fn turns_are_taken_at_the_speed_their_bend_allows() {
+    // Our right turns bend round 7.3–7.6 m, the lefts round 9.4 m, the cyclists' rights round
+    // 5.6–5.9 m: each driver and rider takes its own at √(a·R) within the recorded lateral
+    // accelerations, so a right is slower than a left, and none is faster than its bend allows.
+    let world = traffic::World::new(graph(), true).unwrap();
+    let mut rng = rng::Rng::new(7, 0);
+    let mut fastest: HashMap<(Kind, cits::proto::Turn), f64> = HashMap::new();
+    for (i, r) in world.routes.iter().enumerate().filter(|(_, r)| r.turn_span.is_some()) {
+        let radius = r.turn_radius_m.expect("our connectors bend");
+        for _ in 0..50 {
+            let turn = world.mover(&mut rng, i, 0.0).turn_mps.unwrap();
+            let (gentle, brisk) = if r.kind == Kind::Car { (0.9, 2.6) } else { (1.0, 2.5) };
+            assert!(turn >= (gentle * radius).sqrt() - 1e-9, "{} at {turn}", r.describe());
+            assert!(turn <= (brisk * radius).sqrt() + 1e-9, "{} at {turn} round {radius} m", r.describe());
+            let top = fastest.entry((r.kind, r.turn)).or_default();
+            *top = top.max(turn);
+        }
+    }
+    let car = |turn| fastest[&(Kind::Car, turn)];
+    assert!(car(cits::proto::Turn::Right) < car(cits::proto::Turn::Left), "{fastest:?}");
+    assert!(car(cits::proto::Turn::Right) < 25.0 / 3.6, "{fastest:?}");
+}

@@ -56,6 +56,24 @@ const NO_MOVE_OVER_SHARE: f64 = 0.4;
 /// Where riders keep in their lane, m left of its centerline: from the kerb side to mid-lane.
 const RIDER_BIAS_M: (f64, f64) = (-0.3, 0.1);
 
+/// Lateral acceleration (m/s²) a driver takes a turn with, one drawn per driver: recorded turns
+/// (INTERACTION EP0, 43 of them: 0.85–2.5 m/s² from the 10th to the 90th percentile); the turn
+/// speed is √(a·R) on the connector's tightest bend R, so a tight right is slower than a
+/// sweeping left. Riders: up to a lean of about 14°.
+const CAR_TURN_LATERAL_MPS2: (f64, f64) = (0.9, 2.6);
+const BICYCLE_TURN_LATERAL_MPS2: (f64, f64) = (1.0, 2.5);
+/// Turn speeds (km/h) where a connector does not bend (a map's odd drawing): a common one.
+const UNBENT_TURN_KMH: (f64, f64) = (15.0, 25.0);
+
+/// A turning road user's speed (m/s) on a connector whose tightest bend is `radius_m`, with a
+/// lateral acceleration drawn from `lateral_mps2`.
+fn turn_speed(rng: &mut Rng, radius_m: Option<f64>, lateral_mps2: (f64, f64)) -> f64 {
+    match radius_m {
+        Some(r) => (rng.range(lateral_mps2.0, lateral_mps2.1) * r).sqrt(),
+        None => kmh(rng.range(UNBENT_TURN_KMH.0, UNBENT_TURN_KMH.1)),
+    }
+}
+
 /// The connector distance over which a turning road user is back on the centerline, m.
 const BACK_ON_CENTERLINE_M: f64 = 5.0;
 
@@ -289,10 +307,13 @@ impl World {
     pub(super) fn mover(&self, rng: &mut Rng, route: usize, entry_s: f64) -> Mover {
         let r = &self.routes[route];
         let (mut cruise, turn) = match r.kind {
-            Kind::Car => (kmh(rng.range(35.0, 50.0)), r.turn_span.map(|_| kmh(rng.range(15.0, 25.0)))),
+            Kind::Car => {
+                let cruise = kmh(rng.range(35.0, 50.0));
+                (cruise, r.turn_span.map(|_| turn_speed(rng, r.turn_radius_m, CAR_TURN_LATERAL_MPS2).min(cruise)))
+            }
             Kind::Bicycle => {
                 let v = kmh(rng.range(15.0, 22.0));
-                (v, r.turn_span.map(|_| v.min(kmh(rng.range(12.0, 16.0)))))
+                (v, r.turn_span.map(|_| turn_speed(rng, r.turn_radius_m, BICYCLE_TURN_LATERAL_MPS2).min(v)))
             }
             Kind::Pedestrian => (rng.range(1.1, 1.6), None),
         };

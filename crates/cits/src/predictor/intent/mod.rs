@@ -23,10 +23,12 @@ pub(crate) use steering::steering_likelihoods;
 /// offset ([`lateral_likelihood`]).
 #[derive(Debug, Clone)]
 pub struct Evidence {
-    /// From the speed profile (braking to a turn speed or not), turning : straight.
-    pub turning: f64,
-    /// From the speed itself near the line, turning : straight.
-    pub level: f64,
+    /// From the speed profile (braking to the turn's speed or not), turning left : straight,
+    /// turning right : straight and turning back : straight (each turn's speed is its
+    /// connector's; a U-turn's is the slowest of all).
+    pub turning: [f64; 3],
+    /// From the speed itself near the line, the same three ratios.
+    pub level: [f64; 3],
     /// From the heading against the lane, turning left : straight and turning right : straight.
     pub steering: [f64; 2],
     /// From the turn signals its CAM reports, the same two ratios (1 each without a CAM).
@@ -45,9 +47,16 @@ pub struct Evidence {
 /// wrong at the next.
 pub(super) fn turn_prior(mode: TravelMode, turn: Turn, evidence: &Evidence) -> f64 {
     let (speed, steering, signal, prior) = match turn {
-        Turn::Left => (evidence.turning * evidence.level, evidence.steering[0], evidence.signal[0], evidence.prior[0]),
-        Turn::Right => (evidence.turning * evidence.level, evidence.steering[1], evidence.signal[1], evidence.prior[2]),
+        Turn::Left => {
+            (evidence.turning[0] * evidence.level[0], evidence.steering[0], evidence.signal[0], evidence.prior[0])
+        }
+        Turn::Right => {
+            (evidence.turning[1] * evidence.level[1], evidence.steering[1], evidence.signal[1], evidence.prior[2])
+        }
         Turn::Straight => (1.0, 1.0, 1.0, evidence.prior[1]),
+        // A U-turn is judged by its speed only (its bend is the tightest): left neutral, it took
+        // the share the speed cue took from a junction's left and right turns.
+        Turn::Uturn => (evidence.turning[2] * evidence.level[2], 1.0, 1.0, 1.0),
         _ => (1.0, 1.0, 1.0, 1.0),
     };
     let lateral =
@@ -55,25 +64,29 @@ pub(super) fn turn_prior(mode: TravelMode, turn: Turn, evidence: &Evidence) -> f
     prior * speed * steering * signal * lateral
 }
 
-/// Speed (m/s) at which vehicles of a mode take a turn at this junction (15–25 km/h for cars,
-/// 12–16 km/h for cyclists): without a CAM no turn signal reaches the RSU, so a road user's speed
-/// profile is what tells a turn — it has to slow down to this before the junction.
-pub(super) fn turn_speed_mps(mode: TravelMode) -> Option<f64> {
+/// Lateral acceleration (m/s²) turns are taken with, from the gentlest road users to the
+/// briskest: one takes a connector at √(a·R), R its tightest bend (`geo::tightest_radius_m`), so
+/// a tight right turn is slow and a sweeping left one fast, junction by junction. Cars: recorded
+/// turns (INTERACTION EP0, 43 of them: 0.85–2.5 m/s² from the 10th to the 90th percentile) up
+/// to NCAP's 20 km/h right turn round a 7.4 m bend (4.2; with 4.0 as the top, three in twelve of
+/// those were informed late on the development seeds); cyclists: up to the lean of an everyday
+/// rider (about 17°).
+fn lateral_mps2(mode: TravelMode) -> Option<(f64, f64)> {
     match mode {
-        TravelMode::Car => Some(6.0),
-        TravelMode::Bicycle => Some(4.0),
+        TravelMode::Car => Some((0.8, 4.5)),
+        TravelMode::Bicycle => Some((0.8, 3.0)),
         _ => None,
     }
 }
 
-/// The speeds turns here are taken at (15–25 km/h by car, 12–16 km/h by bicycle): each road
-/// user has its own, so what a track shows is weighed against all of them.
-pub(super) fn turn_speeds_mps(mode: TravelMode) -> Option<(f64, f64)> {
-    match mode {
-        TravelMode::Car => Some((4.2, 6.9)),
-        TravelMode::Bicycle => Some((3.3, 4.4)),
-        _ => None,
-    }
+/// The speeds (m/s, slowest and fastest) road users of `mode` take a connector at whose
+/// tightest bend has `radius_m`: each has its own, so what a track shows is weighed against the
+/// span. None for a mode that does not slow for turns, or a connector without a bend (it asks
+/// for no slowing, so speed tells nothing of it).
+pub(crate) fn turn_speeds_mps(mode: TravelMode, radius_m: Option<f64>) -> Option<(f64, f64)> {
+    let (gentle, brisk) = lateral_mps2(mode)?;
+    let r = radius_m?;
+    Some(((gentle * r).sqrt(), (brisk * r).sqrt()))
 }
 
 /// Deceleration (m/s²) from which on a driver who means to turn must be braking (comfortable
@@ -84,10 +97,10 @@ const HARD_BRAKING_MPS2: f64 = 3.5;
 const DECELERATION_SIGMA_MPS2: f64 = 0.8;
 
 /// Likelihood ratio turning : going straight of a road user at `speed`, decelerating at `decel`
-/// (m/s², braking positive), `to_go` metres before its junction, averaged over the turn speeds
-/// it may have in mind ([`turn_speeds_mps`]).
-pub(super) fn turn_likelihood(mode: TravelMode, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
-    let Some((low, high)) = turn_speeds_mps(mode) else { return 1.0 };
+/// (m/s², braking positive), `to_go` metres before its junction, averaged over the turn's speeds
+/// ([`turn_speeds_mps`]; None: the turn asks for no slowing).
+pub(super) fn turn_likelihood(speeds: Option<(f64, f64)>, speed: f64, decel: Option<f64>, to_go: f64) -> f64 {
+    let Some((low, high)) = speeds else { return 1.0 };
     const SAMPLES: usize = 5;
     let mean = (0..SAMPLES)
         .map(|i| low + (high - low) * i as f64 / (SAMPLES - 1) as f64)
@@ -121,18 +134,19 @@ fn turn_likelihood_at(v_turn: f64, speed: f64, decel: Option<f64>, to_go: f64) -
     (too_hard * turning / straight.max(1e-12)).clamp(1e-6, 1e6)
 }
 
-/// How much faster than its turn speed (m/s) a road user may still take a turn connector.
-const TURN_SPEED_SLACK_MPS: f64 = 1.5;
+/// How much faster than the fastest of its turn's speeds (m/s) a road user may still take a
+/// turn connector.
+const TURN_SPEED_SLACK_MPS: f64 = 0.5;
 
-/// Likelihood that a road user at `speed` is on a connector with this turn: one far faster than
-/// a turn is taken at is going straight, however its first points fit the connectors (they
-/// overlap where they start).
-pub(super) fn connector_speed_likelihood(mode: TravelMode, turn: Turn, speed: f64) -> f64 {
-    match turn_speed_mps(mode) {
-        Some(v_turn) if matches!(turn, Turn::Left | Turn::Right) => {
-            let excess = (speed - v_turn - TURN_SPEED_SLACK_MPS).max(0.0);
+/// Likelihood that a road user at `speed` is on a turn connector taken at `speeds`
+/// ([`turn_speeds_mps`]): one far faster than that is going straight, however its first points
+/// fit the connectors (they overlap where they start).
+pub(super) fn connector_speed_likelihood(speeds: Option<(f64, f64)>, speed: f64) -> f64 {
+    match speeds {
+        Some((_, fastest)) => {
+            let excess = (speed - fastest - TURN_SPEED_SLACK_MPS).max(0.0);
             (-excess * excess / 2.0).exp().max(1e-6)
         }
-        _ => 1.0,
+        None => 1.0,
     }
 }

@@ -5,7 +5,6 @@ use crate::finite;
 use crate::proto::{MatchedTrajectory, TravelMode};
 
 use super::super::lane_map::LaneMap;
-use super::turn_speeds_mps;
 
 /// How far back a track's speed profile is judged: a turning road user's braking ends as it
 /// reaches its turn speed at the stop line, seconds before its path shows the turn (a cyclist's
@@ -57,14 +56,14 @@ pub(crate) fn speed_profile(map: &LaneMap, t: &MatchedTrajectory, approach: i64)
 
 /// Likelihood ratio turning : going straight from a speed profile ([`speed_profile`]): one
 /// turning has slowed from its cruise to its turn speed by the stop line (braking at one of
-/// [`TURN_BRAKING_MPS2`], the turn speed one of the mode's) and keeps that on the connector, or
+/// [`TURN_BRAKING_MPS2`], the turn speed one of `speeds`, the turn's slowest and fastest) and keeps that on the connector, or
 /// stops in the turn to yield; one going straight keeps a speed of its own, or stops at the line
 /// to yield. Both pull away after a stop. Judging the speeds
 /// against the distance to the line, not against time, a braking onset shows from its first
 /// samples: a deceleration fitted over a second lags it by half that, and then speaks against
 /// the turn it announces. None without enough measured speeds.
-pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) -> Option<f64> {
-    let (low, high) = turn_speeds_mps(mode)?;
+pub(crate) fn profile_turn_likelihood(speeds: (f64, f64), profile: &[(f64, f64)]) -> Option<f64> {
+    let (low, high) = speeds;
     if profile.len() < PROFILE_MIN_SAMPLES {
         return None;
     }
@@ -142,27 +141,20 @@ pub(crate) fn profile_turn_likelihood(mode: TravelMode, profile: &[(f64, f64)]) 
     Some((turning - straight).exp().clamp(1e-3, 1e3))
 }
 
-/// Urban speeds (km/h) of a mode: those it cruises at going straight through a junction, those
-/// it takes a turn at, and how hard (m/s²) it brakes from one to the other — a spread of road
-/// users, not one driver (50 km/h limits; turns of 8–20 m radius at 2–3 m/s² lateral).
+/// Urban speeds (km/h) of a mode: those it cruises at going straight through a junction, and
+/// how hard (m/s²) it brakes from there to a turn's speed — a spread of road users, not one
+/// driver (50 km/h limits).
 struct UrbanSpeeds {
     cruise_kmh: [f64; 5],
-    turn_kmh: [f64; 5],
     braking_mps2: [f64; 2],
 }
 
 fn urban_speeds(mode: TravelMode) -> Option<UrbanSpeeds> {
     match mode {
-        TravelMode::Car => Some(UrbanSpeeds {
-            cruise_kmh: [30.0, 36.0, 42.0, 48.0, 54.0],
-            turn_kmh: [10.0, 14.0, 18.0, 22.0, 26.0],
-            braking_mps2: [1.5, 2.5],
-        }),
-        TravelMode::Bicycle => Some(UrbanSpeeds {
-            cruise_kmh: [12.0, 15.0, 18.0, 21.0, 25.0],
-            turn_kmh: [8.0, 10.0, 12.0, 14.0, 17.0],
-            braking_mps2: [1.0, 2.0],
-        }),
+        TravelMode::Car => Some(UrbanSpeeds { cruise_kmh: [30.0, 36.0, 42.0, 48.0, 54.0], braking_mps2: [1.5, 2.5] }),
+        TravelMode::Bicycle => {
+            Some(UrbanSpeeds { cruise_kmh: [12.0, 15.0, 18.0, 21.0, 25.0], braking_mps2: [1.0, 2.0] })
+        }
         _ => None,
     }
 }
@@ -177,10 +169,10 @@ const HELD_UP_SHARE: f64 = 0.2;
 /// Likelihood ratio turning : going straight of a road user at `speed` (m/s) `to_go` metres
 /// before its stop line: the speed itself tells — a car approaching at a turn's speed is likely
 /// to turn, braking or not, and one at a straight cruise 5 m before the line is not. Turning
-/// road users slow from a cruise to their turn speed by the line (each their own); straight ones
-/// keep their cruise; some of either are held up.
-pub(crate) fn speed_level_likelihood(mode: TravelMode, speed: f64, to_go: f64) -> f64 {
-    let Some(u) = urban_speeds(mode) else { return 1.0 };
+/// road users slow from a cruise to their turn speed by the line (each their own, within the
+/// turn's `speeds`); straight ones keep their cruise; some of either are held up.
+pub(crate) fn speed_level_likelihood(mode: TravelMode, speeds: Option<(f64, f64)>, speed: f64, to_go: f64) -> f64 {
+    let (Some(u), Some((low, high))) = (urban_speeds(mode), speeds) else { return 1.0 };
     let kmh = |v: f64| v / 3.6;
     let top = kmh(u.cruise_kmh[4]) * 1.2;
     let held_up = HELD_UP_SHARE * if speed <= top { 1.0 / top } else { 0.0 };
@@ -189,9 +181,10 @@ pub(crate) fn speed_level_likelihood(mode: TravelMode, speed: f64, to_go: f64) -
     let d = to_go.max(0.0);
     let mut turning = 0.0;
     for c in u.cruise_kmh {
-        for vt in u.turn_kmh {
+        for i in 0..5 {
+            let vt = low + (high - low) * i as f64 / 4.0;
             for b in u.braking_mps2 {
-                turning += density(kmh(c).min((kmh(vt).powi(2) + 2.0 * b * d).sqrt()));
+                turning += density(kmh(c).min((vt * vt + 2.0 * b * d).sqrt()));
             }
         }
     }
