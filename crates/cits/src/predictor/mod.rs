@@ -47,6 +47,9 @@ pub const STAGE: &str = "predictor";
 
 /// How far below the slowest turn speed (m/s) one braking is taken to be stopping.
 const STOPPING_MARGIN_MPS: f64 = 0.3;
+/// How far into its turn connector a braking vehicle may still be finishing its slow-down for
+/// the turn, m: the lag of a deceleration fitted over half a second at a turn's speed.
+const SLOWING_INTO_TURN_M: f64 = 3.0;
 /// The gentlest braking of a driver slowing to yield, m/s².
 const YIELD_BRAKING_MPS2: f64 = 0.8;
 /// Spread (1σ) of a deceleration fitted from a second of measured speeds, with the driver's own
@@ -365,12 +368,18 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             // One braking below its turn's slowest speed already is stopping (yielding), not
             // slowing for the turn: a car approaching at NCAP's 10 km/h and braking short of a
             // pedestrian was predicted to keep 10 km/h into her.
+            // Nor is one still braking well into its turn: the slow-down for a turn ends by the
+            // line, and a braking measured past the connector's first metres (what the speeds'
+            // fit lags) is a stop short of a crosswalk. With the turn's speed from its bend the
+            // slowest is slow (2.8 m/s round our lefts), and a car yielding in its turn was
+            // predicted to roll on at that for 0.8 s after its braking showed.
             let speeds = route.iter().find_map(|&id| map.connector_speeds(mode, id));
+            let into_turn = station - map.lanes[&route[0]].stations.first().copied().unwrap_or(0.0);
             let floor = match speeds {
                 _ if accel >= 0.0 => 0.0,
                 Some((slowest, _)) if k.speed < slowest - STOPPING_MARGIN_MPS => 0.0,
                 Some((slowest, fastest)) if turns && !in_turn => (slowest + fastest) / 2.0,
-                Some((slowest, _)) if in_turn => slowest,
+                Some((slowest, _)) if in_turn && into_turn <= SLOWING_INTO_TURN_M => slowest,
                 _ => 0.0,
             };
             let positions = (1..=p.steps)

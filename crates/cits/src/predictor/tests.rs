@@ -563,27 +563,38 @@ fn a_vehicle_braking_in_its_turn_slows_to_the_turns_speed_not_to_a_stop() {
     // braking at 2.5 m/s²: the end of the slow-down to the turn's speed. Over 2 s it covers
     // 6.6 m (braking to 2.8 m/s, the slowest this bend is taken at: √(0.8 · 10)), not 5 m (to a
     // stop).
+    let covered = covered_in_right_turn(&braking_in_right_turn(2.0, 5.0, 2.5, false), 2.0, 2_000_000);
+    assert!((covered - 6.6).abs() < 0.3, "{covered} m");
+}
+
+/// A car observed every 125 ms for 1.5 s up to `along` metres into the right connector (its
+/// quarter circle), there at `speed` after braking at `decel`; with the sensor's speeds if
+/// `measured`.
+fn braking_in_right_turn(along: f64, speed: f64, decel: f64, measured: bool) -> MatchedTrajectory {
     let points = (0..=12)
         .map(|k| {
             let ago = (12 - k) as f64 * 0.125;
-            let s = 2.0 - (5.0 * ago + 0.5 * 2.5 * ago * ago);
+            let s = along - (speed * ago + 0.5 * decel * ago * ago);
             let (lanelet, station, at) = if s < 0.0 {
                 (1, 60.0 + s, (0.0, s))
             } else {
                 (4, s, (10.0 - 10.0 * (s / 10.0).cos(), 10.0 * (s / 10.0).sin()))
             };
-            sampled(k, at, lanelet, station)
+            MatchedPoint { speed_mps: measured.then_some(speed + decel * ago), ..sampled(k, at, lanelet, station) }
         })
         .collect();
-    let t = MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() };
-    let cfg = PredictorConfig { horizon_us: 2_000_000, ..Default::default() };
-    let paths = predict(&map(), &t, &cfg);
+    MatchedTrajectory { mode: TravelMode::Car as i32, object_id: 9, points, ..Default::default() }
+}
+
+/// How far along the right connector from `along` metres the likeliest path of `t` ends after
+/// `horizon_us`.
+fn covered_in_right_turn(t: &MatchedTrajectory, along: f64, horizon_us: u64) -> f64 {
+    let paths = predict(&map(), t, &PredictorConfig { horizon_us, ..Default::default() });
     assert_eq!(paths[0].lanelet_sequence, vec![4]);
     let end = paths[0].positions.last().unwrap();
     let (x, y) = wgs84_to_offset(ORIGIN, Wgs84 { lat: end.latitude, lon: end.longitude });
     // Along the arc round its centre (10, 0).
-    let covered = 10.0 * y.atan2(10.0 - x) - 2.0;
-    assert!((covered - 6.6).abs() < 0.3, "{covered} m");
+    10.0 * y.atan2(10.0 - x) - along
 }
 
 #[test]
@@ -911,4 +922,13 @@ fn crossing_the_junction_at_a_turns_speed_tells_a_turn_before_the_path_bends() {
     let (slow, fast) = (p_turn(10.0 / 3.6), p_turn(40.0 / 3.6));
     assert!(slow > 0.8, "10 km/h: {slow}");
     assert!(fast < 0.05, "40 km/h: {fast}");
+}
+
+#[test]
+fn a_vehicle_still_braking_well_into_its_turn_stops_to_yield() {
+    // On the right connector 8 m in at 4 m/s, braking at 1.5 m/s² for the last 1.5 s: its
+    // slow-down for the turn ended at the line, so this is a stop short of the crosswalk (5.3 m
+    // on), not a slow-down to the bend's slowest speed and on (7.7 m in 3 s).
+    let covered = covered_in_right_turn(&braking_in_right_turn(8.0, 4.0, 1.5, true), 8.0, 3_000_000);
+    assert!((covered - 16.0 / 3.0).abs() < 0.5, "{covered} m");
 }
