@@ -1,4 +1,4 @@
-//! `make chaos`: the default recording (3,296 CPMs, 207 s) replayed at 4x as two RSUs over MQTT
+//! `make chaos`: the default recording (3,288 CPMs, 207 s) replayed at 4x as two RSUs over MQTT
 //! QoS 1, in each deployment (fused, seven actors) on two hosts, once per fault kind, with that
 //! fault injected at least five times at random moments of the run: kill -9 of a messaging
 //! provider, a host dying (and coming back), Redis killed and restarted, nats-server killed and

@@ -1,6 +1,6 @@
 //! `cits demo` and `cits watch` tell the truth after a fault (issue 50: a killed messaging
 //! provider, host or cluster server left the demo's summary at a third of the frames while the
-//! streams held them all). The short recording (315 CPMs) is replayed by the `cits demo` binary as
+//! streams held them all). The short recording (319 CPMs) is replayed by the `cits demo` binary as
 //! `make run` runs it, at 4x with QoS 1, into the fused deployment on two hosts: once undisturbed,
 //! once with the messaging provider of host 1 killed with SIGKILL two seconds in (its frame in
 //! flight is redelivered after the consumer's ack wait, 10 s of silence — longer than the
@@ -17,7 +17,7 @@ use cits_tests::{env_path, Lattice};
 use prost::Message as _;
 
 const SHORT: &str = "data/short.rec.b64";
-const CPMS: u64 = 315;
+const CPMS: u64 = 319;
 const RSU: &str = "rsu1";
 
 /// `cits <args>` against `lattice`, as `make run` runs it (operator and RSU credentials from
@@ -47,7 +47,7 @@ async fn finish(child: tokio::process::Child, what: &str) -> (bool, String) {
 }
 
 /// The frames and DENMs a summary's headline states:
-/// `--- 315 of 315 frames through the pipeline (stream CITS_DONE), 12 DENMs stored (…`.
+/// `--- 319 of 319 frames through the pipeline (stream CITS_DONE), 12 DENMs stored (…`.
 fn headline(stdout: &str) -> (u64, u64) {
     let line = stdout
         .lines()
