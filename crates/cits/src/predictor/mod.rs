@@ -33,7 +33,7 @@ use crate::proto::{
     LanePosition, MatchedPoint, MatchedTrajectory, PredictedPath, PredictedPosition, TravelMode, Turn, TurnPriors,
 };
 use intent::{
-    connector_speed_likelihood, lane_seconds, moved_over, profile_turn_likelihood, signal_likelihoods, signalled_turn,
+    connector_speed_likelihood, lane_seconds, moved_over, profile_turn_likelihoods, signal_likelihoods, signalled_turn,
     speed_level_likelihood, speed_profile, steering_likelihoods, turn_likelihood, turn_prior,
 };
 use kinematics::{
@@ -291,19 +291,18 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
     // sweeping left.
     let speeds =
         [Turn::Left, Turn::Right, Turn::Uturn].map(|turn| approach.and_then(|a| map.turn_speeds(mode, a, turn)));
-    let turning = |speeds: Option<(f64, f64)>| {
-        // The sensor's own speeds against the distance to the line tell most; without them, the
-        // fitted speed and deceleration.
-        match speeds.and_then(|s| profile_turn_likelihood(s, &profile)) {
-            Some(ratio) => ratio,
-            None => match p.measured {
-                Some((speed, accel)) => turn_likelihood(speeds, speed.max(0.0), Some(-accel), to_go),
-                None => turn_likelihood(speeds, k.speed, k.accel_fitted.then_some(-k.accel), to_go),
-            },
-        }
+    // The sensor's own speeds against the distance to the line tell most; without them, the
+    // fitted speed and deceleration.
+    let profiled = profile_turn_likelihoods(speeds, &profile);
+    let turning = |i: usize| match profiled[i] {
+        Some(ratio) => ratio,
+        None => match p.measured {
+            Some((speed, accel)) => turn_likelihood(speeds[i], speed.max(0.0), Some(-accel), to_go),
+            None => turn_likelihood(speeds[i], k.speed, k.accel_fitted.then_some(-k.accel), to_go),
+        },
     };
     let evidence = Evidence {
-        turning: speeds.map(turning),
+        turning: std::array::from_fn(turning),
         // The speed itself: on the approach against the distance to the line; on a connector as
         // at the line (a car crossing the junction at a turn's speed is turning: NCAP's 10 km/h
         // right hook, believed straight at 0.8 for 8 m into the junction while this said nothing).

@@ -190,7 +190,7 @@ fn profile(until: f64, speed_at: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
 fn the_speed_profile_against_the_distance_to_the_line_tells_a_turn() {
     // A right turn round a 6 m bend (ours: 5.6–5.9 m): taken at 2.2–4.2 m/s.
     let speeds = turn_speeds_mps(TravelMode::Bicycle, Some(6.0)).unwrap();
-    let ratio = |p: &[(f64, f64)]| profile_turn_likelihood(speeds, p).unwrap();
+    let ratio = |p: &[(f64, f64)]| profile_turn_likelihoods([Some(speeds)], p)[0].unwrap();
     // Cruising at 5.7 m/s, slowed at 2 m/s² to 3.9 by the line and keeping that on the
     // connector (2 m past the line): braking ended a second ago, the profile still shows it.
     let turned = profile(-2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
@@ -213,7 +213,7 @@ fn the_speed_profile_against_the_distance_to_the_line_tells_a_turn() {
     let onset = profile(2.0, |d| 5.7f64.min((3.9f64 * 3.9 + 4.0 * d.max(0.0)).sqrt()));
     assert!(ratio(&onset) > 3.0, "{}", ratio(&onset));
     // Too few speeds: no judgement.
-    assert!(profile_turn_likelihood(speeds, &turned[..5]).is_none());
+    assert!(profile_turn_likelihoods([Some(speeds)], &turned[..5])[0].is_none());
     // Pedestrians do not slow for turns, nor does anyone for a connector without a bend.
     assert_eq!(turn_speeds_mps(TravelMode::Pedestrian, Some(6.0)), None);
     assert_eq!(turn_speeds_mps(TravelMode::Bicycle, None), None);
@@ -244,7 +244,7 @@ fn a_stop_inside_the_junction_is_one_turning_yielding_a_stop_at_the_line_goes_st
             .collect::<Vec<_>>()
     };
     let ratio =
-        |p: &[(f64, f64)]| profile_turn_likelihood(turn_speeds_mps(TravelMode::Car, Some(8.0)).unwrap(), p).unwrap();
+        |p: &[(f64, f64)]| profile_turn_likelihoods([turn_speeds_mps(TravelMode::Car, Some(8.0))], p)[0].unwrap();
     // 6 m into the junction, short of the crosswalk it turns across: turning, letting a
     // pedestrian cross (it was taken for one going straight).
     assert!(ratio(&stopped_at(-6.0)) > 3.0, "{}", ratio(&stopped_at(-6.0)));

@@ -15,7 +15,7 @@ pub(super) use lateral::normal_density;
 pub(crate) use lateral::{lane_seconds, lateral_likelihood, moved_over};
 pub use lateral::{CENTRED_SHARE_PRIOR, LANE_SECONDS};
 pub(crate) use signal::{signal_likelihoods, signalled_turn};
-pub(crate) use speed::{profile_turn_likelihood, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
+pub(crate) use speed::{profile_turn_likelihoods, speed_level_likelihood, speed_profile, PROFILE_WINDOW_US};
 pub(crate) use steering::steering_likelihoods;
 
 /// What a track shows about the turn ahead: from its speed profile the likelihood ratio

@@ -54,18 +54,22 @@ pub(crate) fn speed_profile(map: &LaneMap, t: &MatchedTrajectory, approach: i64)
         .collect()
 }
 
-/// Likelihood ratio turning : going straight from a speed profile ([`speed_profile`]): one
-/// turning has slowed from its cruise to its turn speed by the stop line (braking at one of
-/// [`TURN_BRAKING_MPS2`], the turn speed one of `speeds`, the turn's slowest and fastest) and keeps that on the connector, or
+/// Likelihood ratios turning : going straight from a speed profile ([`speed_profile`]), one per
+/// turn in `speeds` (its slowest and fastest speed; None: no such turn, or one that asks for no
+/// slowing): one turning has slowed from its cruise to its turn speed by the stop line (braking
+/// at one of [`TURN_BRAKING_MPS2`], the turn speed one of the turn's) and keeps that on the connector, or
 /// stops in the turn to yield; one going straight keeps a speed of its own, or stops at the line
 /// to yield. Both pull away after a stop. Judging the speeds
 /// against the distance to the line, not against time, a braking onset shows from its first
 /// samples: a deceleration fitted over a second lags it by half that, and then speaks against
-/// the turn it announces. None without enough measured speeds.
-pub(crate) fn profile_turn_likelihood(speeds: (f64, f64), profile: &[(f64, f64)]) -> Option<f64> {
-    let (low, high) = speeds;
-    if profile.len() < PROFILE_MIN_SAMPLES {
-        return None;
+/// the turn it announces. None each without enough measured speeds. The straight hypotheses
+/// are the same for every turn, so they are weighed once.
+pub(crate) fn profile_turn_likelihoods<const N: usize>(
+    speeds: [Option<(f64, f64)>; N],
+    profile: &[(f64, f64)],
+) -> [Option<f64>; N] {
+    if profile.len() < PROFILE_MIN_SAMPLES || speeds.iter().all(Option::is_none) {
+        return [None; N];
     }
     let mean = profile.iter().map(|s| s.1).sum::<f64>() / profile.len() as f64;
     // Its cruise: the fastest it went (averaged over three samples against noise).
@@ -80,23 +84,6 @@ pub(crate) fn profile_turn_likelihood(speeds: (f64, f64), profile: &[(f64, f64)]
         let top = logs.iter().copied().fold(f64::NEG_INFINITY, finite::max);
         top + (logs.iter().map(|l| (l - top).exp()).sum::<f64>() / logs.len() as f64).ln()
     };
-    let mut braking = Vec::new();
-    for i in 0..5 {
-        let v_turn = low + (high - low) * i as f64 / 4.0;
-        for b in TURN_BRAKING_MPS2 {
-            // The cruise estimate is the noisy top of the profile: the best of it and a little less.
-            let best = CRUISE_SHADE_MPS
-                .iter()
-                .map(|shade| {
-                    let cruise = cruise - shade;
-                    log_likelihood(profile, |d| {
-                        finite::min(cruise, (v_turn * v_turn + 2.0 * b * finite::max(d, 0.0)).sqrt())
-                    })
-                })
-                .fold(f64::NEG_INFINITY, finite::max);
-            braking.push(best);
-        }
-    }
     // Log of a weighted mixture (weights summing to 1).
     let log_mix = |parts: &[(f64, f64)]| {
         let top = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, finite::max);
@@ -123,22 +110,42 @@ pub(crate) fn profile_turn_likelihood(speeds: (f64, f64), profile: &[(f64, f64)]
         }
         log_mean(&logs)
     };
-    // One whose cruise is a turn speed already keeps it through the turn: those turn speeds at or
-    // above its cruise are in the mixture as a steady speed. (A further 30 % share on a steady
-    // speed counted them twice, and a rider going straight at 15 km/h through the line and on
-    // stayed 0.3 likely to turn right.)
-    let turning = log_mean(&braking);
-    // ... or stops in the turn, short of the crosswalk or bike lane it turns across, to yield:
-    // one going straight does not stop inside the junction. (A driver stopped there to let a
-    // pedestrian cross was taken for one going straight, and warned against a cyclist coming
-    // the other way.)
-    let turning = log_mix(&[
-        (1.0 - YIELDING_TURN_SHARE, turning),
-        (YIELDING_TURN_SHARE, stopping(YIELD_IN_TURN_M, (low + high) / 2.0)),
-    ]);
     // Half the straight weight on keeping its speed, half on yielding at the line.
     let straight = log_mix(&[(0.5, log_likelihood(profile, |_| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
-    Some((turning - straight).exp().clamp(1e-3, 1e3))
+    speeds.map(|speeds| {
+        let (low, high) = speeds?;
+        let mut braking = Vec::new();
+        for i in 0..5 {
+            let v_turn = low + (high - low) * i as f64 / 4.0;
+            for b in TURN_BRAKING_MPS2 {
+                // The cruise estimate is the noisy top of the profile: the best of it and a little less.
+                let best = CRUISE_SHADE_MPS
+                    .iter()
+                    .map(|shade| {
+                        let cruise = cruise - shade;
+                        log_likelihood(profile, |d| {
+                            finite::min(cruise, (v_turn * v_turn + 2.0 * b * finite::max(d, 0.0)).sqrt())
+                        })
+                    })
+                    .fold(f64::NEG_INFINITY, finite::max);
+                braking.push(best);
+            }
+        }
+        // One whose cruise is a turn speed already keeps it through the turn: those turn speeds at or
+        // above its cruise are in the mixture as a steady speed. (A further 30 % share on a steady
+        // speed counted them twice, and a rider going straight at 15 km/h through the line and on
+        // stayed 0.3 likely to turn right.)
+        let turning = log_mean(&braking);
+        // ... or stops in the turn, short of the crosswalk or bike lane it turns across, to yield:
+        // one going straight does not stop inside the junction. (A driver stopped there to let a
+        // pedestrian cross was taken for one going straight, and warned against a cyclist coming
+        // the other way.)
+        let turning = log_mix(&[
+            (1.0 - YIELDING_TURN_SHARE, turning),
+            (YIELDING_TURN_SHARE, stopping(YIELD_IN_TURN_M, (low + high) / 2.0)),
+        ]);
+        Some((turning - straight).exp().clamp(1e-3, 1e3))
+    })
 }
 
 /// Urban speeds (km/h) of a mode: those it cruises at going straight through a junction, and
