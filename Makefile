@@ -89,7 +89,7 @@ LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 	NATS_PORT=$(NATS_PORT) MQTT_PORT=$(MQTT_PORT) REDIS_PORT=$(REDIS_PORT) CITS_STATE=$(CITS_STATE) HOSTS=$(HOSTS) \
 	$(if $(filter single,$(TOPOLOGY)),,CITS_TOPOLOGY=$(TOPOLOGY)) $(if $(MACHINE),CITS_MACHINE=$(MACHINE)) \
 	$(if $(filter 1,$(SPEED)),,MAX_AGE_MS=300000) DASHBOARD_PORT=$(DASHBOARD_PORT)
-# The lattice's supervisor (tools/cits/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
+# The lattice's supervisor (crates/cits-ops/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
 .PHONY: help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
@@ -207,7 +207,7 @@ actors: patches ## each actor built for wasm32-wasip2 and signed by `wash build`
 	@ls -l $(ACTOR_WASMS) | awk '{print "actor " $$NF ": " $$5 " bytes"}'
 
 $(CITS_BIN): FORCE patches
-	cargo build --locked --profile platform -p cits-tools -p cits-dashboard
+	cargo build --locked --profile platform -p cits-cli -p cits-dashboard
 
 .PHONY: FORCE actors
 FORCE:
@@ -308,7 +308,7 @@ lint: patches .setup-toolchains codecs-check ## cargo fmt --check, cargo clippy 
 	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings $(CLIPPY_ALLOW)
 
 test-unit: patches ## unit tests of the workspace crates
-	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-tools -p cits-dashboard
+	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-client -p cits-map -p cits-manifest -p cits-ops -p cits-native -p cits-research -p cits-bench -p cits-cli -p cits-dashboard
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches ## the map with lanelet2, ETSI encodings with pycrate

@@ -7,7 +7,7 @@
 #   fuzz/fuzz.sh build           seeds and targets only
 #   FUZZ_TARGETS="state fused"   only these targets
 #
-# Seeds and data come from tools/cits/examples/fuzz_seeds.rs (the recordings in data/, run through
+# Seeds and data come from crates/cits-research/examples/fuzz_seeds.rs (the recordings in data/, run through
 # the stages). The targets are built with the workspace's pinned stable toolchain and libFuzzer's
 # coverage instrumentation, without a sanitizer: the code is safe Rust, so what fuzzing can find is
 # a panic (overflow checks and debug assertions are on), a hang (-timeout) or runaway memory
@@ -40,7 +40,7 @@ build() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null
   fi
   echo "fuzz: seeds from data/*.rec.b64"
-  CARGO_TARGET_DIR=$MAIN_TARGET_DIR "${NICE[@]}" cargo build --locked -q --profile platform -p cits-tools \
+  CARGO_TARGET_DIR=$MAIN_TARGET_DIR "${NICE[@]}" cargo build --locked -q --profile platform -p cits-research \
     --example fuzz_seeds
   "${NICE[@]}" "$MAIN_TARGET_DIR/platform/examples/fuzz_seeds" "$WORK"
   echo "fuzz: building the targets ($FUZZ_TARGET_DIR)"

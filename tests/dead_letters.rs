@@ -44,7 +44,7 @@ async fn every_stage_dead_letters_what_it_cannot_read_and_keeps_running() {
     }
 
     // All stages still work: a valid CPM goes through to the end.
-    let cpm = cits_tools::replay::made_now(&cits_tools::demo::recording()[40]);
+    let cpm = cits_client::replay::made_now(&cits_client::demo::recording()[40]);
     let mut mqtt = lattice.mqtt("rsu-ok").await;
     mqtt.publish("cits/cpm/rsu-ok", cpm).await;
     let msg = next_within(&mut done, WAIT, "FrameDone after the bad input").await.unwrap();

@@ -14,7 +14,7 @@ use prost::Message as _;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_input_format_warns_like_the_bare_uper_cpm() {
     let lattice = Lattice::start_with("formats", Some("wadm/cits-pipeline-fused.yaml"));
-    let records = cits_tools::recording::read_file(&lattice.repo.join("data/default.rec.b64")).unwrap();
+    let records = cits_client::recording::read_file(&lattice.repo.join("data/default.rec.b64")).unwrap();
     // The recording's first 30 s, replayed at 16x: every CPM arrives less than 30 s older than
     // live. A Release 1 CPM's time is 16 bits of ms (65.5 s), placed by the decoder's clock, so
     // only one less than 32 s old can be placed; and the decoder refuses CPMs older than its
@@ -35,10 +35,10 @@ async fn every_input_format_warns_like_the_bare_uper_cpm() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
     let lattice = Lattice::start_with("formats-garbage", Some("wadm/cits-pipeline-fused.yaml"));
-    let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
+    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     // Good CPMs, each a CPM of its own (the same CPM twice is one frame, produced once).
     let good = |i: usize, wire: Wire| {
-        let cpm = cits_tools::replay::made_now(&records[i]);
+        let cpm = cits_client::replay::made_now(&records[i]);
         wire.encode(&etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&cpm).unwrap()).unwrap()).unwrap()
     };
     let (v1, xer, gn) = (good(10, Wire::CpmV1Uper), good(11, Wire::CpmV2Xer), good(12, Wire::CpmV2GnBtp));

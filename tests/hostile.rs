@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use cits::proto::{DeadLetter, FrameDone};
+use cits_client::recording::Record;
+use cits_client::replay::replay;
 use cits_tests::Lattice;
-use cits_tools::recording::Record;
-use cits_tools::replay::replay;
 use etsi_its::cpm::{ObjectKind, SimpleCpm, SimpleObject};
 use futures::StreamExt as _;
 use prost::Message as _;
@@ -55,7 +55,7 @@ fn now_its_ms() -> u64 {
 }
 
 fn cpm(station_id: u32, reference_time_its_ms: u64, objects: Vec<SimpleObject>) -> Vec<u8> {
-    let center = cits_tools::demo::CENTER;
+    let center = cits_client::demo::CENTER;
     let cpm = SimpleCpm {
         protocol_version: 2,
         station_id,
@@ -238,7 +238,7 @@ async fn honest_run(
     let options = lattice.replay_options(&[rsu], 1.0, 1);
     let auth = lattice.auth_dir();
     let mut denms =
-        cits_tools::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth), None)
+        cits_client::denms::subscribe("127.0.0.1", lattice.mqtt_port, "denms", &options.rsus, Some(&auth), None)
             .await
             .unwrap();
     let arrivals = tokio::spawn(async move {
@@ -273,8 +273,8 @@ async fn honest_run(
         received.push(d.uper);
     }
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
-    let expected: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, &summary.records)
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
+    let expected: Vec<Vec<u8>> = cits_research::evaluate::run(&graph, &summary.records)
         .unwrap()
         .iter()
         .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
@@ -287,7 +287,7 @@ async fn honest_run(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_flood_is_contained_and_the_honest_stream_unharmed() {
     let lattice = Lattice::start_with("hostile", Some(MANIFEST));
-    let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
+    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     let span = Duration::from_millis(records.last().unwrap().timestamp_ms - records[0].timestamp_ms);
     // The attacker on another partition than the honest RSU: one partition is handled in order,
     // so an RSU sharing the attacker's would wait behind its messages (see docs/security.md).
@@ -296,8 +296,8 @@ async fn hostile_flood_is_contained_and_the_honest_stream_unharmed() {
 
     let calm = honest_run(&lattice, CALM, &records, async {}).await;
 
-    let valid: Vec<Vec<u8>> = records.iter().take(200).map(cits_tools::replay::made_now).collect();
-    let payloads = hostile_payloads(&valid, cits_tools::demo::STATION_ID);
+    let valid: Vec<Vec<u8>> = records.iter().take(200).map(cits_client::replay::made_now).collect();
+    let payloads = hostile_payloads(&valid, cits_client::demo::STATION_ID);
     let nats = lattice.nats().await;
     let mut dlq = nats.subscribe("cits.dlq.>").await.unwrap();
     let mut evil_done = nats.subscribe(cits::subjects::done(&evil)).await.unwrap();

@@ -18,7 +18,7 @@ const REFERENCE: Wgs84 = Wgs84 { lat: 47.81010, lon: 13.05180 };
 fn along(lanelet: i64) -> Vec<(f64, f64)> {
     let repo = std::path::PathBuf::from(std::env::var("CITS_REPO").expect("run with make test-e2e"));
     let xml = std::fs::read_to_string(repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
     let l = graph.lanelets.iter().find(|l| l.id == lanelet).unwrap();
     l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(REFERENCE, Wgs84 { lat: c[1], lon: c[0] })).collect()
 }

@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use cits::proto::LaneGraph;
+use cits_client::recording::{Ingest, Record};
+use cits_research::sim::ncap::{cases, film_case, Case, Outcome, Shape};
+use cits_research::sim::Conditions;
 use cits_tests::{next_within, warnings, Lattice};
-use cits_tools::recording::{Ingest, Record};
-use cits_tools::sim::ncap::{cases, film_case, Case, Outcome, Shape};
-use cits_tools::sim::Conditions;
 use prost::Message as _;
 
 /// Whether a recorded message is a CAM whose right indicator is on.
@@ -26,7 +26,7 @@ fn indicates_right(message: &[u8]) -> bool {
 /// The map and Euro NCAP's right hook with contact at `car_kmh`.
 fn right_hook(lattice: &Lattice, car_kmh: f64) -> (LaneGraph, Case) {
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
     let case = cases(&graph, &[Shape::RightHook], &[Outcome::Contact])
         .unwrap()
         .into_iter()
@@ -83,8 +83,8 @@ async fn own_reports_that_do_not_decode_are_dead_lettered_with_their_reason() {
     for (ingest, condition, kind) in [(Ingest::Cam, "cams-100", "cam"), (Ingest::Vam, "vams-100", "vam")] {
         let records = film_case(&graph, &case, 1, Conditions::named(condition).unwrap()).unwrap().sim.records;
         let good: Vec<Vec<u8>> =
-            records.iter().filter(|r| r.ingest() == ingest).take(2).map(cits_tools::replay::made_now).collect();
-        let cpm = cits_tools::replay::made_now(records.iter().find(|r| r.ingest() == Ingest::Cpm).unwrap());
+            records.iter().filter(|r| r.ingest() == ingest).take(2).map(cits_client::replay::made_now).collect();
+        let cpm = cits_client::replay::made_now(records.iter().find(|r| r.ingest() == Ingest::Cpm).unwrap());
         let (topic, what) = (format!("cits/{kind}/{RSU}"), ingest.name());
         for (bad, reason) in [
             (good[0][..good[0].len() / 2].to_vec(), format!("invalid {what}: as {what}, UPER")),

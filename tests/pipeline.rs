@@ -8,8 +8,8 @@
 
 use std::io::Write as _;
 
+use cits_research::evaluate::{self, EmittedDenm};
 use cits_tests::{warnings, Lattice};
-use cits_tools::evaluate::{self, EmittedDenm};
 use etsi_its::denm::SimpleDenm;
 
 const RSU: &str = "rsu1";
@@ -39,7 +39,7 @@ async fn native_fused_process_with_durable_input_warns_like_the_actors() {
 }
 
 async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
-    let records = cits_tools::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
+    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(lattice.repo.join("data/short.truth.json")).unwrap()).unwrap();
     let options = lattice.replay_options(&[RSU], speed, 1);

@@ -27,7 +27,7 @@ fn readme_commands(repo: &Path) -> Vec<String> {
 fn deployed_by(repo: &Path, line: &str) -> Option<String> {
     let args: Vec<&str> = line.strip_prefix("wash app deploy ")?.split_whitespace().collect();
     match args.as_slice() {
-        [file] => Some(cits_tools::manifest::load(&repo.join(file)).unwrap().version().to_string()),
+        [file] => Some(cits_manifest::load(&repo.join(file)).unwrap().version().to_string()),
         [_app, version] => Some(version.to_string()),
         _ => panic!("unexpected deploy line {line}"),
     }
@@ -118,7 +118,7 @@ async fn readme_deploy_commands_work_verbatim_and_no_password_shows() {
     while let Some(key) = futures::StreamExt::next(&mut keys).await {
         names.push(key.unwrap());
     }
-    for expected in [cits_tools::manifest::LATTICE_REDIS, cits_tools::manifest::LATTICE_BLOBSTORE, "cits-rsus"] {
+    for expected in [cits_manifest::LATTICE_REDIS, cits_manifest::LATTICE_BLOBSTORE, "cits-rsus"] {
         assert!(names.iter().any(|n| n == expected), "{expected} not in {names:?}");
     }
     let secret_refs: Vec<&String> = names.iter().filter(|n| n.starts_with("SECRET_")).collect();
@@ -137,10 +137,10 @@ async fn readme_deploy_commands_work_verbatim_and_no_password_shows() {
     for name in &names {
         assert!(!show(name).contains(password), "wash config/secrets get {name} shows the Redis password");
     }
-    let redis = show(cits_tools::manifest::LATTICE_REDIS);
+    let redis = show(cits_manifest::LATTICE_REDIS);
     assert!(redis.contains(&format!("127.0.0.1:{}", lattice.redis_port)), "{redis}");
     let secret = show(secret_refs[0]);
-    assert!(secret.contains(cits_tools::manifest::REDIS_PASSWORD_SECRET), "{secret}");
+    assert!(secret.contains(cits_manifest::REDIS_PASSWORD_SECRET), "{secret}");
     for log in logs(&lattice.state.join("logs")) {
         let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
         assert!(!text.contains(password), "{} shows the Redis password", log.display());

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use cits::proto::LocationsFrame;
+use cits_client::recording;
+use cits_client::replay::replay;
 use cits_tests::{next_within, Lattice};
-use cits_tools::recording;
-use cits_tools::replay::replay;
 use prost::Message as _;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,7 +30,7 @@ async fn granted(client: &AsyncClient, eventloop: &mut rumqttc::EventLoop, filte
 async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     let lattice = Lattice::start("security-rsu");
     // rsu-a sends probe CPMs (stamped now, from the probe's station).
-    let probe_station = cits_tools::demo::PROBE_STATION_ID.to_string();
+    let probe_station = cits_client::demo::PROBE_STATION_ID.to_string();
     lattice.step(&["rsu-add", "rsu-a", &probe_station]).unwrap();
     lattice.add_rsu("rsu-b");
     let nats = lattice.nats().await;
@@ -73,7 +73,7 @@ async fn rsus_touch_only_their_own_subjects_and_anonymous_is_refused() {
     }
     // Publishing as rsu-b (CPMs, CAMs) or on the lattice's subjects goes nowhere; its own CPM
     // goes through.
-    let cpm = cits_tools::demo::probe_cpm();
+    let cpm = cits_client::demo::probe_cpm();
     for topic in
         ["cits/cpm/rsu-b", "cits/cam/rsu-b", "cits/vam/rsu-b", "wasmbus/ctl/v1/default/host/stop", "cits/denm/rsu-b"]
     {

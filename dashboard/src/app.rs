@@ -91,7 +91,7 @@ fn links(component: &Component) -> impl Iterator<Item = (usize, &LinkProperty)> 
 
 /// The model as YAML with keys in a fixed order, so that two versions diff line by line.
 pub fn canonical_yaml(manifest: &Manifest) -> anyhow::Result<String> {
-    cits_tools::manifest::canonical_yaml(manifest)
+    cits_manifest::canonical_yaml(manifest)
 }
 
 fn version_of(manifest: &Manifest) -> String {
@@ -219,7 +219,7 @@ pub fn plan(base: &Manifest, request: &ChangeRequest, now_ms: u64, by: &str) -> 
     annotations.insert("cits.dashboard/by".into(), by.into());
     // wadm checks the model (its links to known components, …) when it is put; check it here
     // first so a bad edit is refused before anything is sent.
-    cits_tools::manifest::validate(&model).context("the changed model is not a valid wadm manifest")?;
+    cits_manifest::validate(&model).context("the changed model is not a valid wadm manifest")?;
     let diff = unified_diff(&canonical_yaml(base)?, &canonical_yaml(&model)?, &base_version, &version);
     Ok(Plan { base_version, version, summary, diff, manifest: model, stored: false })
 }

@@ -12,7 +12,7 @@ use prost::Message as _;
 use serde::Serialize;
 
 use cits::proto::{DeadLetter, FrameDone, StageTrace};
-use cits_tools::watch::{pipeline_latency_us, stats};
+use cits_client::watch::{pipeline_latency_us, stats};
 
 use crate::hub::Hub;
 
@@ -346,7 +346,7 @@ impl PipelineWatch {
                 _ = tick.tick() => {
                     if registry_read_at.is_none_or(|at| at.elapsed() >= REGISTRY_REFRESH) {
                         registry_read_at = Some(std::time::Instant::now());
-                        rsus = match self.ctl.get_config(cits_tools::rsu::REGISTRY).await {
+                        rsus = match self.ctl.get_config(cits_manifest::RSU_REGISTRY).await {
                             Ok(r) => rsu_views(&r.into_data().unwrap_or_default().into_iter().collect()),
                             Err(e) => Err(format!("config.get: {e}")),
                         };
@@ -359,12 +359,12 @@ impl PipelineWatch {
                     };
                     let mut errors = Vec::new();
                     if let Err(e) = &rsus {
-                        errors.push(format!("RSU registry {}: {e}", cits_tools::rsu::REGISTRY));
+                        errors.push(format!("RSU registry {}: {e}", cits_manifest::RSU_REGISTRY));
                     }
                     if let Err(e) = read_dead_letters(&js, &mut dlq_next_seq, &mut dead, &hub).await {
                         errors.push(format!("dead letters: {e:#}"));
                     }
-                    let counts = match cits_tools::dlq::count(&js).await {
+                    let counts = match cits_client::dlq::count(&js).await {
                         Ok(c) => c,
                         Err(e) => {
                             errors.push(format!("dead-letter counts: {e:#}"));

@@ -53,7 +53,7 @@ pub struct LeafView {
 pub async fn read(monitors: &[Monitor]) -> Vec<ServerView> {
     let mut out = Vec::with_capacity(monitors.len());
     for m in monitors {
-        let get = |path| cits_tools::http::get_json(&m.addr, path, Duration::from_secs(2));
+        let get = |path| cits_client::http::get_json(&m.addr, path, Duration::from_secs(2));
         let answered = async { anyhow::Ok((get("/varz").await?, get("/leafz").await?)) };
         out.push(match answered.await {
             Ok((varz, leafz)) => server_view(m, &varz, &leafz),

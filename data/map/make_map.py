@@ -32,7 +32,7 @@ from xml.sax.saxutils import quoteattr
 # Parameters (see README.md for where they come from)
 # ---------------------------------------------------------------------------------------------
 # Intersection centre, WGS84: the RSU reference position the platform already uses
-# (tools/cits/src/demo.rs CENTER, wadm/cits-pipeline.yaml), so CPM objects and the map share
+# (crates/cits-client/src/demo.rs CENTER, wadm/cits-pipeline.yaml), so CPM objects and the map share
 # one frame.  Not surveyed (see README).
 CENTRE_LAT = 47.81010
 CENTRE_LON = 13.05180

@@ -1,5 +1,5 @@
 //! The inputs of the targets that are more than a message: which stage, what it reads back,
-//! how it is delivered. Also compiled into `tools/cits/examples/fuzz_seeds.rs`, which writes the
+//! how it is delivered. Also compiled into `crates/cits-research/examples/fuzz_seeds.rs`, which writes the
 //! seeds in these layouts (so this file uses only `std` and `cits`).
 
 /// The RSU the targets' subjects name: the seeds' RSU, registered in the config.

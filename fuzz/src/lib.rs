@@ -3,7 +3,7 @@
 //! them ([`cits::pipeline::handle`]), the input layouts of the `state` and `fused` targets, and the
 //! checks every outcome must pass.
 //!
-//! The seeds come from `tools/cits/examples/fuzz_seeds.rs`, which writes these layouts.
+//! The seeds come from `crates/cits-research/examples/fuzz_seeds.rs`, which writes these layouts.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -76,7 +76,10 @@ fn load(dir: &Path) -> std::io::Result<Data> {
     for entry in std::fs::read_dir(dir.join("map"))? {
         let entry = entry?;
         let object = entry.file_name().to_string_lossy().into_owned();
-        blobs.insert(InMemory::blob_path(pipeline::MapTiles::<()>::CONTAINER, &object), std::fs::read(entry.path())?);
+        blobs.insert(
+            pipeline::InProcess::blob_path(pipeline::MapTiles::<()>::CONTAINER, &object),
+            std::fs::read(entry.path())?,
+        );
     }
     Ok(Data { config, blobs: Arc::new(blobs) })
 }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
-use cits_tools::replay::replay;
+use cits_client::replay::replay;
 use prost::Message as _;
 
 use crate::Lattice;
@@ -93,14 +93,14 @@ impl Outcome {
 /// and however long each message took.
 pub async fn replay_with_faults(
     lattice: &Lattice,
-    history: &mut Vec<cits_tools::recording::Record>,
+    history: &mut Vec<cits_client::recording::Record>,
     recording: &str,
     speed: f64,
     rsus: &[&str],
     faults: &[(Duration, Fault)],
     patience: Duration,
 ) -> Outcome {
-    let records = cits_tools::recording::read_file(&lattice.repo.join(recording)).unwrap();
+    let records = cits_client::recording::read_file(&lattice.repo.join(recording)).unwrap();
     let options = lattice.replay_options(rsus, speed, 1);
     let replaying = {
         let records = records.clone();
@@ -143,8 +143,8 @@ pub async fn replay_with_faults(
         })
         .collect();
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
-    let native: Vec<Vec<u8>> = cits_tools::evaluate::run(&graph, history)
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
+    let native: Vec<Vec<u8>> = cits_research::evaluate::run(&graph, history)
         .unwrap()
         .iter()
         .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
@@ -172,8 +172,8 @@ pub async fn replay_with_faults(
     for (k, site) in topology.sites.iter().enumerate() {
         // A site that runs its pipeline makes them there (the hub sources them to watch).
         let stream = match site.pipeline {
-            cits_tools::lattice::topology::Placement::Hub => cits_jetstream::site::DENMS,
-            cits_tools::lattice::topology::Placement::Edge => "CITS_DENM",
+            cits_ops::lattice::topology::Placement::Hub => cits_jetstream::site::DENMS,
+            cits_ops::lattice::topology::Placement::Edge => "CITS_DENM",
         };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         let held = loop {

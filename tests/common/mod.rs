@@ -116,14 +116,14 @@ pub struct Lattice {
     /// wasmCloud hosts in the lattice.
     pub hosts: u8,
     /// The lattice's servers and hosts when not one server and `hosts` hosts.
-    topology: Option<cits_tools::lattice::Topology>,
+    topology: Option<cits_ops::lattice::Topology>,
     /// The NATS server (from 0) whose MQTT listener replays connect to (an RSU of a site: its
     /// site's leaf node).
     pub rsu_server: usize,
     /// The sites' link to the hub (to each of its servers), if it has sites: the test cuts it.
     pub site_link: Option<link::Link>,
     /// The pipeline's `limits.max_age_ms` when not the production value (replays faster than
-    /// real time send CPMs older than live, see `cits_tools::replay::live`).
+    /// real time send CPMs older than live, see `cits_client::replay::live`).
     max_age_ms: Option<u64>,
     /// On a topology over several machines: the first's address (this lattice's state dir is
     /// its) and the others' with their state dirs (all on this machine's loopback addresses).
@@ -184,7 +184,7 @@ impl Lattice {
         rsu_server: usize,
         max_age: Duration,
     ) -> Self {
-        let topology = cits_tools::lattice::Topology::parse_arg(topology).expect("a topology");
+        let topology = cits_ops::lattice::Topology::parse_arg(topology).expect("a topology");
         let hosts = topology.hosts.len() as u8;
         Self::start_lattice(
             fresh_dir(name),
@@ -203,7 +203,7 @@ impl Lattice {
     /// at once (each waits for what it needs of the others), then deploy and probe from the
     /// first; `manifest` deployed.
     pub fn start_machines(name: &str, topology: &str, manifest: Option<&str>, max_age: Duration) -> Self {
-        let parsed = cits_tools::lattice::Topology::parse_arg(topology).expect("a topology");
+        let parsed = cits_ops::lattice::Topology::parse_arg(topology).expect("a topology");
         let first = parsed.address_of(0).expect("server 0 has an address").to_string();
         let hosts = parsed.hosts.len() as u8;
         let mut lattice = Self::start_lattice(
@@ -232,7 +232,7 @@ impl Lattice {
         std::thread::scope(|scope| {
             let ups: Vec<_> = supervisors
                 .iter()
-                .map(|s| scope.spawn(|| block_on(s.run(cits_tools::lattice::Step::Up)).map_err(|e| format!("{e:#}"))))
+                .map(|s| scope.spawn(|| block_on(s.run(cits_ops::lattice::Step::Up)).map_err(|e| format!("{e:#}"))))
                 .collect();
             for (up, s) in ups.into_iter().zip(&supervisors) {
                 if let Err(e) = up.join().unwrap() {
@@ -247,12 +247,12 @@ impl Lattice {
     }
 
     /// The supervisor of machine `address`'s part of this lattice (one of [`Self::other_machines`]).
-    pub fn machine_supervisor(&self, address: &str) -> cits_tools::lattice::Lattice {
+    pub fn machine_supervisor(&self, address: &str) -> cits_ops::lattice::Lattice {
         let (_, state) = self.other_machines.iter().find(|(a, _)| a == address).expect("one of the other machines");
         let mut supervisor = self.supervisor();
         supervisor.settings.machine = Some(address.to_string());
         supervisor.settings.state = state.clone();
-        cits_tools::lattice::Lattice::new(supervisor.settings)
+        cits_ops::lattice::Lattice::new(supervisor.settings)
     }
 
     fn start_full(name: &str, manifest: Option<&str>, steps: &[&str], hosts: u8, max_age_ms: Option<u64>) -> Self {
@@ -269,7 +269,7 @@ impl Lattice {
         steps: &[&str],
         hosts: u8,
         max_age_ms: Option<u64>,
-        topology: Option<cits_tools::lattice::Topology>,
+        topology: Option<cits_ops::lattice::Topology>,
         rsu_server: usize,
     ) -> Self {
         let repo = PathBuf::from(env_path("CITS_REPO"));
@@ -319,9 +319,9 @@ impl Lattice {
     }
 
     /// The supervisor of this lattice (`cits lattice`), with the binaries `make test-e2e` names.
-    pub fn supervisor(&self) -> cits_tools::lattice::Lattice {
-        let settings = cits_tools::lattice::Settings::from_env().expect("lattice settings from the environment");
-        cits_tools::lattice::Lattice::new(cits_tools::lattice::Settings {
+    pub fn supervisor(&self) -> cits_ops::lattice::Lattice {
+        let settings = cits_ops::lattice::Settings::from_env().expect("lattice settings from the environment");
+        cits_ops::lattice::Lattice::new(cits_ops::lattice::Settings {
             state: self.state.clone(),
             repo: self.repo.clone(),
             nats_port: self.nats_port,
@@ -381,7 +381,7 @@ impl Lattice {
     /// As `creds`, to the servers of `urls` (comma separated) only.
     async fn nats_at(&self, creds: &std::path::Path, urls: &str) -> anyhow::Result<async_nats::Client> {
         let options = async_nats::ConnectOptions::with_credentials_file(creds).await?;
-        Ok(options.connect(cits_tools::auth::nats_servers(urls)?).await?)
+        Ok(options.connect(cits_client::auth::nats_servers(urls)?).await?)
     }
 
     /// Redis URL with the pipeline's ACL user and password.
@@ -396,13 +396,13 @@ impl Lattice {
     }
 
     /// Replay options for `rsus` (registered first), each RSU connecting with its own token.
-    pub fn replay_options(&self, rsus: &[&str], speed: f64, qos: u8) -> cits_tools::replay::ReplayOptions {
+    pub fn replay_options(&self, rsus: &[&str], speed: f64, qos: u8) -> cits_client::replay::ReplayOptions {
         for rsu in rsus {
             self.add_rsu(rsu);
         }
         let settings = self.supervisor().settings;
         let server = self.rsu_server_of(rsus[0]);
-        cits_tools::replay::ReplayOptions {
+        cits_client::replay::ReplayOptions {
             // An RSU dials its server's address (its certificate names it), loopback by default.
             mqtt_host: settings.topology().reach(server).into(),
             mqtt_port: settings.server(server).mqtt,
@@ -470,7 +470,7 @@ impl Lattice {
     /// frame than [`Self::add_rsu`] gives).
     pub async fn mqtt_registered(&self, rsu: &str) -> Mqtt {
         let mut opts = MqttOptions::new(format!("{rsu}-client"), "127.0.0.1", self.mqtt_port);
-        cits_tools::auth::apply_rsu_credentials(Some(&self.auth_dir()), rsu, &mut opts).expect("RSU token");
+        cits_client::auth::apply_rsu_credentials(Some(&self.auth_dir()), rsu, &mut opts).expect("RSU token");
         opts.set_keep_alive(Duration::from_secs(30));
         // rumqttc refuses packets over 10 KiB by default; oversized CPMs must reach the pipeline.
         opts.set_max_packet_size(1 << 20, 1 << 20);
@@ -500,7 +500,7 @@ impl Lattice {
         let port = free_port();
         let mut supervisor = self.supervisor();
         supervisor.settings.dashboard_port = port;
-        let step = cits_tools::lattice::Step::DashboardUp;
+        let step = cits_ops::lattice::Step::DashboardUp;
         if let Err(e) = block_on(supervisor.run(step)) {
             panic!("cits lattice dashboard-up failed: {e:#}");
         }
@@ -511,12 +511,12 @@ impl Lattice {
     /// own API at `url` (what [`Lattice::start_dashboard`] returned).
     pub async fn dashboard_snapshot(&self, url: &str, topic: &str) -> anyhow::Result<serde_json::Value> {
         let addr = url.trim_start_matches("http://").trim_end_matches('/');
-        cits_tools::http::get_json(addr, &format!("/api/snapshot/{topic}"), Duration::from_secs(10)).await
+        cits_client::http::get_json(addr, &format!("/api/snapshot/{topic}"), Duration::from_secs(10)).await
     }
 
     /// Runs a `cits lattice` step against this lattice (`&["host-up", "2"]`).
     pub fn step(&self, args: &[&str]) -> anyhow::Result<()> {
-        let step = cits_tools::lattice::parse_step(args)?;
+        let step = cits_ops::lattice::parse_step(args)?;
         let supervisor = self.supervisor();
         block_on(supervisor.run(step)).with_context(|| format!("cits lattice {args:?}"))
     }
@@ -650,7 +650,7 @@ impl Drop for Lattice {
             eprintln!("{e:#}");
         }
         for (address, state) in &self.other_machines {
-            if let Err(e) = block_on(self.machine_supervisor(address).run(cits_tools::lattice::Step::Down)) {
+            if let Err(e) = block_on(self.machine_supervisor(address).run(cits_ops::lattice::Step::Down)) {
                 eprintln!("{address}: {e:#}");
             }
             if std::env::var_os("CITS_KEEP_STATE").is_none() {

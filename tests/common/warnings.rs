@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use cits_tools::evaluate;
-use cits_tools::recording::Record;
-use cits_tools::replay::{replay, ReplayOptions, ReplaySummary};
+use cits_client::recording::Record;
+use cits_client::replay::{replay, ReplayOptions, ReplaySummary};
+use cits_research::evaluate;
 use etsi_its::denm::SimpleDenm;
 use prost::Message as _;
 
@@ -24,7 +24,7 @@ pub async fn replay_and_collect(
     let mut done = nats.subscribe(cits::subjects::done(&rsu)).await.unwrap();
     nats.flush().await.unwrap();
     let auth = lattice.auth_dir();
-    let mut denms = cits_tools::denms::subscribe(
+    let mut denms = cits_client::denms::subscribe(
         "127.0.0.1",
         lattice.mqtt_port,
         &format!("denms-{rsu}"),
@@ -57,7 +57,7 @@ pub async fn replay_and_collect(
 /// records `sent`, byte for byte and in order (the map of the recordings).
 pub fn assert_warned_as_natively(lattice: &Lattice, sent: &[Record], received: &[Vec<u8>], what: &str) {
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_tools::map::lane_graph_from_osm(&xml, "map").unwrap();
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
     let native: Vec<Vec<u8>> = evaluate::run(&graph, sent)
         .unwrap()
         .iter()

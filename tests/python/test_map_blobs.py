@@ -1,4 +1,4 @@
-"""Cross-check of the map blobs the actors read (`cits map`, tools/cits/src/map/mod.rs) against the
+"""Cross-check of the map blobs the actors read (`cits map`, crates/cits-map/src/lib.rs) against the
 lanelet2 library's own reading of the same Lanelet2 map: centerline direction, length and
 successors must agree, lanelet by lanelet.
 
@@ -26,7 +26,7 @@ ORIGIN = (47.81010, 13.05180)
 
 def cits(*args: str) -> str:
     tool = os.environ.get("CITS_TOOL")
-    cmd = [tool, *args] if tool else ["cargo", "run", "-q", "-p", "cits-tools", "--bin", "cits", "--", *args]
+    cmd = [tool, *args] if tool else ["cargo", "run", "-q", "-p", "cits-cli", "--bin", "cits", "--", *args]
     return subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, text=True).stdout
 
 

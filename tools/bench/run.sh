@@ -59,7 +59,7 @@ STATE="${CITS_STATE:-$REPO/.state}"
 : "${CITS_TOOL:?set CITS_TOOL (use make bench)}" "${PYTHON:?set PYTHON}" "${WASH:?set WASH}"
 NATS="127.0.0.1:${NATS_PORT:-4222}"
 MQTT="127.0.0.1:${MQTT_PORT:-1883}"
-# The lattice's supervisor (tools/cits/src/lattice), on this clone's manifests and map.
+# The lattice's supervisor (crates/cits-ops/src/lattice), on this clone's manifests and map.
 export CITS_REPO="$REPO"
 LATTICE=("$CITS_TOOL" lattice)
 # The hosts' compilation cache (`cits lattice`); start-up is measured with it empty and filled.

@@ -17,6 +17,7 @@ use crate::stage::{dead_letter, Outbound, StageError};
 mod cache;
 mod delivery;
 mod fused;
+pub mod memory;
 mod stages;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -25,6 +26,7 @@ mod tiles;
 pub use cache::Cached;
 pub use delivery::{handle, input_key, Handled, Publish};
 pub use fused::{chain, for_each_stage, EachStage, Fused, Step};
+pub use memory::InProcess;
 pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 pub use tiles::MapTiles;
 

@@ -1,27 +1,22 @@
-//! The platform in memory (feature `testing`): [`InMemory`] services with the fault switches the
-//! tests and the fuzzer need, [`Recording`] to see what a handler asked of them, and sample
-//! inputs. The pipeline's own tests, the fuzz targets and the tools that run the pipeline in
-//! process (`cits worst-frame`, the fuzz seeds) all use these.
+//! The platform for tests (feature `testing`): [`InMemory`], the platform in process with the
+//! fault switches the tests and the fuzzer need, [`Recording`] to see what a handler asked of
+//! them, and sample inputs. The pipeline's own tests and the fuzz targets use these; no
+//! production binary enables the feature.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use prost::Message as _;
 
+use super::memory::InProcess;
 use super::{flat_key, Services};
 use crate::proto::FrameDone;
 use crate::stage::{Outbound, StageError};
 
-/// Services on plain maps. As our key-value provider does, a key of a bucket is the flat key
-/// `bucket:key` ([`flat_key`]) and an empty write changes nothing.
+/// The platform in process ([`InProcess`]) with the fault switches of the tests and the fuzzer.
 pub struct InMemory {
-    /// The config entries every [`Services::config`] returns.
-    pub config: Vec<(String, String)>,
-    /// Key-value state by flat key.
-    pub kv: HashMap<String, Vec<u8>>,
-    /// Read-only objects by `<container>/<object>` ([`InMemory::blob_path`]); shared, so that many
-    /// short-lived platforms (one per fuzz input) hold one map.
-    pub blobs: Arc<HashMap<String, Vec<u8>>>,
+    /// Config, state and blobs (also reached through `Deref`: `svc.kv`, `svc.put_blob(..)`).
+    pub platform: InProcess,
     /// Values for keys never written, handed out in the order they are asked for (then absent):
     /// stored state of unknown origin, as the fuzzer makes it.
     pub unwritten: std::vec::IntoIter<Option<Vec<u8>>>,
@@ -37,24 +32,25 @@ impl InMemory {
     /// Services with these config entries and blobs, no state and no faults.
     pub fn new(config: Vec<(String, String)>, blobs: Arc<HashMap<String, Vec<u8>>>) -> Self {
         Self {
-            config,
-            kv: HashMap::new(),
-            blobs,
+            platform: InProcess::new(config, blobs),
             unwritten: Vec::new().into_iter(),
             down: false,
             fail_next_set: false,
             cut_blob_reads: false,
         }
     }
+}
 
-    /// Where [`InMemory::blobs`] keeps `object` of `container`.
-    pub fn blob_path(container: &str, object: &str) -> String {
-        format!("{container}/{object}")
+impl std::ops::Deref for InMemory {
+    type Target = InProcess;
+    fn deref(&self) -> &InProcess {
+        &self.platform
     }
+}
 
-    /// Adds (or replaces) one blob.
-    pub fn put_blob(&mut self, container: &str, object: &str, bytes: Vec<u8>) {
-        Arc::make_mut(&mut self.blobs).insert(Self::blob_path(container, object), bytes);
+impl std::ops::DerefMut for InMemory {
+    fn deref_mut(&mut self) -> &mut InProcess {
+        &mut self.platform
     }
 }
 
@@ -67,25 +63,25 @@ impl Default for InMemory {
 
 impl Services for InMemory {
     fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        Ok(self.config.clone())
+        self.platform.config()
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {
         if self.down {
             return Err(StageError::unavailable("kv down"));
         }
-        Ok(keys
-            .iter()
-            .map(|k| self.kv.get(&flat_key(bucket, k)).cloned().or_else(|| self.unwritten.next().flatten()))
-            .collect())
+        let mut values = self.platform.get_many(bucket, keys)?;
+        for value in values.iter_mut().filter(|v| v.is_none()) {
+            *value = self.unwritten.next().flatten();
+        }
+        Ok(values)
     }
 
     fn set_many(&mut self, bucket: &str, items: Vec<(String, Vec<u8>)>) -> Result<(), StageError> {
         if std::mem::take(&mut self.fail_next_set) {
             return Err(StageError::unavailable("kv went away"));
         }
-        self.kv.extend(items.into_iter().map(|(k, v)| (flat_key(bucket, &k), v)));
-        Ok(())
+        self.platform.set_many(bucket, items)
     }
 
     fn read_blob(&mut self, container: &str, object: &str) -> Result<Option<Vec<u8>>, StageError> {
@@ -93,7 +89,7 @@ impl Services for InMemory {
             // A length-delimited field whose announced length the bytes do not reach.
             return Ok(Some(vec![0x0a, 0x40, 0x01]));
         }
-        Ok(self.blobs.get(&Self::blob_path(container, object)).cloned())
+        self.platform.read_blob(container, object)
     }
 }
 

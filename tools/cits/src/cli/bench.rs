@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cits_tools::{bench, demo, recording};
+use cits_bench as bench;
+use cits_client::demo;
+use cits_client::recording;
 use clap::Subcommand;
 
 use super::split_host_port;

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use cits_tools::{demo, recording};
+use cits_client::demo;
+use cits_client::recording;
 
 use super::replay::ReplayArgs;
 use super::watch::{observe, print_summary, subscribe_denms, OutputArgs, Streams, Until};
@@ -29,7 +30,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let print = output.print();
     let denms = subscribe_denms(&a.mqtt, &a.rsus).await?;
     let records = recording::read_file(&a.file)?;
-    let client = cits_tools::auth::connect_nats(&nats).await?;
+    let client = cits_client::auth::connect_nats(&nats).await?;
     // From just after what the streams hold before the replay, this replay's RSUs only.
     let streams = Streams::start(&async_nats::jetstream::new(client.clone()), Some(&a.rsus)).await;
     let expected = (records.len() * a.rsus.len()) as u64;

@@ -5,8 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use cits_tools::sim::{self, Conditions};
-use cits_tools::{evaluate, map, native, recording, watch};
+use cits_client::recording;
+use cits_client::watch;
+use cits_map as map;
+use cits_native as native;
+use cits_research::evaluate;
+use cits_research::sim::{self, Conditions};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 
 #[derive(clap::Args)]
@@ -82,7 +86,7 @@ pub struct EvaluateArgs {
     tracks: Option<PathBuf>,
     /// With --tracks: the dataset's format (interaction, levelx, sind).
     #[arg(long, requires = "tracks")]
-    format: Option<cits_tools::import::Format>,
+    format: Option<cits_research::import::Format>,
     /// With --tracks: which recording of the folder (see `cits import`).
     #[arg(long, requires = "tracks")]
     recording_id: Option<u32>,
@@ -264,7 +268,7 @@ fn sweep(
 #[allow(clippy::too_many_arguments)]
 fn evaluate_tracks(
     path: &Path,
-    format: cits_tools::import::Format,
+    format: cits_research::import::Format,
     recording_id: Option<u32>,
     osm: &Path,
     junction: Option<map::junction::Choice>,
@@ -277,8 +281,8 @@ fn evaluate_tracks(
     let graph = map::load(osm, junction)?;
     let config = native::entries_set(set)?;
     let started = std::time::Instant::now();
-    let imported = cits_tools::import::import(&graph, format, path, recording_id, seed, conditions)?;
-    print!("{}", cits_tools::import::report(&imported));
+    let imported = cits_research::import::import(&graph, format, path, recording_id, seed, conditions)?;
+    print!("{}", cits_research::import::report(&imported));
     if let Some(pair) = trace {
         let users: Vec<u32> =
             pair.split(',').map(|u| u.trim().trim_start_matches('#').parse()).collect::<Result<_, _>>()?;

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use cits_tools::import::{self, Format};
-use cits_tools::map;
-use cits_tools::sim::Conditions;
+use cits_map as map;
+use cits_research::import::{self, Format};
+use cits_research::sim::Conditions;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 
 #[derive(clap::Args)]

@@ -1,7 +1,7 @@
 //! `cits lattice <step>`: the local lattice's supervisor (`make run`, `make stop`, `make status`,
-//! `make bench`); the steps and what they wait for are in [`cits_tools::lattice`].
+//! `make bench`); the steps and what they wait for are in [`cits_ops::lattice`].
 
-use cits_tools::lattice::{Lattice, Settings, Step};
+use cits_ops::lattice::{Lattice, Settings, Step};
 
 #[derive(clap::Args)]
 pub struct LatticeArgs {

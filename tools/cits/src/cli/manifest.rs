@@ -49,16 +49,16 @@ pub async fn run(args: ManifestArgs) -> anyhow::Result<()> {
     match args.command {
         ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations, edge_sites } => {
             let cameras = camera_source.map(|from| (from, camera_stations));
-            let render = cits_tools::manifest::Render { max_age_ms, cameras, edge_sites };
-            let mut model = cits_tools::manifest::load(&manifest)?;
+            let render = cits_manifest::Render { max_age_ms, cameras, edge_sites };
+            let mut model = cits_manifest::load(&manifest)?;
             let base = manifest.canonicalize()?.parent().map(PathBuf::from).unwrap_or_default();
-            cits_tools::manifest::render(&mut model, &base, &render)?;
-            cits_tools::manifest::validate(&model).with_context(|| format!("{} rendered", manifest.display()))?;
-            std::fs::write(&out, cits_tools::manifest::canonical_yaml(&model)?)
+            cits_manifest::render(&mut model, &base, &render)?;
+            cits_manifest::validate(&model).with_context(|| format!("{} rendered", manifest.display()))?;
+            std::fs::write(&out, cits_manifest::canonical_yaml(&model)?)
                 .with_context(|| format!("cannot write {}", out.display()))?;
         }
         ManifestCommand::SecretsReady { nats, auth, timeout_ms } => {
-            cits_tools::rsu::secrets_ready(&nats, &auth, Duration::from_millis(timeout_ms)).await?;
+            cits_ops::rsu::secrets_ready(&nats, &auth, Duration::from_millis(timeout_ms)).await?;
         }
     }
     Ok(())

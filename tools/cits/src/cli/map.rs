@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use cits::object_frame::ObjectFrame;
-use cits_tools::map;
+use cits_map as map;
 use clap::Subcommand;
 
 #[derive(clap::Args)]

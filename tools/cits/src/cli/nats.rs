@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use cits_tools::auth::connect_nats;
-use cits_tools::{demo, dlq};
+use cits_client::auth::connect_nats;
+use cits_client::demo;
+use cits_client::dlq;
 
 #[derive(clap::Args)]
 pub struct ProbeArgs {

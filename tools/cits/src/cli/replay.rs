@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use cits_tools::replay::{replay, replay_as_recorded, ReplayOptions, ReplaySummary};
-use cits_tools::{demo, recording};
+use cits_client::demo;
+use cits_client::recording;
+use cits_client::replay::{replay, replay_as_recorded, ReplayOptions, ReplaySummary};
 
 #[derive(clap::Args, Clone)]
 pub struct ReplayArgs {
@@ -44,9 +45,9 @@ impl ReplayArgs {
             speed: self.speed,
             qos: self.qos,
             progress,
-            auth: cits_tools::auth::auth_dir(),
+            auth: cits_client::auth::auth_dir(),
             wire: self.wire,
-            mqtt_ca: cits_tools::tls::mqtt_ca_from_env(),
+            mqtt_ca: cits_client::tls::mqtt_ca_from_env(),
         })
     }
 

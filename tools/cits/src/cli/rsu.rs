@@ -25,7 +25,7 @@ enum AuthCommand {
 
 pub fn run_auth(args: AuthArgs) -> anyhow::Result<()> {
     let AuthCommand::Init { dir, lattice } = args.command;
-    let authority = cits_tools::rsu::init(&dir, &lattice)?;
+    let authority = cits_ops::rsu::init(&dir, &lattice)?;
     eprintln!("NATS authority in {} (server config: {})", dir.display(), authority.resolver_config_path().display());
     Ok(())
 }
@@ -82,8 +82,8 @@ struct RsuLattice {
 }
 
 impl RsuLattice {
-    fn lattice(&self) -> cits_tools::rsu::Lattice<'_> {
-        cits_tools::rsu::Lattice {
+    fn lattice(&self) -> cits_ops::rsu::Lattice<'_> {
+        cits_ops::rsu::Lattice {
             nats: &self.nats,
             auth: &self.auth,
             lattice: &self.lattice,
@@ -95,7 +95,7 @@ impl RsuLattice {
 pub async fn run(args: RsuArgs) -> anyhow::Result<()> {
     match args.command {
         RsuCommand::Add { rsu, stations, object_frame, on } => {
-            let token = cits_tools::rsu::add(&on.auth, &rsu, &stations, object_frame, &on.lattice()).await?;
+            let token = cits_ops::rsu::add(&on.auth, &rsu, &stations, object_frame, &on.lattice()).await?;
             println!(
                 "RSU {rsu} added (stations {stations:?}; objects {}). MQTT: user {rsu}, password: the token in {}",
                 object_frame.describe(),
@@ -103,11 +103,11 @@ pub async fn run(args: RsuArgs) -> anyhow::Result<()> {
             );
         }
         RsuCommand::Remove { rsu, on } => {
-            cits_tools::rsu::remove(&on.auth, &rsu, &on.lattice()).await?;
+            cits_ops::rsu::remove(&on.auth, &rsu, &on.lattice()).await?;
             println!("RSU {rsu} removed: credentials revoked, server reloaded, unregistered");
         }
         RsuCommand::List { on } => {
-            for r in cits_tools::rsu::list(&on.auth, &on.lattice()).await? {
+            for r in cits_ops::rsu::list(&on.auth, &on.lattice()).await? {
                 println!("{}\tstations {}\tobject frame {}\t{}", r.rsu, r.stations, r.frame, r.key);
             }
         }

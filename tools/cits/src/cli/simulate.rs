@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use cits_tools::map;
-use cits_tools::sim::{self, Scenarios};
+use cits_map as map;
+use cits_research::sim::{self, Scenarios};
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cits_tools::native;
+use cits_native as native;
 
 #[derive(clap::Args)]
 pub struct StageArgs {

@@ -5,7 +5,7 @@
 //! What the summary counts — frames through the pipeline, DENMs, dead letters, the latencies of
 //! every frame done — comes from the JetStream streams that keep them (`CITS_DONE`, `CITS_DENM`,
 //! `CITS_DLQ`), read from just after what they held when the watcher started
-//! ([`cits_tools::outbox`]): a subscription on core NATS or MQTT misses what is published while
+//! ([`cits_client::outbox`]): a subscription on core NATS or MQTT misses what is published while
 //! its connection is cut (a server of a cluster killed), a stream does not. What the watcher
 //! itself saw on core NATS (per-stage frames, object locations) and over MQTT (the DENMs it
 //! printed) is said apart from it.
@@ -13,8 +13,9 @@
 use std::time::Duration;
 
 use cits::proto::LocationsFrame;
-use cits_tools::outbox::{self, Outbox};
-use cits_tools::{demo, watch};
+use cits_client::demo;
+use cits_client::outbox::{self, Outbox};
+use cits_client::watch;
 use futures::StreamExt as _;
 use prost::Message as _;
 
@@ -38,7 +39,7 @@ pub struct WatchArgs {
 
 pub async fn run(args: WatchArgs) -> anyhow::Result<()> {
     let WatchArgs { nats, mqtt, rsus, idle_ms, output } = args;
-    let client = cits_tools::auth::connect_nats(&nats).await?;
+    let client = cits_client::auth::connect_nats(&nats).await?;
     // Every RSU's frames from now on; DENMs over MQTT as the RSUs of `rsus`.
     let streams = Streams::start(&async_nats::jetstream::new(client.clone()), None).await;
     let denms = subscribe_denms(&mqtt, &rsus).await?;
@@ -128,7 +129,7 @@ pub enum Ended {
 /// What the pipeline put out while observed.
 pub struct Observed {
     /// Counted from the streams (None: they could not be read, see `watcher`).
-    pub stored: Option<cits_tools::outbox::Tally>,
+    pub stored: Option<cits_client::outbox::Tally>,
     /// Seen by this watcher on core NATS and over MQTT.
     pub watcher: Watcher,
     pub ended: Ended,
@@ -165,7 +166,7 @@ pub struct Streams {
     /// The last sequence each held at the start.
     before: std::collections::BTreeMap<Outbox, u64>,
     messages: tokio::sync::mpsc::Receiver<(Outbox, async_nats::jetstream::Message)>,
-    tally: cits_tools::outbox::Tally,
+    tally: cits_client::outbox::Tally,
 }
 
 impl Streams {
@@ -194,7 +195,7 @@ impl Streams {
                 }
             });
         }
-        Some(Self { js: js.clone(), before, messages, tally: cits_tools::outbox::Tally::new(rsus) })
+        Some(Self { js: js.clone(), before, messages, tally: cits_client::outbox::Tally::new(rsus) })
     }
 
     /// Counts a message read; prints it if a dead letter.
@@ -253,7 +254,7 @@ impl Streams {
 pub async fn observe(
     nats: &async_nats::Client,
     mut streams: Option<Streams>,
-    mut denms: tokio::sync::mpsc::Receiver<cits_tools::denms::Received>,
+    mut denms: tokio::sync::mpsc::Receiver<cits_client::denms::Received>,
     print: Print,
     until: Until,
 ) -> anyhow::Result<Observed> {
@@ -536,16 +537,16 @@ async fn backlog(js: &async_nats::jetstream::Context) -> Option<u64> {
 pub async fn subscribe_denms(
     mqtt: &str,
     rsus: &[String],
-) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_tools::denms::Received>> {
+) -> anyhow::Result<tokio::sync::mpsc::Receiver<cits_client::denms::Received>> {
     let (host, port) = super::split_host_port(mqtt)?;
-    let auth = cits_tools::auth::auth_dir();
-    cits_tools::denms::subscribe(
+    let auth = cits_client::auth::auth_dir();
+    cits_client::denms::subscribe(
         &host,
         port,
         &format!("cits-watch-{}", std::process::id()),
         rsus,
         auth.as_deref(),
-        cits_tools::tls::mqtt_ca_from_env().as_deref(),
+        cits_client::tls::mqtt_ca_from_env().as_deref(),
     )
     .await
 }

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use cits::pipeline::{Fused, Handler as _};
-use cits_tools::{map, native, worst_frame};
+use cits_map as map;
+use cits_native as native;
+use cits_research::worst_frame;
 
 #[derive(clap::Args)]
 pub struct WorstFrameArgs {
@@ -42,7 +44,7 @@ pub fn run(args: WorstFrameArgs) -> anyhow::Result<()> {
     let config = native::with_entries(config, native::entries_set(&set)?);
     let config = worst_frame::config(config, rsus);
     let opts = worst_frame::Options { objects, rsus, cycle_s, warmup, frames };
-    let svc = map::in_memory(config, &graph);
+    let svc = map::in_process(config, &graph);
     // CPU-bound for seconds: off the async worker without leaving the runtime.
     let report = tokio::task::block_in_place(|| worst_frame::run(&graph, svc, &opts))?;
     print!("{}", report.text(&opts));
