@@ -23,8 +23,8 @@ fn round_trip<T: PartialEq + std::fmt::Debug>(
 libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let _ = format::detect(data);
     let _ = format::simple_cpm(data, RECEIVED_ITS_MS);
-    let _ = format::simple_cam_as(format::detect(data), data);
-    let _ = format::simple_vam_as(format::detect(data), data);
+    let _ = format::simple_cam_as(format::recognise(data));
+    let _ = format::simple_vam_as(format::recognise(data));
     match format::decode(data) {
         Ok(Decoded::CpmV2(c)) => round_trip(c.as_ref(), cpm::encode, cpm::decode),
         Ok(Decoded::CpmV1(c)) => round_trip(c.as_ref(), cpm::v1::encode, cpm::v1::decode),

@@ -35,18 +35,19 @@ pub fn decode(subject: &str, payload: &[u8], received_at_us: u64) -> Result<Cits
     }
     // A Release 1 CPM and every CAM and VAM carry their time modulo 65.536 s: the reception time
     // places it.
-    let read_as = format::detect(payload);
+    let recognised = format::recognise(payload);
+    let read_as = recognised.format;
     let received_its_ms = time::unix_us_to_its_ms(received_at_us);
     // What it was read as, down to the encoding of a CPM's container list (both are in the field).
     let mut read_as_named = None;
     let message = match ingest {
-        Ingest::Cpm => format::read_cpm_as(read_as, payload, received_its_ms).map(|read| {
+        Ingest::Cpm => format::read_cpm_as(recognised, received_its_ms).map(|read| {
             read_as_named = Some(format::label(read_as, read.container_list));
             cits_message_wrapper::Message::Cpm(to_proto(&read.cpm))
         }),
-        Ingest::Cam => format::simple_cam_as(read_as, payload)
+        Ingest::Cam => format::simple_cam_as(recognised)
             .map(|simple| cits_message_wrapper::Message::Awareness(awareness(&simple, received_its_ms))),
-        Ingest::Vam => format::simple_vam_as(read_as, payload)
+        Ingest::Vam => format::simple_vam_as(recognised)
             .map(|simple| cits_message_wrapper::Message::Awareness(vru_awareness(&simple, received_its_ms))),
     }
     .map_err(|e| StageError::new(format!("invalid {what}: {e}")))?;

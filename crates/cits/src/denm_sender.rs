@@ -173,6 +173,8 @@ fn denm(cfg: &SenderConfig, w: &ActiveWarning, now_us: u64, terminate: bool) -> 
 
 /// The risk an active warning last announced.
 fn announced(w: &ActiveWarning) -> &CollisionRisk {
+    // Invariant: a warning is made active with the risk it announces, and warnings read back
+    // without one are dropped before anything else (start of [`step_covering`]).
     w.risk.as_ref().expect("active warnings keep their risk")
 }
 

@@ -44,7 +44,7 @@ impl Reader<'_> {
             .get(self.at..end)
             .ok_or_else(|| StageError::new(format!("WKB truncated at byte {}", self.at)))?;
         self.at = end;
-        Ok(chunk.try_into().unwrap())
+        chunk.try_into().map_err(|_| StageError::new(format!("WKB truncated at byte {}", end - N)))
     }
 
     fn header(&mut self, expected: u32) -> Result<u32, StageError> {

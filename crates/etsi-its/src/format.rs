@@ -88,21 +88,41 @@ pub enum Decoded {
     VamV3(Box<vam::v3::VAM>),
 }
 
-/// Recognises the format of `bytes` without decoding the message (see the module).
-pub fn detect(bytes: &[u8]) -> Format {
+/// A received buffer recognised ([`recognise`]): its format, and the message's own bytes — the
+/// facilities-layer payload of a GeoNetworking + BTP packet, unwrapped once here, or else the
+/// whole buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recognised<'a> {
+    pub format: Format,
+    /// The message itself (UPER inside a [`Format::GnBtp`] packet).
+    pub message: &'a [u8],
+    /// The whole buffer as received.
+    pub bytes: &'a [u8],
+}
+
+/// Recognises the format of `bytes` without decoding the message (see the module); a
+/// GeoNetworking packet is unwrapped to read its payload's header, and the payload kept.
+pub fn recognise(bytes: &[u8]) -> Recognised<'_> {
+    let whole = |format| Recognised { format, message: bytes, bytes };
     if let Some(message) = uper_header(bytes) {
-        return Format::Uper(message);
+        return whole(Format::Uper(message));
     }
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
-        return xer_header(bytes).map_or(Format::Unknown, Format::Xer);
+        return whole(xer_header(bytes).map_or(Format::Unknown, Format::Xer));
     }
     match bytes.first().map(|b| (b >> 4, b & 0x0f)) {
-        Some((0 | 1, 2)) => Format::SecuredGn,
-        Some((0 | 1, 1)) => {
-            gn::unwrap(bytes).ok().and_then(|u| uper_header(u.payload)).map_or(Format::Unknown, Format::GnBtp)
-        }
-        _ => Format::Unknown,
+        Some((0 | 1, 2)) => whole(Format::SecuredGn),
+        Some((0 | 1, 1)) => match gn::unwrap(bytes).ok().and_then(|u| Some((uper_header(u.payload)?, u.payload))) {
+            Some((message, payload)) => Recognised { format: Format::GnBtp(message), message: payload, bytes },
+            None => whole(Format::Unknown),
+        },
+        _ => whole(Format::Unknown),
     }
+}
+
+/// The format of `bytes` ([`recognise`]'s).
+pub fn detect(bytes: &[u8]) -> Format {
+    recognise(bytes).format
 }
 
 /// The message a UPER `ItsPduHeader` at the start announces: protocol version 1 or 2 and a
@@ -132,11 +152,10 @@ fn xer_header(bytes: &[u8]) -> Option<Message> {
 /// Decodes a message in any format [`detect`] recognises. The error says which format was
 /// tried and why it failed.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, CodecError> {
-    let format = detect(bytes);
+    let Recognised { format, message: inner, .. } = recognise(bytes);
     let decoded = match format {
-        Format::Uper(message) => decode_uper(message, bytes),
+        Format::Uper(message) | Format::GnBtp(message) => decode_uper(message, inner),
         Format::Xer(message) => decode_xer(message, bytes),
-        Format::GnBtp(message) => gn::unwrap(bytes).and_then(|u| decode_uper(message, u.payload)),
         Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
     };
     decoded.map_err(|e| e.context(&format!("as {format}")))
@@ -190,12 +209,7 @@ fn decode_xer(message: Message, bytes: &[u8]) -> Result<Decoded, CodecError> {
 /// (TimestampIts) completes a Release 1 CPM's 16-bit time ([`SimpleCpm::from_cpm_v1`]).
 /// Only the CPM codecs are called (the decoder stage's component links no CAM, DENM or VAM decoder).
 pub fn simple_cpm(bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
-    simple_cpm_as(detect(bytes), bytes, received_its_ms)
-}
-
-/// As [`simple_cpm`], for a caller that has [`detect`]ed the format already.
-pub fn simple_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Result<SimpleCpm, CodecError> {
-    read_cpm_as(format, bytes, received_its_ms).map(|read| read.cpm)
+    read_cpm_as(recognise(bytes), received_its_ms).map(|read| read.cpm)
 }
 
 /// A CPM read into the pipeline's view, and how its container list was encoded: `Some` for a TS
@@ -207,27 +221,31 @@ pub struct ReadCpm {
     pub container_list: Option<ContainerList>,
 }
 
-/// As [`simple_cpm_as`], also telling how the container list was encoded (name it with
-/// [`label`]).
-pub fn read_cpm_as(format: Format, bytes: &[u8], received_its_ms: u64) -> Result<ReadCpm, CodecError> {
+/// Reads a CPM [`recognise`]d already, also telling how its container list was encoded (name it
+/// with [`label`]).
+pub fn read_cpm_as(recognised: Recognised<'_>, received_its_ms: u64) -> Result<ReadCpm, CodecError> {
+    let Recognised { format, message: bytes, .. } = recognised;
     let unlisted = |cpm| ReadCpm { cpm, container_list: None };
+    let read_v2 = |bytes| {
+        cpm::decode_with_list(bytes)
+            .and_then(|(c, list)| Ok(ReadCpm { cpm: SimpleCpm::from_cpm(&c)?, container_list: Some(list) }))
+    };
+    let read_v1 =
+        |bytes| cpm::v1::decode(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms)).map(unlisted);
     let read = match format {
-        Format::Uper(Message::CpmV2) => cpm::decode_with_list(bytes)
-            .and_then(|(c, list)| Ok(ReadCpm { cpm: SimpleCpm::from_cpm(&c)?, container_list: Some(list) })),
-        Format::Uper(Message::CpmV1) => {
-            cpm::v1::decode(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms)).map(unlisted)
-        }
+        Format::Uper(Message::CpmV2) => read_v2(bytes),
+        Format::Uper(Message::CpmV1) => read_v1(bytes),
         Format::Xer(Message::CpmV2) => cpm::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm(&c)).map(unlisted),
         Format::Xer(Message::CpmV1) => {
             cpm::v1::decode_xer(bytes).and_then(|c| SimpleCpm::from_cpm_v1(&c, received_its_ms)).map(unlisted)
         }
-        Format::GnBtp(Message::CpmV2 | Message::CpmV1) => {
-            let inner = gn::unwrap(bytes)?;
-            return read_cpm_as(detect(inner.payload), inner.payload, received_its_ms)
-                .map_err(|e| e.context("in GeoNetworking + BTP"));
+        Format::GnBtp(message @ (Message::CpmV2 | Message::CpmV1)) => {
+            let read = if message == Message::CpmV2 { read_v2(bytes) } else { read_v1(bytes) };
+            return read
+                .map_err(|e| e.context(&format!("as {}", Format::Uper(message))).context("in GeoNetworking + BTP"));
         }
         Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => Err(CodecError::new("not a CPM")),
-        Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
+        Format::SecuredGn | Format::Unknown => return Err(unreadable(recognised.bytes, format)),
     };
     read.map_err(|e| e.context(&format!("as {format}")))
 }
@@ -245,21 +263,16 @@ pub fn label(format: Format, container_list: Option<ContainerList>) -> String {
 /// UPER (bare or in GeoNetworking) is decoded (its outer PDU only, the containers stay open
 /// types) to tell its container list's encoding. What does not decode gets [`detect`]'s name.
 pub fn describe(bytes: &[u8]) -> String {
-    let format = detect(bytes);
-    let cpm_v2 = match format {
-        Format::Uper(Message::CpmV2) => Some(bytes),
-        Format::GnBtp(Message::CpmV2) => gn::unwrap(bytes).ok().map(|u| u.payload),
-        _ => None,
-    };
-    label(format, cpm_v2.and_then(|uper| cpm::decode_with_list(uper).ok()).map(|(_, list)| list))
+    let Recognised { format, message, .. } = recognise(bytes);
+    let cpm_v2 = matches!(format, Format::Uper(Message::CpmV2) | Format::GnBtp(Message::CpmV2));
+    label(format, cpm_v2.then(|| cpm::decode_with_list(message).ok()).flatten().map(|(_, list)| list))
 }
 
 /// Reads a CAM, in any format [`detect`] recognises, into the pipeline's view (only the CAM
 /// codecs are called).
-pub fn simple_cam_as(format: Format, bytes: &[u8]) -> Result<cam::SimpleCam, CodecError> {
+pub fn simple_cam_as(recognised: Recognised<'_>) -> Result<cam::SimpleCam, CodecError> {
     simple_as(
-        format,
-        bytes,
+        recognised,
         Message::Cam,
         |uper| cam::decode(uper).and_then(|c| cam::SimpleCam::from_cam(&c)),
         |xer| cam::decode_xer(xer).and_then(|c| cam::SimpleCam::from_cam(&c)),
@@ -268,19 +281,19 @@ pub fn simple_cam_as(format: Format, bytes: &[u8]) -> Result<cam::SimpleCam, Cod
 
 /// Reads a VAM, in any format [`detect`] recognises, into the pipeline's view (only the VAM
 /// codecs are called).
-pub fn simple_vam_as(format: Format, bytes: &[u8]) -> Result<vam::SimpleVam, CodecError> {
-    if let Format::Uper(Message::VamV3) | Format::Xer(Message::VamV3) | Format::GnBtp(Message::VamV3) = format {
+pub fn simple_vam_as(recognised: Recognised<'_>) -> Result<vam::SimpleVam, CodecError> {
+    if let Format::Uper(Message::VamV3) | Format::Xer(Message::VamV3) | Format::GnBtp(Message::VamV3) =
+        recognised.format
+    {
         return simple_as(
-            format,
-            bytes,
+            recognised,
             Message::VamV3,
             |uper| vam::v3::decode(uper).and_then(|v| vam::SimpleVam::from_vam_v3(&v)),
             |xer| vam::v3::decode_xer(xer).and_then(|v| vam::SimpleVam::from_vam_v3(&v)),
         );
     }
     simple_as(
-        format,
-        bytes,
+        recognised,
         Message::Vam,
         |uper| vam::decode(uper).and_then(|v| vam::SimpleVam::from_vam(&v)),
         |xer| vam::decode_xer(xer).and_then(|v| vam::SimpleVam::from_vam(&v)),
@@ -290,24 +303,23 @@ pub fn simple_vam_as(format: Format, bytes: &[u8]) -> Result<vam::SimpleVam, Cod
 /// Reads a `message` in any format with `read_uper` or `read_xer` (decode, then the view);
 /// errors name the format, and "not a CAM" (say) when the buffer is another message.
 fn simple_as<T>(
-    format: Format,
-    bytes: &[u8],
+    recognised: Recognised<'_>,
     message: Message,
     read_uper: fn(&[u8]) -> Result<T, CodecError>,
     read_xer: fn(&[u8]) -> Result<T, CodecError>,
 ) -> Result<T, CodecError> {
+    let Recognised { format, message: bytes, .. } = recognised;
     let simple = match format {
         Format::Uper(m) if m == message => read_uper(bytes),
         Format::Xer(m) if m == message => read_xer(bytes),
         Format::GnBtp(m) if m == message => {
-            let inner = gn::unwrap(bytes)?;
-            return simple_as(detect(inner.payload), inner.payload, message, read_uper, read_xer)
-                .map_err(|e| e.context("in GeoNetworking + BTP"));
+            return read_uper(bytes)
+                .map_err(|e| e.context(&format!("as {}", Format::Uper(m))).context("in GeoNetworking + BTP"));
         }
         Format::Uper(_) | Format::Xer(_) | Format::GnBtp(_) => {
             Err(CodecError::new(format!("not a {}", message.name())))
         }
-        Format::SecuredGn | Format::Unknown => return Err(unreadable(bytes, format)),
+        Format::SecuredGn | Format::Unknown => return Err(unreadable(recognised.bytes, format)),
     };
     simple.map_err(|e| e.context(&format!("as {format}")))
 }

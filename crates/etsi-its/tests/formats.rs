@@ -25,6 +25,10 @@ fn every_kind_and_encoding_is_recognised() {
     assert_eq!(format::detect(&xer_denm), Format::Xer(Message::Denm));
     let framed = gn::wrap(&denm, gn::PORT_DENM, &sender(), gn::Broadcast::Circle { radius_m: 200 }).unwrap();
     assert_eq!(format::detect(&framed), Format::GnBtp(Message::Denm));
+    // Recognised once: the packet's payload is kept for the reader, which does not unwrap again.
+    let recognised = format::recognise(&framed);
+    assert_eq!((recognised.message, recognised.bytes), (denm.as_slice(), framed.as_slice()));
+    assert_eq!(format::recognise(&denm).message, denm.as_slice());
     assert!(matches!(format::decode(&framed).unwrap(), Decoded::Denm(d) if *d == denm::decode(&denm).unwrap()));
     assert_eq!(format::detect(b""), Format::Unknown);
     assert_eq!(format::detect(b"hello"), Format::Unknown);
@@ -113,15 +117,12 @@ fn cams_read_alike_in_every_format() {
     let xer = cam::encode_xer(&cam::decode(&bytes).unwrap()).unwrap();
     let framed = gn::wrap(&bytes, gn::PORT_CAM, &sender(), gn::Broadcast::SingleHop).unwrap();
     for payload in [&bytes, &xer, &framed] {
-        assert_eq!(format::simple_cam_as(format::detect(payload), payload).unwrap(), simple);
+        assert_eq!(format::simple_cam_as(format::recognise(payload)).unwrap(), simple);
     }
     let cpm = cpm::encode(&fixtures::sample().to_cpm()).unwrap();
-    assert!(format::simple_cam_as(format::detect(&cpm), &cpm).unwrap_err().message().contains("not a CAM"));
+    assert!(format::simple_cam_as(format::recognise(&cpm)).unwrap_err().message().contains("not a CAM"));
     let truncated = &bytes[..bytes.len() / 2];
-    assert!(format::simple_cam_as(format::detect(truncated), truncated)
-        .unwrap_err()
-        .message()
-        .starts_with("as CAM, UPER"));
+    assert!(format::simple_cam_as(format::recognise(truncated)).unwrap_err().message().starts_with("as CAM, UPER"));
 }
 
 fn vam_bytes() -> Vec<u8> {
@@ -153,23 +154,20 @@ fn vams_are_recognised_and_read_alike_in_every_format() {
     assert_eq!(gn::unwrap(&framed).unwrap().destination_port(), Some(2018));
     for payload in [&bytes, &xer, &framed] {
         assert!(matches!(format::decode(payload).unwrap(), Decoded::Vam(v) if *v == decoded));
-        assert_eq!(format::simple_vam_as(format::detect(payload), payload).unwrap(), simple);
+        assert_eq!(format::simple_vam_as(format::recognise(payload)).unwrap(), simple);
     }
     assert_eq!(Format::GnBtp(Message::Vam).to_string(), "VAM in GeoNetworking + BTP");
 
     // each reader refuses the other's message, and names the format it tried
     let cpm = cpm::encode(&fixtures::sample().to_cpm()).unwrap();
-    assert!(format::simple_vam_as(format::detect(&cpm), &cpm).unwrap_err().message().contains("not a VAM"));
-    assert!(format::simple_cam_as(format::detect(&bytes), &bytes).unwrap_err().message().contains("not a CAM"));
+    assert!(format::simple_vam_as(format::recognise(&cpm)).unwrap_err().message().contains("not a VAM"));
+    assert!(format::simple_cam_as(format::recognise(&bytes)).unwrap_err().message().contains("not a CAM"));
     assert!(format::simple_cpm(&bytes, 0).unwrap_err().message().contains("not a CPM"));
     let truncated = &bytes[..bytes.len() / 2];
-    assert!(format::simple_vam_as(format::detect(truncated), truncated)
-        .unwrap_err()
-        .message()
-        .starts_with("as VAM, UPER"));
+    assert!(format::simple_vam_as(format::recognise(truncated)).unwrap_err().message().starts_with("as VAM, UPER"));
     let mut inner = bytes.clone();
     inner.truncate(bytes.len() - 3);
     let framed = gn::wrap(&inner, gn::PORT_VAM, &sender(), gn::Broadcast::SingleHop).unwrap();
-    let error = format::simple_vam_as(format::detect(&framed), &framed).unwrap_err();
+    let error = format::simple_vam_as(format::recognise(&framed)).unwrap_err();
     assert!(error.message().starts_with("in GeoNetworking + BTP: as VAM, UPER"), "{error}");
 }

@@ -110,7 +110,7 @@ fn every_fixture_reads_as_encoded() {
         };
         assert_eq!(format::detect(&bytes), expected_format, "{file}");
         let received = fixture.expected.reference_time_its_ms + 1_000;
-        let read = format::read_cpm_as(expected_format, &bytes, received).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let read = format::read_cpm_as(format::recognise(&bytes), received).unwrap_or_else(|e| panic!("{file}: {e}"));
         let list = fixture.container_list.as_deref().map(|l| match l {
             "Root" => ContainerList::Root,
             "WithExtensionBit" => ContainerList::WithExtensionBit,
@@ -153,7 +153,7 @@ fn a_geonetworking_framed_cpm_with_the_extension_bit_is_read() {
     let packet = gn::wrap(&with_bit, gn::PORT_CPM, &sender, gn::Broadcast::SingleHop).unwrap();
     let format = format::detect(&packet);
     assert_eq!(format, Format::GnBtp(Message::CpmV2));
-    let read = format::read_cpm_as(format, &packet, 0).unwrap();
+    let read = format::read_cpm_as(format::recognise(&packet), 0).unwrap();
     assert_eq!(read.container_list, Some(ContainerList::WithExtensionBit));
     assert_eq!(read.cpm, format::simple_cpm(&with_bit, 0).unwrap());
     assert_eq!(format::describe(&packet), "CPM (TS 103 324) in GeoNetworking + BTP, container list with extension bit");

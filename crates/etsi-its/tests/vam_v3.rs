@@ -106,7 +106,7 @@ fn asn1tools_vams_decode_to_what_they_were_encoded_with() {
         let bytes = fixture.bytes();
         let expected = fixture.expected();
         assert_eq!(format::detect(&bytes), Format::Uper(Message::VamV3), "{name}");
-        let simple = format::simple_vam_as(format::detect(&bytes), &bytes).unwrap();
+        let simple = format::simple_vam_as(format::recognise(&bytes)).unwrap();
         assert_eq!(simple, expected, "{name}");
         // the position exactly (1e-7°: about 1 cm), so well within 0.1 m
         assert_eq!((simple.lat_e7, simple.lon_e7), (expected.lat_e7, expected.lon_e7), "{name}");
@@ -116,10 +116,10 @@ fn asn1tools_vams_decode_to_what_they_were_encoded_with() {
         // XER, and GeoNetworking + BTP (port 2018), into the same view
         let xer = vam::v3::encode_xer(&decoded).unwrap();
         assert_eq!(format::detect(&xer), Format::Xer(Message::VamV3), "{name}");
-        assert_eq!(format::simple_vam_as(format::detect(&xer), &xer).unwrap(), expected, "{name}");
+        assert_eq!(format::simple_vam_as(format::recognise(&xer)).unwrap(), expected, "{name}");
         let framed = gn::wrap(&bytes, gn::PORT_VAM, &sender(&expected), gn::Broadcast::SingleHop).unwrap();
         assert_eq!(format::detect(&framed), Format::GnBtp(Message::VamV3), "{name}");
-        assert_eq!(format::simple_vam_as(format::detect(&framed), &framed).unwrap(), expected, "{name}");
+        assert_eq!(format::simple_vam_as(format::recognise(&framed)).unwrap(), expected, "{name}");
     }
 }
 
@@ -129,7 +129,7 @@ fn our_encoding_reads_back_and_is_the_same_view() {
         let expected = fixture.expected();
         let bytes = vam::v3::encode(&expected.to_vam_v3()).unwrap();
         assert_eq!(bytes[..2], [3, 16]);
-        assert_eq!(format::simple_vam_as(format::detect(&bytes), &bytes).unwrap(), expected, "{}", fixture.name());
+        assert_eq!(format::simple_vam_as(format::recognise(&bytes)).unwrap(), expected, "{}", fixture.name());
     }
 }
 

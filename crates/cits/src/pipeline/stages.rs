@@ -230,6 +230,8 @@ impl Handler for CollisionDetector {
         // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
         let mut states: Vec<RsuPaths> =
             svc.get_many(buckets::PATHS, &keys)?.iter().map(|v| decode_state_or_empty(v.as_deref())).collect();
+        // Invariant: `intersection_of` lists the RSU it is asked about (alone, or with the RSUs
+        // configured at its intersection, its own entry among them).
         let own = rsus.iter().position(|rsu| *rsu == frame.rsu_id).expect("intersection_of lists the RSU itself");
         let now = frame.reference_time_us;
         update_paths(&mut states[own], frame.paths, now, &cfg);

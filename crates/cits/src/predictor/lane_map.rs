@@ -32,9 +32,19 @@ const LANE_KEEPING_SIGMA_M: f64 = 0.5;
 const INDEPENDENT_FIXES: f64 = 2.0;
 
 impl Lane {
+    /// Station of the centerline's first point (a lane has two or more: [`LaneMap::new`]).
+    pub(super) fn start(&self) -> f64 {
+        self.stations.first().copied().unwrap_or(0.0)
+    }
+
+    /// Station of the centerline's last point: the lane's length from the lanelet's start.
+    pub(super) fn end(&self) -> f64 {
+        self.stations.last().copied().unwrap_or(0.0)
+    }
+
     /// Station of the centerline point nearest `p`, and the distance to it.
     pub(super) fn project(&self, p: Local) -> (f64, f64) {
-        let mut best = (self.stations[0], f64::INFINITY);
+        let mut best = (self.start(), f64::INFINITY);
         for (k, w) in self.points.windows(2).enumerate() {
             let (dx, dy) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
             let len2 = dx * dx + dy * dy;
@@ -50,8 +60,7 @@ impl Lane {
     /// The point at `station` metres along the centerline (held at its ends), and its lanelet
     /// station clamped to the lane.
     pub(super) fn at(&self, station: f64) -> ((f64, f64), f64) {
-        let (first, last) = (self.stations[0], *self.stations.last().unwrap());
-        let d = station.clamp(first, last);
+        let d = station.clamp(self.start(), self.end());
         let k = self.stations.partition_point(|s| *s < d).clamp(1, self.points.len() - 1);
         let (s0, s1) = (self.stations[k - 1], self.stations[k]);
         let f = if s1 > s0 { (d - s0) / (s1 - s0) } else { 0.0 };
@@ -93,6 +102,10 @@ impl LaneMap {
                     .flatten();
                 (l.id, Lane { points, stations, successors, turn, crosswalk, radius_m })
             })
+            // A centerline of fewer than two points has no direction to predict along: such a
+            // lanelet (a damaged map blob) is left out, as absent lanelets are (routes and
+            // matched tracks look lanes up by id).
+            .filter(|(_, lane)| lane.points.len() >= 2)
             .collect();
         let mut predecessors: HashMap<i64, Vec<i64>> = HashMap::new();
         for l in &graph.lanelets {
@@ -207,7 +220,7 @@ impl LaneMap {
         behind: &[i64],
     ) -> Vec<(Vec<i64>, f64)> {
         let Some(lane) = self.lanes.get(&lanelet) else { return Vec::new() };
-        let left = remaining - lane.stations.last().copied().unwrap_or(0.0);
+        let left = remaining - lane.end();
         let behind = [behind, &[lanelet]].concat();
         let next: Vec<&i64> =
             lane.successors.iter().filter(|s| self.lanes.contains_key(s) && !behind.contains(s)).collect();
@@ -230,7 +243,7 @@ impl LaneMap {
     pub(super) fn walk(&self, route: &[i64], mut distance: f64) -> ((f64, f64), i64) {
         for (i, id) in route.iter().enumerate() {
             let lane = &self.lanes[id];
-            let length = *lane.stations.last().unwrap();
+            let length = lane.end();
             if distance <= length || i + 1 == route.len() {
                 return (lane.at(distance.min(length)).0, *id);
             }

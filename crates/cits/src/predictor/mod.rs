@@ -279,7 +279,7 @@ pub(super) fn normalised(weights: &[f64]) -> Vec<f64> {
 fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
     let (map, t, mode, last, k) = (p.map, p.t, p.mode, p.last, &p.k);
     let lane = &map.lanes[&last.lanelet_id];
-    let to_go = lane.stations.last().copied().unwrap_or(0.0) - last.station_m;
+    let to_go = lane.end() - last.station_m;
     // Lane position tells a turn on the approach (on a connector: as it was on the approach).
     let approach = if lane.turn == Turn::None {
         Some(last.lanelet_id)
@@ -373,7 +373,7 @@ fn on_routes(p: &Prediction) -> Vec<PredictedPath> {
             // slowest is slow (2.8 m/s round our lefts), and a car yielding in its turn was
             // predicted to roll on at that for 0.8 s after its braking showed.
             let speeds = route.iter().find_map(|&id| map.connector_speeds(mode, id));
-            let into_turn = station - map.lanes[&route[0]].stations.first().copied().unwrap_or(0.0);
+            let into_turn = station - map.lanes[&route[0]].start();
             let floor = match speeds {
                 _ if accel >= 0.0 => 0.0,
                 Some((slowest, _)) if k.speed < slowest - STOPPING_MARGIN_MPS => 0.0,

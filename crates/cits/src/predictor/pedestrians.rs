@@ -55,9 +55,9 @@ pub(super) fn predict(p: &Prediction) -> Vec<PredictedPath> {
         (true, false) => WALKS_ON,
         (true, true) => CROSSES_AGAIN,
     };
-    let end = if along > 0.0 { *lane.stations.last().unwrap() } else { lane.stations[0] };
+    let end = if along > 0.0 { lane.end() } else { lane.start() };
     let to_kerb = (end - last.station_m).abs();
-    let (first, length) = (next.stations[0], *next.stations.last().unwrap() - next.stations[0]);
+    let (first, length) = (next.start(), next.end() - next.start());
     let goes_on = (1..=p.steps)
         .map(|i| {
             let walked = along.abs() * p.ahead(i, 0.0);

@@ -932,3 +932,32 @@ fn a_vehicle_still_braking_well_into_its_turn_stops_to_yield() {
     let covered = covered_in_right_turn(&braking_in_right_turn(8.0, 4.0, 1.5, true), 8.0, 3_000_000);
     assert!((covered - 16.0 / 3.0).abs() < 0.5, "{covered} m");
 }
+
+#[test]
+fn a_lanelet_without_two_points_is_left_out_of_the_lanes() {
+    // A damaged map blob: the approach's successor has a single centerline point. Taken as a
+    // lane, a route onto it would have nowhere to place the road user (and panicked there).
+    let mut stub = lanelet(2, (0.0, 60.0), (0.0, 60.0), vec![], Turn::Straight);
+    stub.centerline.truncate(2);
+    let graph = LaneGraph {
+        origin_latitude: ORIGIN.lat,
+        origin_longitude: ORIGIN.lon,
+        lanelets: vec![lanelet(1, (0.0, 0.0), (0.0, 60.0), vec![2], Turn::None), stub],
+        ..Default::default()
+    };
+    let map = LaneMap::new(&graph);
+    assert!(map.lanes.contains_key(&1) && !map.lanes.contains_key(&2));
+    let neutral = Evidence {
+        turning: [1.0; 3],
+        level: [1.0; 3],
+        steering: [1.0; 2],
+        signal: [1.0; 2],
+        lateral: None,
+        prior: [1.0; 3],
+    };
+    let routes = map.routes(TravelMode::Car, &neutral, 1, 100.0, &[]);
+    assert_eq!(routes, vec![(vec![1], 1.0)]);
+    let (at, lane) = map.walk(&routes[0].0, 80.0);
+    assert_eq!(lane, 1);
+    assert!((at.1 - 60.0).abs() < 0.1, "held at the lane's end: {at:?}");
+}

@@ -271,6 +271,8 @@ impl SimpleCpm {
             PerceivedObjects(objects),
         )));
 
+        // Invariant: every field above is clamped to its ASN.1 range, so each container encodes
+        // (the round-trip and full-CPM property tests hold it).
         let wrapped = containers.iter().map(|c| c.wrap().expect("clamped CPM containers always encode")).collect();
         CollectivePerceptionMessage {
             header,
