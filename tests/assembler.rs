@@ -14,7 +14,7 @@ const RSU: &str = "rsu-asm";
 /// The test's time origin: 15 s before its first CPM, so that all its CPMs (up to 11.2 s after
 /// it) are in the past when sent, as the decoder requires.
 static T0_ITS_MS: std::sync::LazyLock<u64> =
-    std::sync::LazyLock::new(|| cits::time::unix_us_to_its_ms(cits::time::now_us()) - 15_000);
+    std::sync::LazyLock::new(|| cits::shared::time::unix_us_to_its_ms(cits::shared::time::now_us()) - 15_000);
 
 fn cpm(reference_its_ms: u64, x_cm: i32) -> Vec<u8> {
     let object = SimpleObject {
@@ -43,7 +43,7 @@ fn cpm(reference_its_ms: u64, x_cm: i32) -> Vec<u8> {
 }
 
 fn measured_ms(t: &Trajectory) -> Vec<u64> {
-    let t0 = cits::time::its_ms_to_unix_us(*T0_ITS_MS);
+    let t0 = cits::shared::time::its_ms_to_unix_us(*T0_ITS_MS);
     t.points.iter().map(|p| (p.measured_at_us - t0) / 1000).collect()
 }
 
@@ -131,7 +131,7 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
     let nats = lattice.nats().await;
     let mut out = nats.subscribe("cits.trajectories.*").await.unwrap();
     nats.flush().await.unwrap();
-    let t0_us = cits::time::its_ms_to_unix_us(*T0_ITS_MS + 20_000);
+    let t0_us = cits::shared::time::its_ms_to_unix_us(*T0_ITS_MS + 20_000);
     for k in 0..FRAMES {
         for r in 0..RSUS {
             let at = t0_us + k * 100_000;
@@ -175,7 +175,7 @@ async fn concurrent_updates_lose_no_point(lattice: &Lattice, redis: &RedisStore)
         for o in 1..=OBJECTS {
             let key = format!("rsu-burst-{r}/{}/1/{o}", 2000 + r);
             // The burst spans 6 s: the points within the keep window behind the newest remain.
-            let keep_ms = cits::assembler::DEFAULT_KEEP_US / 1000;
+            let keep_ms = cits::stages::assembler::DEFAULT_KEEP_US / 1000;
             let newest_ms = 20_000 + (FRAMES - 1) * 100;
             let expected: Vec<u64> =
                 (0..FRAMES).map(|k| 20_000 + k * 100).filter(|&ms| ms + keep_ms >= newest_ms).collect();

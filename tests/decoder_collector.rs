@@ -36,7 +36,7 @@ fn object(id: u16, x_cm: i32, y_cm: i32, sensor_id: Option<u8>, class: ObjectKin
 /// 225°, sensor 2 at 47.80992,13.05157 looking 45°; reference position 47.81010,13.05180.
 /// Made now: the decoder refuses CPMs far from its clock.
 fn cpm(objects: Vec<SimpleObject>) -> Vec<u8> {
-    cpm_at(cits::time::unix_us_to_its_ms(cits::time::now_us()), objects)
+    cpm_at(cits::shared::time::unix_us_to_its_ms(cits::shared::time::now_us()), objects)
 }
 
 fn cpm_at(reference_time_its_ms: u64, objects: Vec<SimpleObject>) -> Vec<u8> {
@@ -86,7 +86,7 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let topic = format!("cits/cpm/{RSU}");
 
     // 1. Exact WGS84 locations, in the RSU's cameras' frames.
-    let reference_its_ms = cits::time::unix_us_to_its_ms(cits::time::now_us());
+    let reference_its_ms = cits::shared::time::unix_us_to_its_ms(cits::shared::time::now_us());
     rsu.publish(
         &topic,
         cpm_at(
@@ -102,11 +102,11 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     assert_located(&frame, &EXPECTED);
     assert_eq!(frame.locations[1].classification, ObjectClass::Bicycle as i32);
     // Measurement time: reference time (ITS ms → Unix µs) minus 30 ms.
-    assert_eq!(frame.locations[0].measured_at_us, cits::time::its_ms_to_unix_us(reference_its_ms) - 30_000);
+    assert_eq!(frame.locations[0].measured_at_us, cits::shared::time::its_ms_to_unix_us(reference_its_ms) - 30_000);
     // Both stages traced, in order, with real clocks.
     let stages: Vec<&str> = frame.trace.iter().map(|t| t.stage.as_str()).collect();
     assert_eq!(stages, ["decoder", "collector"]);
-    let now = cits::time::now_us();
+    let now = cits::shared::time::now_us();
     for t in &frame.trace {
         assert!(t.received_at_us <= t.sent_at_us && t.sent_at_us <= now && now - t.sent_at_us < 60_000_000, "{t:?}");
     }
@@ -145,7 +145,7 @@ async fn cpm_over_mqtt_becomes_wgs84_locations_and_bad_input_is_dead_lettered() 
     let valid = cpm(vec![object(21, 100, 100, Some(1), ObjectKind::Car)]);
     let garbage = b"\xde\xad\xbe\xef not a CPM".to_vec();
     let truncated = valid[..valid.len() / 2].to_vec();
-    let oversized = vec![0x55u8; cits::decoder::MAX_CPM_BYTES + 1];
+    let oversized = vec![0x55u8; cits::stages::decoder::MAX_CPM_BYTES + 1];
     for (i, (bad, reason)) in
         [(garbage, "invalid CPM"), (truncated, "invalid CPM"), (oversized, "oversized")].into_iter().enumerate()
     {

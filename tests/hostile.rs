@@ -51,7 +51,7 @@ fn partition(rsu: &str) -> u32 {
 }
 
 fn now_its_ms() -> u64 {
-    cits::time::unix_us_to_its_ms(cits::time::now_us())
+    cits::shared::time::unix_us_to_its_ms(cits::shared::time::now_us())
 }
 
 fn cpm(station_id: u32, reference_time_its_ms: u64, objects: Vec<SimpleObject>) -> Vec<u8> {
@@ -245,14 +245,14 @@ async fn honest_run(
         let mut at: HashMap<String, u64> = HashMap::new();
         while let Ok(Some(m)) = tokio::time::timeout(Duration::from_secs(30), done.next()).await {
             let frame = FrameDone::decode(m.payload.as_ref()).unwrap();
-            at.entry(frame.frame_id).or_insert_with(cits::time::now_us);
+            at.entry(frame.frame_id).or_insert_with(cits::shared::time::now_us);
         }
         at
     });
     let (summary, ()) = tokio::join!(replay(records, &options), during);
     let summary = summary.unwrap();
     let subject = format!("cits.cpm.{rsu}");
-    let ids: Vec<String> = summary.records.iter().map(|r| cits::stage::frame_id(&subject, &r.cpm)).collect();
+    let ids: Vec<String> = summary.records.iter().map(|r| cits::message::frame_id(&subject, &r.cpm)).collect();
     let at = arrivals.await.unwrap();
     let latencies_ms: Vec<f64> = ids
         .iter()
@@ -277,7 +277,7 @@ async fn honest_run(
     let expected: Vec<Vec<u8>> = cits_research::evaluate::run(&graph, &summary.records)
         .unwrap()
         .iter()
-        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
+        .map(|d| cits::stages::denm_sender::encode(&d.denm, Default::default()).unwrap())
         .collect();
     assert!(!expected.is_empty());
     assert_eq!(received, expected, "{rsu}'s DENMs over MQTT equal the in-process pipeline's");
@@ -312,7 +312,7 @@ async fn hostile_flood_is_contained_and_the_honest_stream_unharmed() {
     // Account for every distinct hostile message: a dead letter (by reason) or a valid frame.
     let subject = format!("cits.cpm.{evil}");
     let mut pending: HashMap<String, &'static str> =
-        attack.sent.iter().map(|(p, kind)| (cits::stage::frame_id(&subject, p), *kind)).collect();
+        attack.sent.iter().map(|(p, kind)| (cits::message::frame_id(&subject, p), *kind)).collect();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_kind: BTreeMap<&str, BTreeMap<String, usize>> = BTreeMap::new();
     let mut valid_frames = 0;
@@ -341,7 +341,7 @@ async fn hostile_flood_is_contained_and_the_honest_stream_unharmed() {
                     }
                     continue;
                 }
-                if let Some(kind) = pending.remove(&cits::stage::frame_id(&subject, &letter.payload)) {
+                if let Some(kind) = pending.remove(&cits::message::frame_id(&subject, &letter.payload)) {
                     let reason = reason_kind(&letter.reason);
                     *reasons.entry(format!("{} dead letter: {reason}", letter.stage)).or_default() += 1;
                     *by_kind.entry(kind).or_default().entry(reason).or_default() += 1;

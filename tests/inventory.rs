@@ -47,7 +47,7 @@ fn wash_shows_hosts_signed_actors_providers_and_app() {
         [("centerlines-car.wkb", 22), ("centerlines-bicycle.wkb", 16), ("centerlines-pedestrian.wkb", 8)]
     {
         let bytes = std::fs::read(container.join(object)).unwrap_or_else(|e| panic!("{object}: {e}"));
-        assert_eq!(cits::wkb::decode_multi_line_string(&bytes).unwrap().len(), lanes, "{object}");
+        assert_eq!(cits::shared::wkb::decode_multi_line_string(&bytes).unwrap().len(), lanes, "{object}");
     }
     let graph = std::fs::read(container.join("lane-graph.pb")).unwrap();
     let graph = <cits::proto::LaneGraph as prost::Message>::decode(graph.as_slice()).unwrap();

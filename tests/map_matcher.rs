@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::proto::{MatchedTrajectoryFrame, TravelMode};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 use cits_tests::{next_within, Lattice};
 use etsi_its::cpm::{ObjectKind, SimpleCpm, SimpleObject};
 use prost::Message as _;
@@ -55,7 +55,7 @@ async fn cyclist_on_the_bike_lane_and_car_on_the_car_lane_are_matched_to_their_o
     // beside it. Both objects 0.5 m off their centre lines, towards the other lane.
     let (car, bike) = (along(2101), along(2300));
     // Three CPMs half a second apart, the last one made now (the decoder refuses other times).
-    let t0_its_ms = cits::time::unix_us_to_its_ms(cits::time::now_us()) - 1_000;
+    let t0_its_ms = cits::shared::time::unix_us_to_its_ms(cits::shared::time::now_us()) - 1_000;
     let mut last = None;
     for step in 0..3 {
         let (c, b) = (car[20 + step * 4], bike[20 + step * 2]);

@@ -51,8 +51,8 @@ async fn warned_over_mqtt_as_natively(lattice: Lattice, speed: f64) {
         .iter()
         .map(|uper| {
             let denm = SimpleDenm::from_denm(&etsi_its::denm::decode(uper).unwrap()).unwrap();
-            let at_us =
-                cits::time::its_ms_to_unix_us(denm.reference_time_its_ms).saturating_add_signed(-sent.shift_ms * 1000);
+            let at_us = cits::shared::time::its_ms_to_unix_us(denm.reference_time_its_ms)
+                .saturating_add_signed(-sent.shift_ms * 1000);
             EmittedDenm { at_us, denm, risk: None, sent: true }
         })
         .collect();

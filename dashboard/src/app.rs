@@ -362,7 +362,7 @@ impl AppWatch {
                     match msg {
                         None => status = None,
                         Some(m) => if let Ok(s) = serde_json::from_slice::<Status>(&m.payload) {
-                            pushed = Some((cits::time::now_ms(), s));
+                            pushed = Some((cits::shared::time::now_ms(), s));
                         },
                     }
                 }
@@ -387,7 +387,7 @@ fn show_status(out: &mut AppView, status: &Status) {
 }
 
 pub async fn view(wadm: &wadm_client::Client, app: &str) -> AppView {
-    let mut out = AppView { name: app.into(), refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
+    let mut out = AppView { name: app.into(), refreshed_at_ms: cits::shared::time::now_ms(), ..Default::default() };
     if let Err(e) = fill(wadm, app, &mut out).await {
         out.error = Some(format!("{e:#}"));
     }

@@ -14,9 +14,9 @@ use prost::Message as _;
 use redis::AsyncCommands as _;
 use serde::Serialize;
 
-use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::pipeline::buckets;
 use cits::proto::{ActiveWarnings, LaneGraph, ObjectClass, RsuPaths, Trajectory, TravelMode, TurnPriors};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 use etsi_its::denm::SimpleDenm;
 
 use crate::hub::Hub;
@@ -306,7 +306,7 @@ impl IntersectionWatch {
                     }
                 }
                 _ = tick.tick() => {
-                    let mut view = IntersectionView { refreshed_at_ms: cits::time::now_ms(), ..Default::default() };
+                    let mut view = IntersectionView { refreshed_at_ms: cits::shared::time::now_ms(), ..Default::default() };
                     if redis.is_none() {
                         match redis::aio::ConnectionManager::new(self.redis.clone()).await {
                             Ok(c) => redis = Some(c),
@@ -365,7 +365,7 @@ impl IntersectionWatch {
         }
         let mut out = Vec::new();
         for (rsu, rsu_tracks) in &tracks {
-            let warning_key = format!("{}:{}", buckets::WARNINGS, cits::denm_sender::state_key(rsu));
+            let warning_key = format!("{}:{}", buckets::WARNINGS, cits::stages::denm_sender::state_key(rsu));
             let warnings: Option<Vec<u8>> = conn.get(&warning_key).await?;
             let warnings = warnings.and_then(|w| ActiveWarnings::decode(w.as_slice()).ok());
             let priors: Option<Vec<u8>> = conn.get(format!("{}:{rsu}", buckets::TURN_PRIORS)).await?;
@@ -432,7 +432,7 @@ pub fn denm_event(
         action_id: format!("{}/{}", id.0, id.1),
         kind: kind.into(),
         place: p.xy(f64::from(d.event_lat_e7) / 1e7, f64::from(d.event_lon_e7) / 1e7),
-        at_ms: cits::time::now_ms(),
+        at_ms: cits::shared::time::now_ms(),
     };
     Some((event, id.0))
 }

@@ -261,7 +261,7 @@ impl LatticeWatch {
         let mut view = LatticeView {
             lattice: self.lattice.clone(),
             events: log.iter().cloned().collect(),
-            refreshed_at_ms: cits::time::now_ms(),
+            refreshed_at_ms: cits::shared::time::now_ms(),
             ..Default::default()
         };
         if let Err(e) = self.fill(&mut view, roster).await {

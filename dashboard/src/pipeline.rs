@@ -227,7 +227,7 @@ impl Inputs {
 pub struct RsuView {
     pub rsu: String,
     pub stations: String,
-    /// `enu` or `sensor` (`cits::object_frame::ObjectFrame`).
+    /// `enu` or `sensor` (`cits::stages::collector::object_frame::ObjectFrame`).
     pub object_frame: String,
     /// What that means, in a line.
     pub object_frame_means: String,
@@ -235,7 +235,7 @@ pub struct RsuView {
 
 /// The RSUs of the registry, by name; a registry the collector would refuse says why.
 pub fn rsu_views(registry: &BTreeMap<String, String>) -> Result<Vec<RsuView>, String> {
-    use cits::object_frame::ObjectFrames;
+    use cits::stages::collector::object_frame::ObjectFrames;
     let frames = ObjectFrames::from_config("cits-rsus", registry.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(|e| e.reason)?;
     Ok(registry
@@ -339,7 +339,7 @@ impl PipelineWatch {
                 msg = done.next() => {
                     let Some(msg) = msg else { return };
                     if let Ok(frame) = FrameDone::decode(msg.payload.as_ref()) {
-                        traces.record(&frame.trace, cits::time::now_ms());
+                        traces.record(&frame.trace, cits::shared::time::now_ms());
                     }
                 }
                 Some(msg) = arriving.next() => inputs.record(msg.subject.as_str(), &msg.payload),
@@ -352,7 +352,7 @@ impl PipelineWatch {
                         };
                     }
                     let mut view = PipelineView {
-                        refreshed_at_ms: cits::time::now_ms(),
+                        refreshed_at_ms: cits::shared::time::now_ms(),
                         inputs: inputs.view(),
                         rsus: rsus.clone().unwrap_or_default(),
                         ..Default::default()

@@ -232,7 +232,7 @@ async fn plan(State(s): State<AppState>, _: Operator, Json(req): Json<ChangeRequ
         Ok(m) => m,
         Err(e) => return error(StatusCode::BAD_GATEWAY, format!("{e:#}")),
     };
-    match app::plan(&base, &req, cits::time::now_ms(), "operator (dashboard)") {
+    match app::plan(&base, &req, cits::shared::time::now_ms(), "operator (dashboard)") {
         Ok(p) => store_plan(&s, p),
         Err(e) => error(StatusCode::BAD_REQUEST, format!("{e:#}")),
     }
@@ -261,7 +261,7 @@ async fn apply(State(s): State<AppState>, _: Operator, Json(req): Json<ApplyRequ
     let Some(plan) = s.plans.lock().expect("plans").remove(&req.plan_id) else {
         return error(StatusCode::NOT_FOUND, "that plan is gone (applied or replaced); plan the change again");
     };
-    let applied_at_ms = cits::time::now_ms();
+    let applied_at_ms = cits::shared::time::now_ms();
     // A stored version is deployed as it is; a change is put as a new version first.
     let result = if plan.stored {
         app::deploy_version(&s.admin, &s.app, &plan.version).await.map(|()| plan.version.clone())

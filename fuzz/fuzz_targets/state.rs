@@ -11,10 +11,10 @@ libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {
     let mut svc = platform(input.stored);
     let subject = input_subject(input.stage);
     let (result, check): (_, fn(&str, &str, &[u8], &Handled)) = match input.stage {
-        cits::assembler::STAGE => {
+        cits::stages::assembler::STAGE => {
             (deliver::<Assembler>(&mut svc, &subject, input.frame), check_handled::<Assembler>)
         }
-        cits::collision::STAGE => {
+        cits::stages::collision_detector::STAGE => {
             (deliver::<CollisionDetector>(&mut svc, &subject, input.frame), check_handled::<CollisionDetector>)
         }
         _ => (deliver::<DenmSender>(&mut svc, &subject, input.frame), check_handled::<DenmSender>),

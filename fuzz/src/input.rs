@@ -13,19 +13,20 @@ pub const MAX_AGE_MS: &str = "3155760000000";
 pub fn input_subject(stage: &str) -> String {
     use cits::subjects;
     match stage {
-        cits::decoder::STAGE => format!("{}{RSU}", subjects::CPM_PREFIX),
-        cits::collector::STAGE => subjects::decoded(RSU),
-        cits::assembler::STAGE => subjects::locations(RSU),
-        cits::map_matcher::STAGE => subjects::trajectories(RSU),
-        cits::predictor::STAGE => subjects::matched(RSU),
-        cits::collision::STAGE => subjects::predicted(RSU),
-        cits::denm_sender::STAGE => subjects::risks(RSU),
+        cits::stages::decoder::STAGE => format!("{}{RSU}", subjects::CPM_PREFIX),
+        cits::stages::collector::STAGE => subjects::decoded(RSU),
+        cits::stages::assembler::STAGE => subjects::locations(RSU),
+        cits::stages::map_matcher::STAGE => subjects::trajectories(RSU),
+        cits::stages::predictor::STAGE => subjects::matched(RSU),
+        cits::stages::collision_detector::STAGE => subjects::predicted(RSU),
+        cits::stages::denm_sender::STAGE => subjects::risks(RSU),
         other => panic!("no stage {other}"),
     }
 }
 
 /// The stateful stages, in the order the `state` target's first byte selects them.
-pub const STATEFUL: [&str; 3] = [cits::assembler::STAGE, cits::collision::STAGE, cits::denm_sender::STAGE];
+pub const STATEFUL: [&str; 3] =
+    [cits::stages::assembler::STAGE, cits::stages::collision_detector::STAGE, cits::stages::denm_sender::STAGE];
 
 /// Marks an absent value in [`StateInput`]'s layout.
 pub const ABSENT: u16 = u16::MAX;
@@ -106,7 +107,7 @@ impl<'a> FusedInput<'a> {
         if self.batch {
             cits::subjects::BATCH.to_string()
         } else {
-            input_subject(cits::decoder::STAGE)
+            input_subject(cits::stages::decoder::STAGE)
         }
     }
 }

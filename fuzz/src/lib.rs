@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use cits::message::{Outbound, StageError};
 use cits::pipeline::testing::InMemory;
 use cits::pipeline::{self, handle, Handled, Handler};
 use cits::proto::DeadLetter;
-use cits::stage::{Outbound, StageError};
 use prost::Message as _;
 
 mod input;
@@ -134,7 +134,7 @@ pub fn check_handled<H: Handler>(what: &str, subject: &str, body: &[u8], handled
     for (subject, body) in messages(subject, body) {
         // An output is known by the input's key, a dead letter by the input's own bytes.
         let key = pipeline::input_key::<H>(&subject, &body);
-        let own = cits::stage::frame_id(&subject, &body);
+        let own = cits::message::frame_id(&subject, &body);
         assert!(
             handled
                 .outbound
@@ -160,7 +160,7 @@ pub fn fuzz_stage<H: Handler>(body: &[u8]) {
     use cits::subjects::Ingest;
     let mut subjects = vec![input_subject(H::NAME)];
     // The decoder reads the CAMs and VAMs an RSU forwards too, on their own subjects.
-    if H::NAME == cits::decoder::STAGE {
+    if H::NAME == cits::stages::decoder::STAGE {
         subjects.extend([Ingest::Cam, Ingest::Vam].map(|i| format!("{}{RSU}", i.prefix())));
     }
     for subject in subjects {

@@ -130,7 +130,7 @@ pub async fn replay_with_faults(
         .enumerate()
         .flat_map(|(r, record)| rsus.iter().enumerate().map(move |(j, rsu)| (r, j, record, format!("cits.cpm.{rsu}"))))
         .map(|(r, j, record, subject)| {
-            (cits::stage::frame_id(&subject, &record.cpm), summary.published_at_us[r * rsus.len() + j])
+            (cits::message::frame_id(&subject, &record.cpm), summary.published_at_us[r * rsus.len() + j])
         })
         .collect();
 
@@ -139,7 +139,7 @@ pub async fn replay_with_faults(
         .iter()
         .map(|rsu| {
             let subject = format!("cits.cpm.{rsu}");
-            (rsu.to_string(), records.iter().map(|r| cits::stage::frame_id(&subject, &r.cpm)).collect())
+            (rsu.to_string(), records.iter().map(|r| cits::message::frame_id(&subject, &r.cpm)).collect())
         })
         .collect();
     let xml = std::fs::read_to_string(lattice.repo.join("data/map/weiser-gabelsberger.osm")).unwrap();
@@ -147,7 +147,7 @@ pub async fn replay_with_faults(
     let native: Vec<Vec<u8>> = cits_research::evaluate::run(&graph, history)
         .unwrap()
         .iter()
-        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
+        .map(|d| cits::stages::denm_sender::encode(&d.denm, Default::default()).unwrap())
         .collect();
 
     // Until the last frame of each RSU is out (redeliveries after the ack wait included), then a

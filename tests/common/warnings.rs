@@ -61,7 +61,7 @@ pub fn assert_warned_as_natively(lattice: &Lattice, sent: &[Record], received: &
     let native: Vec<Vec<u8>> = evaluate::run(&graph, sent)
         .unwrap()
         .iter()
-        .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
+        .map(|d| cits::stages::denm_sender::encode(&d.denm, Default::default()).unwrap())
         .collect();
     assert_eq!(received.len(), native.len(), "{what}: DENMs over MQTT vs native");
     if let Some(i) = (0..received.len()).find(|&i| received[i] != native[i]) {

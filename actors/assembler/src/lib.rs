@@ -1,3 +1,3 @@
-//! Assembler actor: the Wasm shim around [`cits::pipeline::Assembler`] (see `cits::assembler` for the logic).
+//! Assembler actor: the Wasm shim around [`cits::stages::Assembler`] (see `cits::stages::assembler` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::Assembler);
+cits_actor::export_stage!(cits::stages::Assembler);

@@ -1,3 +1,3 @@
-//! Collector actor: the Wasm shim around [`cits::pipeline::Collector`] (see `cits::collector` for the logic).
+//! Collector actor: the Wasm shim around [`cits::stages::Collector`] (see `cits::stages::collector` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::Collector);
+cits_actor::export_stage!(cits::stages::Collector);

@@ -1,3 +1,3 @@
-//! Collision detector actor: the Wasm shim around [`cits::pipeline::CollisionDetector`] (see `cits::collision` for the logic).
+//! Collision detector actor: the Wasm shim around [`cits::stages::CollisionDetector`] (see `cits::stages::collision_detector` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::CollisionDetector);
+cits_actor::export_stage!(cits::stages::CollisionDetector);

@@ -1,3 +1,3 @@
-//! Decoder actor: the Wasm shim around [`cits::pipeline::Decoder`] (see `cits::decoder` for the logic).
+//! Decoder actor: the Wasm shim around [`cits::stages::Decoder`] (see `cits::stages::decoder` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::Decoder);
+cits_actor::export_stage!(cits::stages::Decoder);

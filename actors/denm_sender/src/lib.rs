@@ -1,3 +1,3 @@
-//! Denm sender actor: the Wasm shim around [`cits::pipeline::DenmSender`] (see `cits::denm_sender` for the logic).
+//! Denm sender actor: the Wasm shim around [`cits::stages::DenmSender`] (see `cits::stages::denm_sender` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::DenmSender);
+cits_actor::export_stage!(cits::stages::DenmSender);

@@ -1,3 +1,3 @@
-//! Map matcher actor: the Wasm shim around [`cits::pipeline::MapMatcher`] (see `cits::map_matcher` for the logic).
+//! Map matcher actor: the Wasm shim around [`cits::stages::MapMatcher`] (see `cits::stages::map_matcher` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::MapMatcher);
+cits_actor::export_stage!(cits::stages::MapMatcher);

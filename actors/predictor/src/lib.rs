@@ -1,3 +1,3 @@
-//! Predictor actor: the Wasm shim around [`cits::pipeline::Predictor`] (see `cits::predictor` for the logic).
+//! Predictor actor: the Wasm shim around [`cits::stages::Predictor`] (see `cits::stages::predictor` for the logic).
 
-cits_actor::export_stage!(cits::pipeline::Predictor);
+cits_actor::export_stage!(cits::stages::Predictor);

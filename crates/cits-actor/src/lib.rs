@@ -1,12 +1,12 @@
 //! The Wasm side every stage actor shares.
 //!
 //! A stage's logic lives in `cits::pipeline` (a [`Handler`] using platform [`Services`]); an actor
-//! is one line, `cits_actor::export_stage!(cits::pipeline::Decoder);`. This crate owns the WIT
+//! is one line, `cits_actor::export_stage!(cits::stages::Decoder);`. This crate owns the WIT
 //! bindings and implements `Services` with them: wasi:config, wasi:keyvalue batches,
 //! wasi:blobstore; it publishes through wasmcloud:messaging and logs through wasi:logging.
 
+pub use cits::message::{Outbound, StageError};
 pub use cits::pipeline::{Handler, Services};
-pub use cits::stage::{Outbound, StageError};
 
 #[doc(hidden)]
 pub mod bindings {
@@ -23,7 +23,7 @@ use bindings::wasi::logging::logging::{log, Level};
 use bindings::wasmcloud::messaging::consumer;
 use bindings::wasmcloud::messaging::types::BrokerMessage;
 
-pub use cits::stage::UNAVAILABLE;
+pub use cits::message::UNAVAILABLE;
 
 /// Runs one invocation (a message, or a batch of them from our provider) through handler `H` (a
 /// stage or the fused chain), in the order of [`cits::pipeline::handle`]: compute, publish everything in

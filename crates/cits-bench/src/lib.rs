@@ -42,7 +42,7 @@ fn facts(records: &[Record]) -> anyhow::Result<Vec<CpmFacts>> {
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let wrapper = cits::decoder::decode("cits.cpm.bench", &r.cpm, 0)
+            let wrapper = cits::stages::decoder::decode("cits.cpm.bench", &r.cpm, 0)
                 .with_context(|| format!("record {i} of the recording is not a CPM"))?;
             let Some(cits_message_wrapper::Message::Cpm(cpm)) = wrapper.message else { bail!("record {i}: no CPM") };
             Ok(CpmFacts {
@@ -341,7 +341,7 @@ pub async fn run(opts: &RunOptions) -> anyhow::Result<RunResult> {
             tokio::select! {
                 Some(msg) = done_sub.next() => {
                     if let Ok(frame) = FrameDone::decode(msg.payload.as_ref()) {
-                        done.push((cits::time::now_us(), frame));
+                        done.push((cits::shared::time::now_us(), frame));
                         if done.len() >= expected { break; }
                     }
                 }
@@ -466,7 +466,7 @@ fn rsu_denm_latencies(
     for k in 0..rsus.len() {
         for (i, f) in sent.iter().enumerate() {
             if let Some(&at) = published_at_us.get(i * rsus.len() + k) {
-                published.entry((k, cits::time::unix_us_to_its_ms(f.reference_time_us))).or_insert(at);
+                published.entry((k, cits::shared::time::unix_us_to_its_ms(f.reference_time_us))).or_insert(at);
             }
         }
     }

@@ -98,7 +98,7 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
                 Some(msg) = done_sub.next() => {
                     if let Ok(frame) = FrameDone::decode(msg.payload.as_ref()) {
                         if frame.rsu_id.starts_with(&prefix) {
-                            done.push((cits::time::now_us(), frame));
+                            done.push((cits::shared::time::now_us(), frame));
                         }
                     }
                 }
@@ -109,7 +109,7 @@ pub async fn soak(opts: &SoakOptions) -> anyhow::Result<SoakResult> {
     });
 
     let started = Instant::now();
-    let started_us = cits::time::now_us();
+    let started_us = cits::shared::time::now_us();
     // Memory at the end of every minute, until the soak ends.
     let (sample_tx, mut sample_rx) = tokio::sync::mpsc::unbounded_channel();
     let sampler = {

@@ -166,7 +166,7 @@ fn a_denm_at_the_rsu_pairs_with_its_rsus_cpm_of_the_same_reference_time() {
     let published = [10_000, 11_000, 20_000, 21_000];
     let denm = |rsu: &str, reference_us: u64, received_us: u64, version: DenmVersion| {
         let mut d = fixtures::sample();
-        d.reference_time_its_ms = cits::time::unix_us_to_its_ms(reference_us);
+        d.reference_time_its_ms = cits::shared::time::unix_us_to_its_ms(reference_us);
         cits_client::denms::Received { rsu: rsu.into(), uper: version.encode(&d).unwrap(), received_us }
     };
     let received = [

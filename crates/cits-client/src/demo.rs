@@ -4,7 +4,7 @@
 //! Deterministic: `cits demo-data` regenerates `data/demo.rec.b64` byte for byte (a test checks
 //! it). The realistic simulator with lanes, noise and planted conflicts is a separate tool.
 
-use cits::geo::{offset_to_wgs84, SensorPose, Wgs84};
+use cits::shared::geo::{offset_to_wgs84, SensorPose, Wgs84};
 use etsi_its::cpm::{ObjectKind, SimpleCpm, SimpleObject};
 
 use crate::recording::Record;
@@ -154,7 +154,7 @@ pub fn probe_cpm() -> Vec<u8> {
     ];
     // Sent now: every probe is a CPM of its own (the same bytes again would be recognised as a
     // resent CPM and dropped as a duplicate).
-    let now_ms = cits::time::now_us() / 1000;
+    let now_ms = cits::shared::time::now_us() / 1000;
     cpm_at_center(PROBE_STATION_ID, now_ms, vec![], objects)
 }
 
@@ -163,7 +163,7 @@ pub fn cpm_at_center(station_id: u32, sent_ms: u64, sensors: Vec<(u8, u8)>, obje
     let cpm = SimpleCpm {
         protocol_version: 2,
         station_id,
-        reference_time_its_ms: cits::time::unix_us_to_its_ms(sent_ms * 1000),
+        reference_time_its_ms: cits::shared::time::unix_us_to_its_ms(sent_ms * 1000),
         reference_lat_e7: (CENTER.lat * 1e7).round() as i32,
         reference_lon_e7: (CENTER.lon * 1e7).round() as i32,
         sensors,

@@ -86,7 +86,7 @@ async fn subscribe_rsu(
                     }
                 }
                 Ok(Event::Incoming(Packet::Publish(p))) => {
-                    let received_us = cits::time::now_us();
+                    let received_us = cits::shared::time::now_us();
                     let rsu = p.topic.rsplit('/').next().unwrap_or_default().to_string();
                     if tx.send(Received { rsu, uper: p.payload.to_vec(), received_us }).await.is_err() {
                         return;

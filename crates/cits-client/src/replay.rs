@@ -125,7 +125,7 @@ fn shifted_vam(uper: &[u8], shift_ms: i64) -> Option<Vec<u8>> {
 
 /// One CPM as if made now (the recorded CPM's time moved to the current time).
 pub fn made_now(record: &Record) -> Vec<u8> {
-    live(std::slice::from_ref(record), 1.0, cits::time::now_us() / 1000).records.remove(0).cpm
+    live(std::slice::from_ref(record), 1.0, cits::shared::time::now_us() / 1000).records.remove(0).cpm
 }
 
 /// The UPER CPM with its reference time moved by `shift_ms` (and sent by `station`, if given), all
@@ -173,7 +173,7 @@ pub async fn replay_as_stations(
         bail!("{} stations for {} RSUs", stations.len(), opts.rsus.len());
     }
     // Every RSU's CPMs are encoded before the first is sent: none waits for an encoder.
-    let now_ms = cits::time::now_us() / 1000;
+    let now_ms = cits::shared::time::now_us() / 1000;
     let mut lives: Vec<Live> = if stations.is_empty() {
         vec![live(records, opts.speed, now_ms)]
     } else {
@@ -240,7 +240,7 @@ async fn send(per_rsu: &[&[Record]], opts: &ReplayOptions) -> anyhow::Result<Rep
         }
         for ((rsu, client), own) in opts.rsus.iter().zip(&clients).zip(per_rsu) {
             let cpm = &own[i].cpm;
-            published_at_us.push(cits::time::now_us());
+            published_at_us.push(cits::shared::time::now_us());
             // The MQTT topic of its NATS subject (`cits/cam/<rsu>` for `cits.cam.<rsu>`, ...).
             let topic = crate::recording::subject_of(rsu, cpm).replace('.', "/");
             client.publish(topic, qos, false, cpm.clone()).await.context("MQTT client closed")?;
@@ -358,7 +358,10 @@ mod tests {
         let now_ms = 1_800_000_000_000;
         let live = live(&records, 1.0, now_ms);
         assert_eq!(live.records[0].timestamp_ms, now_ms);
-        assert_eq!(cpm_of(&live.records[0]).reference_time_its_ms, cits::time::unix_us_to_its_ms(now_ms * 1000));
+        assert_eq!(
+            cpm_of(&live.records[0]).reference_time_its_ms,
+            cits::shared::time::unix_us_to_its_ms(now_ms * 1000)
+        );
         for (before, after) in records.iter().zip(&live.records) {
             assert_eq!(after.timestamp_ms as i64 - before.timestamp_ms as i64, live.shift_ms);
             let (b, mut a) = (cpm_of(before), cpm_of(after));
@@ -403,7 +406,7 @@ mod tests {
             restored.header.station_id = b.header.station_id.clone();
             assert_eq!(restored, b);
             // What the pipeline's decoder (and its RSU registry) reads.
-            let wrapper = cits::decoder::decode("cits.cpm.bench-1", &after.cpm, 0).unwrap();
+            let wrapper = cits::stages::decoder::decode("cits.cpm.bench-1", &after.cpm, 0).unwrap();
             let Some(cits::proto::cits_message_wrapper::Message::Cpm(cpm)) = wrapper.message else { panic!("no CPM") };
             assert_eq!(cpm.station_id, 1005);
         }
@@ -422,7 +425,8 @@ mod tests {
     #[test]
     fn a_cpm_made_now_is_within_the_decoders_window() {
         let cpm = SimpleCpm::from_cpm(&etsi_its::cpm::decode(&made_now(&demo()[40])).unwrap()).unwrap();
-        let age_us = cits::time::now_us() as i64 - cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms) as i64;
+        let age_us = cits::shared::time::now_us() as i64
+            - cits::shared::time::its_ms_to_unix_us(cpm.reference_time_its_ms) as i64;
         assert!((0..5_000_000).contains(&age_us), "{age_us} µs");
     }
 }

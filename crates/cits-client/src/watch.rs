@@ -1,7 +1,7 @@
 //! Observes the pipeline's output: location frames and dead letters on NATS, DENMs on MQTT.
 
-use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::proto::{CollisionRisk, DeadLetter, LocationsFrame, ObjectClass};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 use etsi_its::denm::SimpleDenm;
 use prost::Message as _;
 
@@ -76,7 +76,7 @@ pub fn format_denm(
     // The stage (docs/warnings/decision.md): an information has the lowest information quality.
     let stage = match denm.termination {
         Some(_) => "",
-        None if cits::denm_sender::is_warning(&denm) => ", WARNING",
+        None if cits::stages::denm_sender::is_warning(&denm) => ", WARNING",
         None => ", information",
     };
     format!(
@@ -183,7 +183,8 @@ pub fn trend(samples: &[u64]) -> Option<Trend> {
         return None;
     }
     let ys: Vec<f64> = samples.iter().map(|&us| us as f64 / 1000.0).collect();
-    let (_, slope) = cits::fit::line_fit(&ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect::<Vec<_>>())?;
+    let (_, slope) =
+        cits::shared::fit::line_fit(&ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect::<Vec<_>>())?;
     let median = |part: &[f64]| {
         let mut v = part.to_vec();
         v.sort_by(f64::total_cmp);

@@ -9,7 +9,7 @@ use tracing::warn;
 
 use crate::handler::{HandlerConfig, MAX_BACKOFF};
 
-pub use cits::stage::UNAVAILABLE;
+pub use cits::message::UNAVAILABLE;
 
 /// Why an attempt did not succeed.
 #[derive(Debug, Clone, PartialEq)]

@@ -242,9 +242,9 @@ pub async fn store_dead_letter(
     msg: &Delivery,
     reason: &str,
 ) -> Result<(), String> {
-    let error = cits::stage::StageError::new(reason);
-    let letter = cits::stage::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::time::now_us());
-    let id = cits::stage::dead_letter_id(stage, &msg.subject, &msg.payload, msg.stream_sequence);
+    let error = cits::message::StageError::new(reason);
+    let letter = cits::message::dead_letter(stage, &error, &msg.subject, &msg.payload, cits::shared::time::now_us());
+    let id = cits::message::dead_letter_id(stage, &msg.subject, &msg.payload, msg.stream_sequence);
     crate::publish_all(js, vec![(id, letter.subject, letter.body)]).await.map_err(|e| format!("{e:#}"))
 }
 

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
-use cits::object_frame::{ObjectFrame, ObjectFrames};
 use cits::proto::LaneGraph;
+use cits::stages::collector::object_frame::{ObjectFrame, ObjectFrames};
+use cits::stages::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
 use prost::Message as _;
 
 use super::site::Site;

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{bail, Context as _};
-use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, Lanelet};
+use cits::shared::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 
 use super::infer::{angle_diff, bearing, cross_inside, end_heading, is_vehicle, start_heading};
 use super::{dist, local_line as local, Point};

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
-use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use cits::pipeline::InProcess;
 use cits::proto::{LaneGraph, Lanelet, TravelMode, Turn};
+use cits::shared::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use prost::Message as _;
 
 mod infer;
@@ -367,7 +367,7 @@ pub fn centerlines_wkb(graph: &LaneGraph, mode: TravelMode) -> Vec<u8> {
         .filter(|l| l.mode == mode as i32)
         .map(|l| l.centerline.chunks_exact(2).map(|c| (c[0], c[1])).collect())
         .collect();
-    cits::wkb::encode_multi_line_string(&lines)
+    cits::shared::wkb::encode_multi_line_string(&lines)
 }
 
 pub const MODES: [TravelMode; 3] = [TravelMode::Car, TravelMode::Bicycle, TravelMode::Pedestrian];
@@ -375,7 +375,7 @@ pub const MODES: [TravelMode; 3] = [TravelMode::Car, TravelMode::Bicycle, Travel
 /// The map's blobs as (object name, bytes): the lane graph, the centerlines per mode and the tiles
 /// map matcher and predictor read (every tile with lanelets in reach).
 pub fn blobs(graph: &LaneGraph) -> Vec<(String, Vec<u8>)> {
-    use cits::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
+    use cits::stages::map_matcher::{tile_graph, tile_object, tiles_of, TILE_MARGIN_M};
     let mut out = vec![(LANE_GRAPH.to_string(), graph.encode_to_vec())];
     out.extend(MODES.iter().map(|mode| (centerlines_object(*mode), centerlines_wkb(graph, *mode))));
     out.extend(
@@ -608,7 +608,7 @@ mod tests {
 
     #[test]
     fn map_matcher_puts_points_on_their_own_lane_of_the_real_map() {
-        use cits::map_matcher::LaneIndex;
+        use cits::stages::map_matcher::LaneIndex;
         let g = committed_map();
         let index = LaneIndex::new(&g);
         let origin = Wgs84 { lat: g.origin_latitude, lon: g.origin_longitude };
@@ -618,7 +618,7 @@ mod tests {
             let pts: Vec<Point> =
                 l.centerline.chunks_exact(2).map(|c| wgs84_to_offset(origin, Wgs84 { lat: c[1], lon: c[0] })).collect();
             let (a, b) = (pts[pts.len() / 2], pts[pts.len() / 2 + 1]);
-            let heading = cits::geo::heading_deg(b.0 - a.0, b.1 - a.1);
+            let heading = cits::shared::geo::heading_deg(b.0 - a.0, b.1 - a.1);
             // 0.4 m to the side of the centre line, moving along the lane.
             let (len, nx, ny) = ((b.0 - a.0).hypot(b.1 - a.1), -(b.1 - a.1), b.0 - a.0);
             let p = offset_to_wgs84(origin, a.0 + 0.4 * nx / len, a.1 + 0.4 * ny / len);
@@ -637,7 +637,7 @@ mod tests {
         write_blobs(&g, &dir).unwrap();
         for (mode, lanes) in [(TravelMode::Car, 22), (TravelMode::Bicycle, 16), (TravelMode::Pedestrian, 8)] {
             let bytes = std::fs::read(dir.join(centerlines_object(mode))).unwrap();
-            let lines = cits::wkb::decode_multi_line_string(&bytes).unwrap();
+            let lines = cits::shared::wkb::decode_multi_line_string(&bytes).unwrap();
             assert_eq!(lines.len(), lanes, "{mode:?}");
             let origin = Wgs84 { lat: g.origin_latitude, lon: g.origin_longitude };
             let wkb_length: f64 = lines

@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
-use cits::geo::Wgs84;
 use cits::proto::{LaneGraph, Lanelet, TravelMode};
+use cits::shared::geo::Wgs84;
 
 use super::{dist, infer, local_line, lon_lat, polyline_length, Point, REVERSED_ID_OFFSET};
 

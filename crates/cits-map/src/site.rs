@@ -1,8 +1,8 @@
 //! Where the roadside unit and its cameras stand at a junction: the calibrated RSU where there is
 //! one (ours, station 1001), otherwise two cameras placed from the junction's geometry.
 
-use cits::geo::{offset_to_wgs84, SensorPose, Wgs84};
 use cits::proto::LaneGraph;
+use cits::shared::geo::{offset_to_wgs84, SensorPose, Wgs84};
 
 use super::infer::angle_diff;
 use super::junction::Junction;
@@ -34,7 +34,7 @@ impl Site {
         let origin = Wgs84 { lat: graph.origin_latitude, lon: graph.origin_longitude };
         let junction = super::junction::choose(graph, super::junction::Choice::Near(origin))?;
         let off = |a: Wgs84, b: Wgs84| {
-            let (e, n) = cits::geo::wgs84_to_offset(a, b);
+            let (e, n) = cits::shared::geo::wgs84_to_offset(a, b);
             e.hypot(n)
         };
         let n = junction.arms.len();
@@ -113,7 +113,7 @@ mod tests {
         // Corners at 45°, 180° and 315°: 45° and 180° (or 315° and 180°) are the most opposite.
         let headings: Vec<f64> = cams.iter().map(|c| c.1.x_axis_heading_deg).collect();
         assert!(headings.contains(&0.0), "{headings:?}");
-        let (e, n) = cits::geo::wgs84_to_offset(tee.centre, cams[1].1.origin);
+        let (e, n) = cits::shared::geo::wgs84_to_offset(tee.centre, cams[1].1.origin);
         assert!((e.hypot(n) - 22.0).abs() < 0.01, "{e} {n}");
     }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
+use cits::message::StageError;
 use cits::pipeline::{self, EachStage as _, Handler, Services};
-use cits::stage::StageError;
 use cits_jetstream::dispatch::{Delivery, Failure, Target};
 use cits_jetstream::handler::HandlerConfig;
 use futures::StreamExt as _;
@@ -207,7 +207,7 @@ fn open_redis(url: &str) -> anyhow::Result<redis::Connection> {
 fn jetstream_publisher<'a>(
     runtime: &'a tokio::runtime::Handle,
     js: &'a async_nats::jetstream::Context,
-) -> impl FnMut(&[(String, cits::stage::Outbound)]) -> Result<(), StageError> + 'a {
+) -> impl FnMut(&[(String, cits::message::Outbound)]) -> Result<(), StageError> + 'a {
     move |out| {
         let messages = out.iter().map(|(id, o)| (id.clone(), o.subject.clone(), o.body.clone())).collect();
         runtime
@@ -372,10 +372,10 @@ async fn serve_core(
                     let _ = svc.reconnect(); // the next attempt reports what still fails
                 }
                 Err(reason) => {
-                    let now = cits::time::now_us();
-                    let letter = cits::stage::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now);
+                    let now = cits::shared::time::now_us();
+                    let letter = cits::message::dead_letter(&opts.stage, &reason, &msg.subject, &msg.payload, now);
                     // Core NATS: no stream sequence; identical bytes resent share a dead letter.
-                    let id = cits::stage::dead_letter_id(&opts.stage, &msg.subject, &msg.payload, None);
+                    let id = cits::message::dead_letter_id(&opts.stage, &msg.subject, &msg.payload, None);
                     tokio::task::block_in_place(|| publish(&[(id, letter)]))?;
                     break;
                 }
@@ -436,7 +436,7 @@ impl Target for StageTarget {
             let mut svc = self.svc.lock().expect("a delivery never panics holding the stage");
             let (subject, payload) = msg.invocation();
             let handled = (self.deliver)(&mut svc, &subject, &payload, &mut publish);
-            if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::stage::UNAVAILABLE)) {
+            if handled.as_ref().is_err_and(|e| e.to_string().starts_with(cits::message::UNAVAILABLE)) {
                 let _ = svc.reconnect(); // the retry reports what still fails
             }
             handled
@@ -560,7 +560,7 @@ mod tests {
         let xml = std::fs::read_to_string(root.join("data/map/weiser-gabelsberger.osm")).unwrap();
         let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
         let records = cits_client::recording::read_file(&root.join("data/short.rec.b64")).unwrap();
-        let live = cits_client::replay::live(&records, 1.0, cits::time::now_us() / 1000);
+        let live = cits_client::replay::live(&records, 1.0, cits::shared::time::now_us() / 1000);
         let mut config = settings_from_manifest(&manifest("cits-pipeline-fused.yaml"), Fused::NAME).unwrap().config;
         config.push(("rsu.rsu1".into(), cits_client::demo::STATION_ID.to_string()));
         // The registry as the lattice writes it for the recordings' RSU: its cameras' frames.
@@ -581,7 +581,7 @@ mod tests {
         let native: Vec<Vec<u8>> = cits_research::evaluate::run(&graph, &live.records)
             .unwrap()
             .iter()
-            .map(|d| cits::denm_sender::encode(&d.denm, Default::default()).unwrap())
+            .map(|d| cits::stages::denm_sender::encode(&d.denm, Default::default()).unwrap())
             .collect();
         assert!(!native.is_empty());
         assert_eq!(denms, native);

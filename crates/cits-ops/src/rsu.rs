@@ -5,14 +5,14 @@
 //! `cits.denm.<rsu>`, crates/cits-nats-auth) and an entry of the decoder's RSU registry, the
 //! named config `cits-rsus` (`rsu.<rsu>` = its station ids; a CPM from another station is a dead
 //! letter; `object_frame.<rsu>` = the frame its CPMs give objects in, read by the collector,
-//! see `cits::object_frame`). The registry is managed here, outside wadm (the manifests name it without
+//! see `cits::stages::collector::object_frame`). The registry is managed here, outside wadm (the manifests name it without
 //! properties), and reaches running decoders through the host's config watch.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _};
-use cits::object_frame::{ObjectFrame, ObjectFrames};
+use cits::stages::collector::object_frame::{ObjectFrame, ObjectFrames};
 use cits_nats_auth::{Authority, Permissions};
 
 // The decoder's RSU registry (named config).

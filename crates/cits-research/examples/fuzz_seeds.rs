@@ -16,11 +16,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
+use cits::message::Outbound;
 use cits::pipeline::testing::Recording;
 use cits::pipeline::InProcess;
 use cits::pipeline::{for_each_stage, handle, EachStage, Fused, Handler};
 use cits::proto::{BatchedMessage, MessageBatch};
-use cits::stage::Outbound;
 use cits_client::recording::{self, Record};
 use etsi_its::cpm::SimpleCpm;
 use etsi_its::format::Wire;
@@ -135,7 +135,7 @@ fn config(root: &Path, recordings: &[(String, Vec<Record>)]) -> anyhow::Result<V
 }
 
 fn batch_of(records: &[Record]) -> MessageBatch {
-    let subject = input::input_subject(cits::decoder::STAGE);
+    let subject = input::input_subject(cits::stages::decoder::STAGE);
     let messages = records
         .iter()
         .map(|r| BatchedMessage { subject: subject.clone(), body: r.cpm.clone(), ..Default::default() })

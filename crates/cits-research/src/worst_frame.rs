@@ -9,11 +9,11 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
-use cits::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
+use cits::message::Outbound;
 use cits::pipeline::InProcess;
 use cits::pipeline::{handle, Fused};
 use cits::proto::{FrameDone, LaneGraph, TravelMode};
-use cits::stage::Outbound;
+use cits::shared::geo::{offset_to_wgs84, wgs84_to_offset, Wgs84};
 use etsi_its::cpm::{ObjectKind, SimpleObject};
 use prost::Message as _;
 
@@ -108,7 +108,7 @@ fn road_users(graph: &LaneGraph, objects: usize, cycle_s: f64) -> anyhow::Result
             .iter()
             .filter(|l| l.mode == mode as i32 && l.role == role)
             .map(|l| {
-                cits::map_matcher::local_centerline(origin, l)
+                cits::stages::map_matcher::local_centerline(origin, l)
                     .into_iter()
                     .map(|(e, n)| wgs84_to_offset(CENTER, offset_to_wgs84(origin, e, n)))
                     .collect::<Vec<_>>()
@@ -195,7 +195,7 @@ pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Res
     }
     let users = road_users(graph, opts.objects, opts.cycle_s)?;
     let mut report = Report::default();
-    let start_ms = cits::time::now_us() / 1000;
+    let start_ms = cits::shared::time::now_us() / 1000;
     let started = Instant::now();
     for i in 0..opts.warmup + opts.frames {
         let due = Duration::from_millis(i as u64 * PERIOD_MS);
@@ -246,11 +246,12 @@ pub fn run(graph: &LaneGraph, mut svc: InProcess, opts: &Options) -> anyhow::Res
 /// Paths the detector holds for the intersection and the vehicle ↔ VRU pairs among them.
 fn detector_load(svc: &mut InProcess, rsus: usize) -> anyhow::Result<(usize, usize)> {
     use cits::pipeline::{buckets, Services as _};
-    let keys: Vec<String> = (0..rsus).map(|r| cits::collision::state_key(INTERSECTION, &rsu(r).0)).collect();
+    let keys: Vec<String> =
+        (0..rsus).map(|r| cits::stages::collision_detector::state_key(INTERSECTION, &rsu(r).0)).collect();
     let is_vru = |m: i32| m == TravelMode::Bicycle as i32 || m == TravelMode::Pedestrian as i32;
     let mut modes = Vec::new();
     for stored in svc.get_many(buckets::PATHS, &keys)? {
-        let state: cits::proto::RsuPaths = cits::stage::decode_state_or_empty(stored.as_deref());
+        let state: cits::proto::RsuPaths = cits::message::decode_state_or_empty(stored.as_deref());
         modes.extend(state.objects.iter().flat_map(|o| o.paths.iter().map(|p| p.mode)));
     }
     let vrus = modes.iter().filter(|m| is_vru(**m)).count();

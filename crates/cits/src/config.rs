@@ -3,7 +3,7 @@
 //! Unknown keys are left alone (one config may serve several purposes); a known key with an
 //! invalid value is an error naming the stage and key, so a typo never silently means a default.
 
-use crate::stage::StageError;
+use crate::message::StageError;
 
 /// One `key = value` entry of `stage`'s config.
 pub struct Entry<'a> {

@@ -1,31 +1,19 @@
 //! Domain logic of the C-ITS warning pipeline, free of any wasmCloud or Wasm dependency.
 //!
-//! Each stage is a plain function here (`decoder::decode`, `collector::collect`, ...), tested
-//! natively; the Wasm actors in `actors/` only move bytes between NATS and these functions.
+//! [`stages`] holds the seven stages, one folder each: the domain logic (`decoder::decode`,
+//! `collector::collect`, ...), its config, its handler and its tests, all native; the Wasm actors
+//! in `actors/` only move bytes between NATS and these handlers. [`pipeline`] is what runs a
+//! handler on any platform (delivery, batching, state cache, the fused chain), [`shared`] the
+//! math and encodings the stages share, [`message`] what every stage's messages carry.
 
-pub mod assembler;
-pub mod association;
-pub mod calibration;
-pub mod collector;
-pub mod collision;
 pub mod config;
-pub mod decoder;
-pub mod denm_sender;
-pub mod encode;
 pub mod error;
-pub mod finite;
-pub mod fit;
-pub mod geo;
 pub mod limits;
-pub mod map_matcher;
-pub mod object_frame;
+pub mod message;
 pub mod pipeline;
-pub mod predictor;
-pub mod registry;
-pub mod stage;
+pub mod shared;
+pub mod stages;
 pub mod subjects;
-pub mod time;
-pub mod wkb;
 
 /// Protobuf messages exchanged between stages (generated from `proto/cits/v1/pipeline.proto`).
 pub mod proto {

@@ -11,10 +11,10 @@
 //! defaults are production values.
 
 use crate::config::Entry;
+use crate::message::StageError;
 use crate::proto::{
     CollisionRiskFrame, Cpm, LocationsFrame, MatchedTrajectoryFrame, PredictedPathFrame, TrajectoryFrame,
 };
-use crate::stage::StageError;
 
 /// How far a perceived object's measurement may lie from its CPM's reference time: the range of
 /// ETSI's `DeltaTimeMilliSecondSigned` (-2048..2047 ms).
@@ -44,7 +44,7 @@ pub struct Limits {
     /// Predicted positions of one path (the predictor's horizon / step: 12 by default).
     pub max_positions_per_path: usize,
     /// Path pairs the collision detector tests per frame (the most urgent first, see
-    /// [`crate::collision::pairs_to_test`]); so also the most risks in one frame.
+    /// [`crate::stages::collision_detector::pairs_to_test`]); so also the most risks in one frame.
     pub max_pairs_per_frame: usize,
 }
 
@@ -115,7 +115,7 @@ impl Limits {
         self.objects(cpm.objects.len())?;
         for o in &cpm.objects {
             let what = || format!("object {}", o.object_id);
-            let range_m = crate::geo::distance(f64::from(o.x_cm), f64::from(o.y_cm)) / 100.0;
+            let range_m = crate::shared::geo::distance(f64::from(o.x_cm), f64::from(o.y_cm)) / 100.0;
             if range_m > self.max_sensor_range_m {
                 return Err(StageError::new(format!(
                     "{}: {} m from the sensor (limit {} m)",
@@ -125,7 +125,7 @@ impl Limits {
                 )));
             }
             if let (Some(vx), Some(vy)) = (o.velocity_x_cm_s, o.velocity_y_cm_s) {
-                self.speed(what, Some(crate::geo::distance(f64::from(vx), f64::from(vy)) / 100.0))?;
+                self.speed(what, Some(crate::shared::geo::distance(f64::from(vx), f64::from(vy)) / 100.0))?;
             }
         }
         Ok(())
@@ -385,8 +385,8 @@ mod tests {
         assert_eq!((l.max_future_us, l.max_age_us), (2_000_000, 60_000_000));
         assert_eq!((l.max_sensor_range_m, l.max_speed_mps), (250.0, 70.0));
         // The assembler's trajectories stay within what the next stages accept.
-        assert!(crate::assembler::AssemblerConfig::default().max_points <= l.max_points_per_trajectory);
-        let p = crate::predictor::PredictorConfig::default();
+        assert!(crate::stages::assembler::AssemblerConfig::default().max_points <= l.max_points_per_trajectory);
+        let p = crate::stages::predictor::PredictorConfig::default();
         assert!((p.horizon_us / p.step_us) as usize <= l.max_positions_per_path);
         assert!(l.max_objects_per_cpm * p.max_alternatives <= l.max_paths_per_frame);
     }
@@ -459,7 +459,7 @@ mod tests {
             "reference time 62.5 s in the past (limit 60 s)"
         );
         // A recording of 2022 replayed as it is.
-        let recorded = crate::time::its_ms_to_unix_us(591_619_380_000);
+        let recorded = crate::shared::time::its_ms_to_unix_us(591_619_380_000);
         assert!(reason(l.check_reference_time(recorded, NOW_US)).contains("s in the past"));
     }
 

@@ -7,10 +7,10 @@
 //! reference position heading east at 8.3 m/s, a cyclist 6.5 m east and 12.4 m north heading
 //! south at 4.2 m/s, a pedestrian 3.5 m west and 9 m north heading west at 1.1 m/s.
 
-use cits::calibration::Calibrations;
-use cits::geo::{wgs84_to_offset, Wgs84};
-use cits::object_frame::ObjectFrames;
 use cits::proto::ObjectClass;
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
+use cits::stages::collector::calibration::Calibrations;
+use cits::stages::collector::object_frame::ObjectFrames;
 
 const REFERENCE: Wgs84 = Wgs84 { lat: 47.8101, lon: 13.0518 };
 /// The fixtures' reference time (TimestampIts, ms).
@@ -35,7 +35,7 @@ fn fixture(name: &str) -> Vec<u8> {
 
 #[test]
 fn independent_cpms_land_where_they_were_encoded() {
-    let received_at_us = cits::time::its_ms_to_unix_us(REFERENCE_ITS_MS + 150);
+    let received_at_us = cits::shared::time::its_ms_to_unix_us(REFERENCE_ITS_MS + 150);
     for (file, format) in [
         ("v2_root.hex", "CPM (TS 103 324), UPER"),
         ("v2_extension_bit.hex", "CPM (TS 103 324), UPER, container list with extension bit"),
@@ -45,12 +45,12 @@ fn independent_cpms_land_where_they_were_encoded() {
         // A car's Release 1 CPM: its objects in its body frame (heading 60°), turned east/north.
         ("v1_vehicle.hex", "CPM (TR 103 562), UPER"),
     ] {
-        let wrapper = cits::decoder::decode("cits.cpm.vendor", &fixture(file), received_at_us)
+        let wrapper = cits::stages::decoder::decode("cits.cpm.vendor", &fixture(file), received_at_us)
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(wrapper.ingest.as_ref().unwrap().format, format, "{file}");
         // No object_frame entry: the standard's frame; the calibration of another station's
         // camera 1 must not matter.
-        let frame = cits::collector::collect(&wrapper, &Calibrations::default(), &ObjectFrames::default())
+        let frame = cits::stages::collector::collect(&wrapper, &Calibrations::default(), &ObjectFrames::default())
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(frame.locations.len(), SCENE.len(), "{file}");
         for (l, (class, east, north, speed, heading)) in frame.locations.iter().zip(SCENE) {

@@ -22,7 +22,7 @@ pub mod topology;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
-use cits::object_frame::ObjectFrame;
+use cits::stages::collector::object_frame::ObjectFrame;
 
 // The lattice's own values the manifests name but do not hold.
 use cits_manifest::{LATTICE_BLOBSTORE, LATTICE_REDIS};

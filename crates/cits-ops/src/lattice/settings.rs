@@ -158,11 +158,11 @@ impl Settings {
     /// The frame a station's CPMs give objects in, as far as this lattice knows: the
     /// recordings' stations (RSU_STATION, and CAMERA_STATIONS given its cameras) are the research
     /// RSU's, in its cameras' frames; any other station sends the standard's.
-    pub fn object_frame_of(&self, station: u32) -> cits::object_frame::ObjectFrame {
+    pub fn object_frame_of(&self, station: u32) -> cits::stages::collector::object_frame::ObjectFrame {
         if station == self.rsu_station || self.camera_stations.contains(&station) {
-            cits::object_frame::ObjectFrame::Sensor
+            cits::stages::collector::object_frame::ObjectFrame::Sensor
         } else {
-            cits::object_frame::ObjectFrame::Enu
+            cits::stages::collector::object_frame::ObjectFrame::Enu
         }
     }
 

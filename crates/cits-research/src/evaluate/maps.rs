@@ -165,9 +165,9 @@ mod tests {
             let (cars, bicycles, _) = crate::sim::route_counts(&graph).unwrap();
             assert!(cars >= 4 && bicycles >= 2, "{file}@{k}: {cars} car and {bicycles} bicycle routes");
             for (_, pose) in &site.sensors {
-                let (e, n) = cits::geo::wgs84_to_offset(pose.origin, site.centre);
-                let towards = cits::geo::heading_deg(e, n);
-                let off = cits::geo::heading_difference_deg(towards, pose.x_axis_heading_deg);
+                let (e, n) = cits::shared::geo::wgs84_to_offset(pose.origin, site.centre);
+                let towards = cits::shared::geo::heading_deg(e, n);
+                let off = cits::shared::geo::heading_difference_deg(towards, pose.x_axis_heading_deg);
                 assert!(off.abs() < 0.5, "{file}@{k}: camera looks {off:.1}° away from the centre");
                 assert!(e.hypot(n) >= 20.0, "{file}@{k}: camera inside the box");
             }

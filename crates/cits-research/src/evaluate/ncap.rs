@@ -163,7 +163,7 @@ pub fn run_case(
     let times = |counted: fn(&etsi_its::denm::SimpleDenm) -> bool| -> Vec<i64> {
         denms.iter().filter(|d| counted(&d.denm)).map(|d| d.at_us as i64).collect()
     };
-    let (warnings, notices) = (times(cits::denm_sender::is_warning), times(|d| d.termination.is_none()));
+    let (warnings, notices) = (times(cits::stages::denm_sender::is_warning), times(|d| d.termination.is_none()));
     let lead =
         |v: &[i64]| v.iter().copied().filter(|&at| at <= contact_us).min().map(|at| (contact_us - at) as f64 / 1e6);
     Ok(Run {

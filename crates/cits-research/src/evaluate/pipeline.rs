@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use anyhow::Context as _;
-use cits::collision::DetectorConfig;
-use cits::denm_sender::{step_covering, SenderConfig};
+use cits::message::Outbound;
 use cits::pipeline::InProcess;
 use cits::pipeline::{buckets, chain, flat_key, Outcome, Services as _};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, PredictedPathFrame};
-use cits::stage::Outbound;
+use cits::stages::collision_detector::DetectorConfig;
+use cits::stages::denm_sender::{step_covering, SenderConfig};
 use etsi_its::denm::SimpleDenm;
 use prost::Message as _;
 
@@ -72,8 +72,8 @@ pub(super) fn emitted(
         out.push(EmittedDenm { at_us: now, risk: announced(denm.sequence_number), denm, sent: true });
     }
     for (risk, seq) in frame.risks.iter().zip(covering) {
-        let named =
-            announced(seq).is_some_and(|a| cits::denm_sender::risk_key(&a) == cits::denm_sender::risk_key(risk));
+        let named = announced(seq)
+            .is_some_and(|a| cits::stages::denm_sender::risk_key(&a) == cits::stages::denm_sender::risk_key(risk));
         if let Some(denm) = on_air.get(&seq).filter(|_| !named) {
             out.push(EmittedDenm { at_us: now, denm: denm.clone(), risk: Some(*risk), sent: false });
         }
@@ -105,7 +105,10 @@ impl NativePipeline {
         // What `cits lattice rsu-add` registers: the RSU, its station, its sensors' frame and poses.
         let mut site = vec![
             (format!("rsu.{rsu}"), station_id.to_string()),
-            (cits::object_frame::ObjectFrames::key(rsu), cits::object_frame::ObjectFrame::Sensor.to_string()),
+            (
+                cits::stages::collector::object_frame::ObjectFrames::key(rsu),
+                cits::stages::collector::object_frame::ObjectFrame::Sensor.to_string(),
+            ),
         ];
         // Full precision: the poses the simulator filmed with, exactly.
         site.extend(sensors.iter().map(|(id, pose)| {
@@ -159,7 +162,8 @@ impl NativePipeline {
         let mut input = Outbound { subject: cits_client::recording::subject_of(rsu, message), body: message.to_vec() };
         let stages = chain::<InProcess>();
         for (i, (name, stage)) in stages.iter().enumerate() {
-            let warnings_before = (*name == cits::denm_sender::STAGE).then(|| self.warnings(rsu)).transpose()?;
+            let warnings_before =
+                (*name == cits::stages::denm_sender::STAGE).then(|| self.warnings(rsu)).transpose()?;
             let mut out = match stage(&mut self.svc, &input.subject, &input.body, received_at_us) {
                 Outcome::Processed(out) => out,
                 Outcome::DeadLettered { reason, .. } => {
@@ -176,7 +180,7 @@ impl NativePipeline {
             }
             input = out.pop().with_context(|| format!("{name} gave no output"))?;
             if let Some(log) = &mut self.log {
-                if *name == cits::predictor::STAGE {
+                if *name == cits::stages::predictor::STAGE {
                     log.paths.extend(PredictedPathFrame::decode(input.body.as_slice())?.paths);
                 }
             }
@@ -185,8 +189,8 @@ impl NativePipeline {
     }
 
     fn warnings(&mut self, rsu: &str) -> anyhow::Result<ActiveWarnings> {
-        let stored = self.svc.get_many(buckets::WARNINGS, &[cits::denm_sender::state_key(rsu)])?;
-        Ok(cits::stage::decode_state_or_empty(stored.first().and_then(|s| s.as_deref())))
+        let stored = self.svc.get_many(buckets::WARNINGS, &[cits::stages::denm_sender::state_key(rsu)])?;
+        Ok(cits::message::decode_state_or_empty(stored.first().and_then(|s| s.as_deref())))
     }
 
     /// The DENM sender's outputs as DENMs sent, with the risks each warning stands for

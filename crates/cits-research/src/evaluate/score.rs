@@ -2,7 +2,7 @@
 //! which warnings were true, borderline or clearly false, and why (`--explain`).
 
 use anyhow::Context as _;
-use cits::geo::{wgs84_to_offset, Wgs84};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 use etsi_its::denm::SimpleDenm;
 
 use super::EmittedDenm;
@@ -117,7 +117,7 @@ pub fn road_user(truth: &Truth, o: &cits::proto::ObjectRef, at_ms: i64) -> Optio
         TravelMode::Unknown => None,
     };
     let kind_of = |user: u32| truth.road_users.iter().find(|u| u.id == user).map(|u| u.kind);
-    if o.sensor_id == cits::collector::SELF_REPORTED {
+    if o.sensor_id == cits::stages::collector::SELF_REPORTED {
         // A road user known from its own CAM: the simulator numbers CAM stations after the users.
         let user = o.station_id.checked_sub(crate::sim::CAM_STATION_BASE)?;
         return kind_of(user).filter(|k| kind.is_none_or(|kind| kind == *k)).map(|_| user);
@@ -196,7 +196,7 @@ pub fn score_truth(denms: &[EmittedDenm], truth: &Truth) -> Score {
             lead_times_s: all.lead_times_s,
             clearly_false: all.clearly_false,
         },
-        ..score_stage(denms, truth, cits::denm_sender::is_warning)
+        ..score_stage(denms, truth, cits::stages::denm_sender::is_warning)
     }
 }
 
@@ -287,7 +287,7 @@ fn score_stage(denms: &[EmittedDenm], truth: &Truth, counted: fn(&SimpleDenm) ->
         let self_reported: Vec<String> = [&risk.first, &risk.second]
             .into_iter()
             .flatten()
-            .filter(|o| o.sensor_id == cits::collector::SELF_REPORTED)
+            .filter(|o| o.sensor_id == cits::stages::collector::SELF_REPORTED)
             .map(|o| road_user(truth, o, at_ms).map_or(format!("station {}", o.station_id), |u| format!("#{u}")))
             .collect();
         let users = if self_reported.is_empty() {

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use cits::collision::DetectorConfig;
-use cits::denm_sender::{step_covering, SenderConfig};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath};
+use cits::stages::collision_detector::DetectorConfig;
+use cits::stages::denm_sender::{step_covering, SenderConfig};
 
 use super::pipeline::emitted;
 use super::{on_all_cores, road_user, score_truth, EmittedDenm, NativePipeline, Score};
@@ -70,7 +70,9 @@ fn calibration(paths: &[PredictedPath], truth: &Truth) -> Calibration {
         if alternatives < 2 {
             continue;
         }
-        let Some(user) = road_user(truth, &cits::collision::object(p), (p.observed_at_us / 1000) as i64) else {
+        let Some(user) =
+            road_user(truth, &cits::stages::collision_detector::object(p), (p.observed_at_us / 1000) as i64)
+        else {
             continue;
         };
         let Some(u) = truth.road_users.iter().find(|u| u.id == user) else { continue };

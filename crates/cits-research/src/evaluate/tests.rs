@@ -2,9 +2,9 @@
 //! lists, and the native pipeline on the short recording.
 
 use super::*;
-use cits::collision::DetectorConfig;
-use cits::geo::Wgs84;
 use cits::proto::CollisionRiskFrame;
+use cits::shared::geo::Wgs84;
+use cits::stages::collision_detector::DetectorConfig;
 use etsi_its::denm::SimpleDenm;
 
 use crate::sim::{Params, Truth, TruthEncounter};
@@ -58,7 +58,7 @@ fn a_risk_is_warned_once_it_has_qualified_in_as_many_frames_as_the_policy_holds_
     assert!(policy.warning_bar(1.5) > 0.5 && policy.warning_bar(1.5) < 0.9);
     let first_warned = |held| {
         let denms = replay_policy(&frames, &policy, held);
-        denms.iter().find(|d| cits::denm_sender::is_warning(&d.denm)).map(|d| (d.at_us - t0) / 125_000)
+        denms.iter().find(|d| cits::stages::denm_sender::is_warning(&d.denm)).map(|d| (d.at_us - t0) / 125_000)
     };
     assert_eq!(first_warned(1), Some(0));
     assert_eq!(first_warned(2), Some(3), "frames 2 and 3 in a row");
@@ -67,7 +67,7 @@ fn a_risk_is_warned_once_it_has_qualified_in_as_many_frames_as_the_policy_holds_
 
 /// An encounter of `users` `at_s` after the start, `east_m` east of the reference point.
 fn encounter(t: &Truth, users: [u32; 2], pet_s: f64, at_s: i64, east_m: f64) -> TruthEncounter {
-    let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
+    let p = cits::shared::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
     TruthEncounter {
         users,
         pet_s,
@@ -80,7 +80,7 @@ fn encounter(t: &Truth, users: [u32; 2], pet_s: f64, at_s: i64, east_m: f64) -> 
 }
 
 fn warning(truth: &Truth, seq: u16, objects: Option<(u32, u32)>, east_m: f64, at_s: f64) -> EmittedDenm {
-    let p = cits::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
+    let p = cits::shared::geo::offset_to_wgs84(Wgs84 { lat: 47.8101, lon: 13.0518 }, east_m, 0.0);
     let object = |id, mode: cits::proto::TravelMode| cits::proto::ObjectRef {
         station_id: 1001,
         object_id: id,
@@ -228,7 +228,7 @@ fn a_road_user_known_from_its_cam_is_found_by_its_station_id() {
     let at_ms = t.parameters.start_unix_ms as i64 + 30_000;
     let cam = |station_id, mode: TravelMode| ObjectRef {
         station_id,
-        sensor_id: cits::collector::SELF_REPORTED,
+        sensor_id: cits::stages::collector::SELF_REPORTED,
         mode: mode as i32,
         ..Default::default()
     };

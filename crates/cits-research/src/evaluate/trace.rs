@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, PredictedPath};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 
 use super::{road_user, NativePipeline};
 use crate::sim::Params;
@@ -41,7 +41,7 @@ pub fn trace_recording(
         let Some(log) = &pipeline.log else { continue };
         let Some((now, frame)) = log.risks.last() else { continue };
         let at_ms = (*now / 1000) as i64;
-        let user_of = |p: &PredictedPath| road_user(&truth, &cits::collision::object(p), at_ms);
+        let user_of = |p: &PredictedPath| road_user(&truth, &cits::stages::collision_detector::object(p), at_ms);
         let mut lines = Vec::new();
         for p in log.paths[seen..].iter().filter(|p| user_of(p).is_some_and(|u| users.contains(&u))) {
             let turns: Vec<String> = p

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use cits::geo::Wgs84;
+use cits::shared::geo::Wgs84;
 
 use super::csv::Table;
 use super::projection::LocalGrid;

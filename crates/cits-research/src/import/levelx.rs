@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use cits::geo::Wgs84;
+use cits::shared::geo::Wgs84;
 
 use super::csv::Table;
 use super::projection::{LocalGrid, Utm};

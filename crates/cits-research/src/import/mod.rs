@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use cits::geo::Wgs84;
 use cits::proto::LaneGraph;
+use cits::shared::geo::Wgs84;
 
 use crate::sim::{self, Conditions, Kind, RecordedSample, RecordedUser, Simulation, Truth, TruthSource};
 

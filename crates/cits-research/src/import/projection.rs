@@ -3,7 +3,7 @@
 //! lat/lon 0,0, as the Lanelet2 `UtmProjector` with origin 0,0 their tools use), our maps and
 //! CPMs are in lat/lon. Krüger's series to the third order (sub-millimetre within a zone).
 
-use cits::geo::Wgs84;
+use cits::shared::geo::Wgs84;
 
 const A: f64 = 6_378_137.0;
 const F: f64 = 1.0 / 298.257_223_563;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cits::geo::Wgs84;
+use cits::shared::geo::Wgs84;
 
 use super::projection::{LocalGrid, Utm};
 use super::*;

@@ -27,8 +27,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
-use cits::geo::{offset_to_wgs84, Wgs84};
 use cits::proto::LaneGraph;
+use cits::shared::geo::{offset_to_wgs84, Wgs84};
 use etsi_its::cpm::{SimpleCpm, SimpleObject};
 
 use cits_client::demo::START_UNIX_MS;
@@ -403,7 +403,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             let cpm = SimpleCpm {
                 protocol_version: 2,
                 station_id: world.site.station_id,
-                reference_time_its_ms: cits::time::unix_us_to_its_ms(ref_unix_us),
+                reference_time_its_ms: cits::shared::time::unix_us_to_its_ms(ref_unix_us),
                 reference_lat_e7: (centre.lat * 1e7).round() as i32,
                 reference_lon_e7: (centre.lon * 1e7).round() as i32,
                 sensors: vec![(*sensor_id, SENSOR_TYPE_CAMERA)],

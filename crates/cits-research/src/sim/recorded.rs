@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use anyhow::bail;
-use cits::geo::{wgs84_to_offset, Wgs84};
 use cits::proto::{LaneGraph, Turn};
+use cits::shared::geo::{wgs84_to_offset, Wgs84};
 
 use super::routes::{build_route, dist, Kind, Through, P};
 use super::traffic::{LanePosition, Mover, World};
@@ -140,7 +140,7 @@ pub fn film_recorded(graph: &LaneGraph, users: &[RecordedUser], params: &Params)
 mod tests {
     use std::path::Path;
 
-    use cits::geo::offset_to_wgs84;
+    use cits::shared::geo::offset_to_wgs84;
 
     use super::*;
 

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Context as _};
-use cits::geo::Wgs84;
 use cits::proto::{LaneGraph, Lanelet, Turn};
+use cits::shared::geo::Wgs84;
 use etsi_its::cpm::ObjectKind;
 
 use cits_map::junction::Junction;
@@ -142,7 +142,7 @@ pub(super) fn build_route(kind: Kind, through: &Through, parts: &[(i64, Vec<P>)]
         legs.push((*id, end_s));
         if Some(*id) == turn_lanelet {
             turn_span = Some((start_s, end_s));
-            turn_radius_m = cits::geo::tightest_radius_m(line, cits::geo::BEND_WINDOW_M);
+            turn_radius_m = cits::shared::geo::tightest_radius_m(line, cits::shared::geo::BEND_WINDOW_M);
         }
     }
     Route {

@@ -1,7 +1,7 @@
 //! Planted conflicts and the background traffic around them.
 
-use cits::geo::Wgs84;
 use cits::proto::Turn;
+use cits::shared::geo::Wgs84;
 
 use super::rng::Rng;
 use super::routes::{dist, Crossing, Kind};

@@ -1,13 +1,13 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
 
-use cits::geo::SensorPose;
+use cits::shared::geo::SensorPose;
 
 use super::routes::{dist, P};
 use super::truth::unix_us;
 use super::v2x::{STATION_TYPE_CYCLIST, STATION_TYPE_PEDESTRIAN};
 use super::*;
-use cits::geo::wgs84_to_offset;
+use cits::shared::geo::wgs84_to_offset;
 use cits_client::demo::{CENTER, SENSORS, STATION_ID};
 
 fn repo(path: &str) -> std::path::PathBuf {
@@ -86,7 +86,7 @@ fn decoded_objects_match_ground_truth_within_noise() {
     for r in &sim.records {
         let cpm = decode(r);
         assert_eq!(cpm.station_id, STATION_ID);
-        let ref_us = cits::time::its_ms_to_unix_us(cpm.reference_time_its_ms) as i64 - unix_us(0);
+        let ref_us = cits::shared::time::its_ms_to_unix_us(cpm.reference_time_its_ms) as i64 - unix_us(0);
         assert!(r.timestamp_ms as i64 * 1000 >= unix_us(ref_us), "arrives before it is sent");
         for o in &cpm.objects {
             let sensor = o.sensor_id.unwrap();

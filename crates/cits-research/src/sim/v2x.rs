@@ -2,7 +2,7 @@
 //! VAMs (TS 103 300-2/-3), with their own GNSS noise, on the same air as the cameras' CPMs.
 
 use anyhow::Context as _;
-use cits::geo::offset_to_wgs84;
+use cits::shared::geo::offset_to_wgs84;
 
 use super::routes::Kind;
 use super::{Air, Rng, RoadUser, World, LATENCY_US, START_UNIX_MS};
@@ -82,7 +82,7 @@ pub(super) fn cams(
         let cam = SimpleCam {
             station_id: CAM_STATION_BASE + user.id,
             station_type: STATION_TYPE_CAR,
-            generation_delta_time_ms: (cits::time::unix_us_to_its_ms(generated_unix_us) % 65_536) as u16,
+            generation_delta_time_ms: (cits::shared::time::unix_us_to_its_ms(generated_unix_us) % 65_536) as u16,
             lat_e7: (at.lat * 1e7).round() as i32,
             lon_e7: (at.lon * 1e7).round() as i32,
             heading_decideg: heading.map(|h| ((h * 10.0).round() as i32).rem_euclid(3600) as u16),
@@ -118,7 +118,7 @@ impl Motion {
         };
         let (p, v, _) = user.mover.state(&world.routes, t_s)?;
         let yaw_rate_deg_s = match (heading_at(t_s - 0.05), heading_at(t_s + 0.05)) {
-            (Some(a), Some(b)) => Some(-cits::geo::heading_difference_deg(b, a) / 0.1),
+            (Some(a), Some(b)) => Some(-cits::shared::geo::heading_difference_deg(b, a) / 0.1),
             _ => None,
         };
         let speed = v.0.hypot(v.1);
@@ -146,7 +146,7 @@ pub(super) fn vams(
         let Some(m) = Motion::at(user, world, t_s) else { continue };
         let due = last.is_none_or(|(t, p, speed, heading)| {
             let turned = match (heading, m.heading_deg) {
-                (Some(a), Some(b)) => cits::geo::heading_difference_deg(b, a).abs() > VAM_TURNED_DEG,
+                (Some(a), Some(b)) => cits::shared::geo::heading_difference_deg(b, a).abs() > VAM_TURNED_DEG,
                 _ => false,
             };
             t_us - t >= VAM_MAX_PERIOD_US
@@ -183,7 +183,7 @@ pub(super) fn vams(
         let vam = SimpleVam {
             station_id: CAM_STATION_BASE + user.id,
             station_type: if user.kind == Kind::Bicycle { STATION_TYPE_CYCLIST } else { STATION_TYPE_PEDESTRIAN },
-            generation_delta_time_ms: (cits::time::unix_us_to_its_ms(generated_unix_us) % 65_536) as u16,
+            generation_delta_time_ms: (cits::shared::time::unix_us_to_its_ms(generated_unix_us) % 65_536) as u16,
             lat_e7: e7(at.lat),
             lon_e7: e7(at.lon),
             heading_decideg: heading.map(|h| ((h * 10.0).round() as i32).rem_euclid(3600) as u16),

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{flat_key, Kept, Services};
-use crate::stage::StageError;
+use crate::message::StageError;
 
 /// The platform services for one invocation: config and blobs read (and map tiles prepared) once,
 /// key-value state read through a cache (ahead of the stages with [`Services::prefetch`]) and

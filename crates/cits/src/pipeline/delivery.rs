@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use prost::Message as _;
 
 use super::{buckets, Cached, Handler, Outcome, Services};
-use crate::stage::{dead_letter, Outbound, StageError};
+use crate::message::{dead_letter, Outbound, StageError};
 use crate::subjects;
 
 /// What one delivery (a message or a batch) produced.
@@ -54,8 +54,8 @@ pub fn handle<H: Handler, V: Services>(
             Ok(batch) => batch.messages,
             Err(e) => {
                 let reason = StageError::new(format!("not a protobuf MessageBatch: {e}"));
-                let letter = dead_letter(name, &reason, subject, body, crate::time::now_us());
-                let id = crate::stage::dead_letter_id(name, subject, body, None);
+                let letter = dead_letter(name, &reason, subject, body, crate::shared::time::now_us());
+                let id = crate::message::dead_letter_id(name, subject, body, None);
                 let handled = Handled {
                     outbound: vec![(id, letter)],
                     rejected: vec![(subject.to_string(), reason)],
@@ -93,13 +93,13 @@ pub fn handle<H: Handler, V: Services>(
             if skip[i] {
                 continue;
             }
-            let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::time::now_us());
+            let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::shared::time::now_us());
             // A good input is known by its key (`input_key`: the RSU's resend of a CPM is the same
             // frame); a bad one by its bytes and where the stream stored it, so that the same bad
             // bytes sent again are a dead letter again, while its redelivery is not (`input_id`).
             let id = match outcome {
                 Outcome::DeadLettered { .. } => {
-                    crate::stage::input_id(&msg.subject, &msg.body, Some(msg.stream_sequence).filter(|&s| s > 0))
+                    crate::message::input_id(&msg.subject, &msg.body, Some(msg.stream_sequence).filter(|&s| s > 0))
                 }
                 _ => ids[i].clone(),
             };
@@ -144,7 +144,7 @@ struct CarriedFrameId {
 
 /// How an input is known to its stage (applied markers, output message ids): by the CPM frame
 /// it carries (see [`Handler::INPUT_IS_FRAME`]); else by its subject and bytes
-/// ([`crate::stage::frame_id`]: a CPM the RSU sent again is the same frame). A frame known by
+/// ([`crate::message::frame_id`]: a CPM the RSU sent again is the same frame). A frame known by
 /// its CPM gives the same output ids however often it is computed, so JetStream keeps one
 /// `FrameDone` per CPM even when an upstream stage handled it twice against different state.
 pub fn input_key<H: Handler>(subject: &str, body: &[u8]) -> String {
@@ -153,7 +153,7 @@ pub fn input_key<H: Handler>(subject: &str, body: &[u8]) -> String {
             return carried.frame_id;
         }
     }
-    crate::stage::frame_id(subject, body)
+    crate::message::frame_id(subject, body)
 }
 
 /// Each output's message id: the input's id, the stage, the output's subject and its place among
@@ -199,10 +199,11 @@ impl Applied {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map_matcher::MATCH_REACH_M;
     use crate::pipeline::testing::*;
     use crate::pipeline::*;
     use crate::proto::{FrameDone, LaneGraph};
+    use crate::stages::map_matcher::MATCH_REACH_M;
+    use crate::stages::*;
 
     /// A frame computed twice upstream (other trajectories, other bytes) is one frame to the next
     /// stage; raw CPMs are known by their bytes.
@@ -224,9 +225,9 @@ mod tests {
         let none = crate::proto::TrajectoryFrame { rsu_id: "r1".into(), ..Default::default() }.encode_to_vec();
         assert_eq!(
             input_key::<MapMatcher>("cits.trajectories.r1", &none),
-            crate::stage::frame_id("cits.trajectories.r1", &none)
+            crate::message::frame_id("cits.trajectories.r1", &none)
         );
-        assert_eq!(input_key::<Decoder>("cits.cpm.r1", &first), crate::stage::frame_id("cits.cpm.r1", &first));
+        assert_eq!(input_key::<Decoder>("cits.cpm.r1", &first), crate::message::frame_id("cits.cpm.r1", &first));
     }
 
     #[test]
@@ -268,7 +269,7 @@ mod tests {
         assert_eq!(ids(&[42]), sent_twice[1..], "a redelivery of the second: its id again");
         // Delivered without a stream (a test, `cits stage` on core NATS): by content, as before.
         let alone = handle::<Fused, _>(InMemory::default(), "cits.cpm.r1", b"not a CPM", &mut |_| Ok(())).unwrap();
-        assert!(alone.outbound[0].0.starts_with(&crate::stage::frame_id("cits.cpm.r1", b"not a CPM")));
+        assert!(alone.outbound[0].0.starts_with(&crate::message::frame_id("cits.cpm.r1", b"not a CPM")));
         assert!(!alone.outbound[0].0.contains('@'));
     }
 
@@ -362,7 +363,7 @@ mod tests {
         // Four location frames of one RSU, each bringing an object the ones before did not have.
         let frames: Vec<crate::proto::BatchedMessage> = (0..4u32)
             .map(|i| {
-                let now = crate::time::now_us();
+                let now = crate::shared::time::now_us();
                 let located = |object_id: u32| crate::proto::LocationsContainer {
                     station_id: 1001,
                     sensor_id: 1,

@@ -2,13 +2,13 @@
 
 use prost::Message as _;
 
-use super::stages::{
-    buckets, trajectory_keys, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor,
-};
+use super::buckets;
 use super::{entries, Handler, Inbound, MapTiles, Outcome, Services};
-use crate::collision::intersection_of;
+use crate::message::{Outbound, StageError};
 use crate::proto::LocationsFrame;
-use crate::stage::{Outbound, StageError};
+use crate::stages::assembler::trajectory_keys;
+use crate::stages::collision_detector::intersection_of;
+use crate::stages::{Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 
 /// One stage of the chain [`Fused`] runs: its [`Handler::NAME`] and its [`Handler::run`].
 pub type Step<V> = (&'static str, fn(&mut V, &str, &[u8], u64) -> Outcome);
@@ -50,11 +50,13 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
     let config = svc.config()?;
     let mut keys = trajectory_keys(&frame);
     let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
-    keys.extend(rsus.iter().map(|rsu| (buckets::PATHS, crate::collision::state_key(&intersection, rsu))));
+    keys.extend(
+        rsus.iter().map(|rsu| (buckets::PATHS, crate::stages::collision_detector::state_key(&intersection, rsu))),
+    );
     keys.push((buckets::TURN_PRIORS, frame.rsu_id.clone()));
-    keys.push((buckets::WARNINGS, crate::denm_sender::state_key(&frame.rsu_id)));
-    keys.push((buckets::SEQUENCES, crate::denm_sender::state_key(&frame.rsu_id)));
-    let points = frame.locations.iter().map(|l| crate::geo::Wgs84 { lat: l.latitude, lon: l.longitude });
+    keys.push((buckets::WARNINGS, crate::stages::denm_sender::state_key(&frame.rsu_id)));
+    keys.push((buckets::SEQUENCES, crate::stages::denm_sender::state_key(&frame.rsu_id)));
+    let points = frame.locations.iter().map(|l| crate::shared::geo::Wgs84 { lat: l.latitude, lon: l.longitude });
     keys.extend(MapTiles::<()>::plan(svc, points));
     svc.prefetch(&keys)
 }
@@ -103,7 +105,7 @@ impl Handler for Fused {
                     return Outcome::Retry(e);
                 }
             }
-            received_at_us = crate::time::now_us();
+            received_at_us = crate::shared::time::now_us();
         }
         unreachable!("the chain is not empty")
     }
@@ -114,7 +116,7 @@ mod tests {
     use super::*;
     use crate::pipeline::testing::*;
     use crate::pipeline::*;
-    use crate::time::now_us;
+    use crate::shared::time::now_us;
 
     #[test]
     fn fused_gives_what_the_seven_stages_give_one_after_the_other() {

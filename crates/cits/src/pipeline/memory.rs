@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{flat_key, Services};
-use crate::stage::StageError;
+use crate::message::StageError;
 
 /// Config, key-value state and read-only blobs in memory. As our key-value provider does, a key
 /// of a bucket is the flat key `bucket:key` ([`flat_key`]) and an empty write changes nothing.

@@ -12,13 +12,12 @@
 
 use std::collections::HashMap;
 
-use crate::stage::{dead_letter, Outbound, StageError};
+use crate::message::{dead_letter, Outbound, StageError};
 
 mod cache;
 mod delivery;
 mod fused;
 pub mod memory;
-mod stages;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tiles;
@@ -27,12 +26,26 @@ pub use cache::Cached;
 pub use delivery::{handle, input_key, Handled, Publish};
 pub use fused::{chain, for_each_stage, EachStage, Fused, Step};
 pub use memory::InProcess;
-pub use stages::{buckets, Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
 pub use tiles::MapTiles;
 
 /// Most messages one delivery may carry: a stateful stage recognises this many of its last inputs
 /// per subject as applied, so a redelivered batch is never applied twice.
 pub const MAX_BATCH: usize = 64;
+
+/// Key-value buckets (Redis key prefixes with our provider).
+pub mod buckets {
+    pub const TRAJECTORIES: &str = "trajectories";
+    pub const PATHS: &str = "paths";
+    pub const WARNINGS: &str = "warnings";
+    /// The DENM sender's next ActionID sequence number per RSU (never expires).
+    pub const SEQUENCES: &str = "sequences";
+    /// The input each stateful stage applied last, per input subject (see [`handle`]).
+    pub const APPLIED: &str = "applied";
+    /// Copies of the map tiles in the blobstore, by object name (see [`MapTiles`]).
+    pub const MAP_TILES: &str = "map-tiles";
+    /// The turn priors the predictor learned per RSU (see `predictor::priors`).
+    pub const TURN_PRIORS: &str = "turn-priors";
+}
 
 /// What a stage needs from the platform it runs on. Every failure here is the platform's, not
 /// the message's: implementations return [`StageError::unavailable`] so the message is retried.
@@ -127,7 +140,7 @@ pub trait Handler {
             Ok(out) => Outcome::Processed(out),
             Err(reason) if reason.unavailable => Outcome::Retry(reason),
             Err(reason) => Outcome::DeadLettered {
-                letter: dead_letter(Self::NAME, &reason, subject, body, crate::time::now_us()),
+                letter: dead_letter(Self::NAME, &reason, subject, body, crate::shared::time::now_us()),
                 reason,
             },
         }
@@ -151,6 +164,6 @@ pub enum Outcome {
     Retry(StageError),
 }
 
-fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+pub(crate) fn entries(config: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
     config.iter().map(|(k, v)| (k.as_str(), v.as_str()))
 }

@@ -10,8 +10,8 @@ use prost::Message as _;
 
 use super::memory::InProcess;
 use super::{flat_key, Services};
+use crate::message::{Outbound, StageError};
 use crate::proto::FrameDone;
-use crate::stage::{Outbound, StageError};
 
 /// The platform in process ([`InProcess`]) with the fault switches of the tests and the fuzzer.
 pub struct InMemory {
@@ -144,7 +144,7 @@ impl<S: Services> Services for Recording<S> {
 /// The sample CPM as sent `ago_ms` before now (the decoder refuses 2022's time of the fixture).
 pub fn sample_sent(ago_ms: u64) -> etsi_its::cpm::SimpleCpm {
     let mut cpm = etsi_its::cpm::fixtures::sample();
-    cpm.reference_time_its_ms = crate::time::unix_us_to_its_ms(crate::time::now_us() - ago_ms * 1000);
+    cpm.reference_time_its_ms = crate::shared::time::unix_us_to_its_ms(crate::shared::time::now_us() - ago_ms * 1000);
     cpm
 }
 

@@ -4,10 +4,10 @@
 use prost::Message as _;
 
 use super::{buckets, entries, Services};
-use crate::geo::Wgs84;
-use crate::map_matcher::{covering_tiles, tile_object, TileCache, ROUTE_REACH_M};
+use crate::message::{decode_input, StageError};
 use crate::proto::{LaneGraph, MapTileCopy};
-use crate::stage::{decode_input, StageError};
+use crate::shared::geo::Wgs84;
+use crate::stages::map_matcher::{covering_tiles, tile_object, TileCache, ROUTE_REACH_M};
 
 /// Config key: seconds a tile's copy in the key-value store is used before the blobstore is read
 /// again, so a changed map is in use this long after `cits map` wrote it at the latest.
@@ -89,7 +89,7 @@ impl<T: 'static> MapTiles<T> {
 
     pub fn at<V: Services>(&mut self, svc: &mut V, latitude: f64, longitude: f64) -> Result<&T, StageError> {
         let refresh_us = self.refresh_us;
-        self.cache.at(crate::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
+        self.cache.at(crate::shared::geo::Wgs84 { lat: latitude, lon: longitude }, |tile| {
             let object = tile_object(tile);
             match read_tile(svc, &object, refresh_us)? {
                 // The map is ours, not the frame's: a tile that does not decode was read short
@@ -109,7 +109,7 @@ struct Planned(Vec<(i64, i64)>);
 /// A tile's bytes (None: the map has none) from its copy, or from the blobstore when the copy is
 /// missing, unreadable or older than `refresh_us`; a blob read is copied with the state's write.
 fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<Option<Vec<u8>>, StageError> {
-    let now = crate::time::now_us();
+    let now = crate::shared::time::now_us();
     let stored = svc.get_many(buckets::MAP_TILES, &[object.to_string()])?.pop().flatten();
     if let Some(copy) = stored.and_then(|bytes| MapTileCopy::decode(bytes.as_slice()).ok()) {
         // Either way: a copy written by a host whose clock runs ahead must not live for ever.
@@ -119,7 +119,7 @@ fn read_tile<V: Services>(svc: &mut V, object: &str, refresh_us: u64) -> Result<
     }
     let tile = svc.read_blob(MapTiles::<()>::CONTAINER, object)?;
     let copy = MapTileCopy { read_at_us: now, tile: tile.clone() };
-    svc.set_many(buckets::MAP_TILES, vec![(object.to_string(), crate::encode::encode(&copy))])?;
+    svc.set_many(buckets::MAP_TILES, vec![(object.to_string(), crate::shared::encode::encode(&copy))])?;
     Ok(tile)
 }
 
@@ -133,7 +133,7 @@ mod tests {
     const AT: (f64, f64) = (47.8101, 13.0518);
 
     fn object() -> String {
-        tile_object(crate::map_matcher::tile_of(Wgs84 { lat: AT.0, lon: AT.1 }))
+        tile_object(crate::stages::map_matcher::tile_of(Wgs84 { lat: AT.0, lon: AT.1 }))
     }
 
     /// Where the tile's copy is in the store.
@@ -172,7 +172,8 @@ mod tests {
     }
 
     fn store_copy(svc: &mut Recording<InMemory>, age_s: u64, lanelets: usize) {
-        let copy = MapTileCopy { read_at_us: crate::time::now_us() - age_s * 1_000_000, tile: Some(tile(lanelets)) };
+        let copy =
+            MapTileCopy { read_at_us: crate::shared::time::now_us() - age_s * 1_000_000, tile: Some(tile(lanelets)) };
         svc.inner.kv.insert(copy_key(), copy.encode_to_vec());
     }
 
@@ -198,12 +199,12 @@ mod tests {
         store_copy(&mut svc, 31, 1);
         assert_eq!(deliver(&mut svc).unwrap(), 3, "a 31 s old copy is not");
         assert_eq!(svc.blob_reads, 1);
-        assert!(crate::time::now_us() - copy(&svc).read_at_us < 1_000_000, "and is replaced");
+        assert!(crate::shared::time::now_us() - copy(&svc).read_at_us < 1_000_000, "and is replaced");
         // A shorter refresh in the stage's config; a copy from a clock far ahead is stale too.
         svc.inner.config.push((MAP_REFRESH_KEY.into(), "5".into()));
         store_copy(&mut svc, 10, 1);
         assert_eq!(deliver(&mut svc).unwrap(), 3);
-        let ahead = MapTileCopy { read_at_us: crate::time::now_us() + 3_600_000_000, tile: None };
+        let ahead = MapTileCopy { read_at_us: crate::shared::time::now_us() + 3_600_000_000, tile: None };
         svc.inner.kv.insert(copy_key(), ahead.encode_to_vec());
         assert_eq!(deliver(&mut svc).unwrap(), 3);
         assert_eq!(svc.blob_reads, 3);

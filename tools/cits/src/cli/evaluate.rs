@@ -222,7 +222,7 @@ fn sweep(
             for no_avoid_s in [0.0, 0.5, 1.0] {
                 for info in [0.3, 0.5] {
                     for frames in [1, 2] {
-                        let policy = cits::collision::DetectorConfig {
+                        let policy = cits::stages::collision_detector::DetectorConfig {
                             harm_ratio,
                             full_avoid_s,
                             no_avoid_s,

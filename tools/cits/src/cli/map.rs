@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use cits::object_frame::ObjectFrame;
+use cits::stages::collector::object_frame::ObjectFrame;
 use cits_map as map;
 use clap::Subcommand;
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cits::object_frame::ObjectFrame;
+use cits::stages::collector::object_frame::ObjectFrame;
 use clap::Subcommand;
 
 #[derive(clap::Args)]

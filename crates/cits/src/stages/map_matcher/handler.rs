@@ -1,0 +1,40 @@
+//! The map matcher as a pipeline stage: its input decoded and checked against the limits, its config read, its
+//! domain logic called, its state read and written through [`Services`].
+
+use super::{LaneIndex, MATCH_REACH_M};
+use crate::limits::Limits;
+use crate::message::{decode_input, Outbound, StageError, Traced as _};
+use crate::pipeline::{entries, Handler, Inbound, MapTiles, Services};
+use crate::proto::{MatchedTrajectoryFrame, TrajectoryFrame};
+use crate::subjects;
+
+/// Reads only the map tile(s) the frame's trajectories are in, never the whole map.
+pub struct MapMatcher;
+
+impl Handler for MapMatcher {
+    const INPUT_IS_FRAME: bool = true;
+    const NAME: &'static str = super::STAGE;
+
+    fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
+        Limits::from_config(Self::NAME, entries(&svc.config()?))?.check_trajectories(&frame, msg.subject)?;
+        let mut tiles = MapTiles::restore(svc, Self::NAME, LaneIndex::new, MATCH_REACH_M)?;
+        let mut matched = Vec::with_capacity(frame.trajectories.len());
+        for t in &frame.trajectories {
+            let Some(last) = t.points.last() else { continue };
+            matched.push(tiles.at(svc, last.latitude, last.longitude)?.match_trajectory(t));
+        }
+        tiles.keep(svc);
+        let out = MatchedTrajectoryFrame {
+            rsu_id: frame.rsu_id.clone(),
+            reference_time_us: frame.reference_time_us,
+            trajectories: matched,
+            frame_id: frame.frame_id,
+            trace: frame.trace,
+        };
+        Ok(vec![Outbound {
+            subject: subjects::matched(&out.rsu_id),
+            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
+        }])
+    }
+}
