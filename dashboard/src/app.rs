@@ -28,6 +28,9 @@ pub enum Edit {
     /// One entry of a named config a link carries (`side`: its source or its target config);
     /// `value` None removes the entry.
     LinkConfig { source: String, link: usize, side: Side, config: String, key: String, value: Option<String> },
+    /// One entry of a component's own named config (a stage's settings); `value` None removes
+    /// it. A key the stage does not declare is refused ([`cits_manifest::validate`]).
+    ComponentConfig { component: String, config: String, key: String, value: Option<String> },
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
@@ -172,24 +175,24 @@ pub fn apply_edits(base: &Manifest, edits: &[Edit]) -> anyhow::Result<(Manifest,
                 }
                 .filter(|configs| !configs.is_empty())
                 .ok_or_else(|| anyhow!("link {link_name} of {source} has no {side:?} config"))?;
-                let named = configs
-                    .iter_mut()
-                    .find(|c| c.name == *config)
-                    .ok_or_else(|| anyhow!("link {link_name} of {source} has no config `{config}`"))?;
-                let props = named.properties.get_or_insert_with(Default::default);
-                let old = props.get(key).cloned();
-                match value {
-                    Some(v) if old.as_deref() == Some(v.as_str()) => bail!("{config}.{key} is already {v}"),
-                    Some(v) => {
-                        props.insert(key.clone(), v.clone());
-                    }
-                    None if old.is_none() => bail!("{config} has no entry {key}"),
-                    None => {
-                        props.remove(key);
-                    }
-                }
+                let old = set_entry(configs, &format!("link {link_name} of {source}"), config, key, value.as_deref())?;
                 said.push(format!(
                     "link {link_name} ({source}): {config}.{key} {} → {}",
+                    old.as_deref().unwrap_or("(unset)"),
+                    value.as_deref().unwrap_or("(removed)")
+                ));
+            }
+            Edit::ComponentConfig { component, config, key, value } => {
+                if key.trim().is_empty() {
+                    bail!("a config key cannot be empty");
+                }
+                let configs = match &mut component_mut(&mut model, component)?.properties {
+                    Properties::Component { properties } => &mut properties.config,
+                    Properties::Capability { properties } => &mut properties.config,
+                };
+                let old = set_entry(configs, component, config, key, value.as_deref())?;
+                said.push(format!(
+                    "{component}: {config}.{key} {} → {}",
                     old.as_deref().unwrap_or("(unset)"),
                     value.as_deref().unwrap_or("(removed)")
                 ));
@@ -197,6 +200,33 @@ pub fn apply_edits(base: &Manifest, edits: &[Edit]) -> anyhow::Result<(Manifest,
         }
     }
     Ok((model, said))
+}
+
+/// Sets (`Some`) or removes (`None`) `key` of the named config `config` among `owner`'s
+/// `configs`; returns the value it had. Refuses a config that is not there, and a change that
+/// changes nothing.
+fn set_entry(
+    configs: &mut [ConfigProperty],
+    owner: &str,
+    config: &str,
+    key: &str,
+    value: Option<&str>,
+) -> anyhow::Result<Option<String>> {
+    let named =
+        configs.iter_mut().find(|c| c.name == config).ok_or_else(|| anyhow!("{owner} has no config `{config}`"))?;
+    let props = named.properties.get_or_insert_with(Default::default);
+    let old = props.get(key).cloned();
+    match value {
+        Some(v) if old.as_deref() == Some(v) => bail!("{config}.{key} is already {v}"),
+        Some(v) => {
+            props.insert(key.to_string(), v.to_string());
+        }
+        None if old.is_none() => bail!("{config} has no entry {key}"),
+        None => {
+            props.remove(key);
+        }
+    }
+    Ok(old)
 }
 
 /// The whole change: edits, new version and annotations, diff. `base` must be the version the
@@ -268,6 +298,8 @@ pub struct ComponentModel {
     pub id: String,
     pub instances: Option<u64>,
     pub scaler: Option<String>,
+    /// Its own named configs with their entries (a stage's settings).
+    pub config: Vec<NamedConfig>,
     pub links: Vec<LinkModel>,
 }
 
@@ -310,6 +342,7 @@ pub fn components_of(model: &Manifest) -> Vec<ComponentModel> {
             name: c.name.clone(),
             kind: kind.into(),
             id: id.clone().unwrap_or_default(),
+            config: named_configs(own_configs(c)),
             ..Default::default()
         };
         for t in c.traits.iter().flatten().filter(|t| t.is_scaler()) {
@@ -566,6 +599,30 @@ mod tests {
         )
         .is_err());
         assert!(apply_edits(&base, &[edit(" ", Some("1"))]).is_err());
+    }
+
+    #[test]
+    fn a_stage_config_entry_is_changed_and_a_key_no_stage_declares_is_refused() {
+        let base = model();
+        let version = version_of(&base);
+        let change = |key: &str, value: &str| ChangeRequest {
+            base_version: version.clone(),
+            edits: vec![Edit::ComponentConfig {
+                component: "predictor".into(),
+                config: "cits-predictor-config".into(),
+                key: key.into(),
+                value: Some(value.into()),
+            }],
+        };
+        let planned = plan(&base, &change("horizon_ms", "3000"), 1, "operator").unwrap();
+        assert_eq!(planned.summary, "predictor: cits-predictor-config.horizon_ms 4000 → 3000");
+        let predictor = components_of(&planned.manifest).into_iter().find(|c| c.name == "predictor").unwrap();
+        assert_eq!(predictor.config[0].properties["horizon_ms"], "3000");
+        let err = format!("{:#}", plan(&base, &change("horizon_msec", "3000"), 1, "operator").unwrap_err());
+        assert!(
+            err.contains("predictor config: unknown key `horizon_msec` (did you mean `horizon_ms`?)"),
+            "names the stage and the nearest key: {err}"
+        );
     }
 
     #[test]

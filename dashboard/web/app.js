@@ -200,7 +200,7 @@ function renderScale() {
   const key = `${A.deployed_version}`;
   if (forms.dataset.version !== key) {
     forms.dataset.version = key;
-    forms.replaceChildren(scaleCard(A), linkCard(A));
+    forms.replaceChildren(scaleCard(A), linkCard(A), stageConfigCard(A));
   }
   drawPlan($('#plan-box'));
 }
@@ -232,24 +232,38 @@ function scaleCard(A) {
     table(['component', 'type', 'scaler', 'instances', 'input concurrency', ''], rows));
 }
 
-function linkCard(A) {
-  const links = [];
-  for (const c of A.components) for (const l of c.links) for (const side of ['source', 'target']) for (const cfg of l[`${side}_config`]) links.push({ c, l, side, cfg });
-  const select = h('select', { id: 'link-select' }, links.map((x, i) => h('option', { value: i }, `${x.c.name} → ${x.l.target} (${x.l.name}) · ${x.side} config ${x.cfg.name}`)));
-  const key = h('input', { id: 'link-key', placeholder: 'key' });
-  const value = h('input', { id: 'link-value', placeholder: 'value (empty: remove)' });
-  const entries = h('div', { class: 'mono', id: 'link-entries' });
+// One entry of a named config chosen among `targets` ({ label, cfg }), planned as `edit(x, key, value)`
+// (value null: remove the entry). Element ids start with `prefix`.
+function configCard(title, prefix, targets, edit) {
+  const select = h('select', { id: `${prefix}-select` }, targets.map((x, i) => h('option', { value: i }, x.label)));
+  const key = h('input', { id: `${prefix}-key`, placeholder: 'key' });
+  const value = h('input', { id: `${prefix}-value`, placeholder: 'value (empty: remove)' });
+  const entries = h('div', { class: 'mono', id: `${prefix}-entries` });
   const show = () => {
-    const x = links[Number(select.value)];
+    const x = targets[Number(select.value)];
     entries.replaceChildren(...Object.entries(x ? x.cfg.properties : {}).map(([k, v]) => h('div', {}, h('a', { href: '#scale', onclick: (e) => { e.preventDefault(); key.value = k; value.value = /redis:\/\//.test(v) ? '' : v; } }, k), ` = ${v.replace(/(redis:\/\/[^:]*:)[^@]*@/, '$1••••@')}`)));
   };
   select.addEventListener('change', show);
   show();
-  const go = () => {
-    const x = links[Number(select.value)];
-    planChange([{ kind: 'link_config', source: x.c.name, link: x.l.index, side: x.side, config: x.cfg.name, key: key.value, value: value.value === '' ? null : value.value }]);
-  };
-  return h('div', { class: 'card' }, h('h2', {}, 'Link config'), select, entries, h('div', {}, key, ' = ', value, ' ', h('button', { id: 'plan-link', onclick: go }, 'plan change')));
+  const go = () => planChange([edit(targets[Number(select.value)], key.value, value.value === '' ? null : value.value)]);
+  return h('div', { class: 'card' }, h('h2', {}, title), select, entries, h('div', {}, key, ' = ', value, ' ', h('button', { id: `plan-${prefix}`, onclick: go }, 'plan change')));
+}
+
+function linkCard(A) {
+  const links = [];
+  for (const c of A.components) for (const l of c.links) for (const side of ['source', 'target']) for (const cfg of l[`${side}_config`]) {
+    links.push({ c, l, side, cfg, label: `${c.name} → ${l.target} (${l.name}) · ${side} config ${cfg.name}` });
+  }
+  return configCard('Link config', 'link', links,
+    (x, key, value) => ({ kind: 'link_config', source: x.c.name, link: x.l.index, side: x.side, config: x.cfg.name, key, value }));
+}
+
+// A stage's own settings; a key the stage does not declare comes back refused, naming the nearest one.
+function stageConfigCard(A) {
+  const configs = [];
+  for (const c of A.components.filter((c) => c.kind === 'component')) for (const cfg of c.config) configs.push({ c, cfg, label: `${c.name} · config ${cfg.name}` });
+  return configCard('Stage config', 'stage', configs,
+    (x, key, value) => ({ kind: 'component_config', component: x.c.name, config: x.cfg.name, key, value }));
 }
 
 // wadm's first pass over a deployed version takes milliseconds; its status publish, if any, is long

@@ -190,7 +190,8 @@ fn absolute_artefact(image: &str, base: &Path) -> anyhow::Result<String> {
 
 /// wadm's own checks (the ones `wash app validate` runs), plus: no config value is a URL with a
 /// password — config is readable by every operator (`wash config get`, `wash get links`);
-/// passwords are secrets.
+/// passwords are secrets; and a stage's config holds only keys the stage declares (a misspelt
+/// key would silently mean the default: see [`unknown_stage_keys`]).
 pub fn validate(manifest: &Manifest) -> anyhow::Result<()> {
     let failures = futures::executor::block_on(wadm_types::validation::validate_manifest(manifest))?;
     let mut errors: Vec<String> = failures
@@ -199,6 +200,7 @@ pub fn validate(manifest: &Manifest) -> anyhow::Result<()> {
         .filter(|f| f.level == ValidationFailureLevel::Error)
         .map(|f| f.to_string())
         .collect();
+    errors.extend(unknown_stage_keys(manifest));
     let mut manifest = manifest.clone();
     for_each_config(&mut manifest, |config| {
         for (key, value) in config.iter() {
@@ -211,6 +213,34 @@ pub fn validate(manifest: &Manifest) -> anyhow::Result<()> {
         bail!("invalid manifest:\n  {}", errors.join("\n  "));
     }
     Ok(())
+}
+
+/// Each config given inline to a stage's component that holds a key the stage does not declare:
+/// the component, the config, and the stage's reason naming the nearest declared key. A
+/// component is a stage's by its name (`map-matcher`; on an edge site `map-matcher-<site>`).
+pub fn unknown_stage_keys(manifest: &Manifest) -> Vec<String> {
+    let handlers = cits::pipeline::all_declared();
+    let mut errors = Vec::new();
+    for component in &manifest.spec.components {
+        let Properties::Component { properties } = &component.properties else { continue };
+        let stage = handlers
+            .iter()
+            .filter(|(name, _)| {
+                let name = name.replace('_', "-");
+                component.name == name || component.name.starts_with(&format!("{name}-"))
+            })
+            .max_by_key(|(name, _)| name.len());
+        let Some((stage, declared)) = stage else { continue };
+        for config in &properties.config {
+            let Some(entries) = &config.properties else { continue };
+            let mut keys: Vec<(&str, &str)> = entries.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            keys.sort();
+            if let Err(e) = cits::config::check_known(stage, declared, keys) {
+                errors.push(format!("component `{}`, config `{}`: {}", component.name, config.name, e.reason));
+            }
+        }
+    }
+    errors
 }
 
 /// The manifest as YAML with every mapping's keys sorted.
@@ -411,6 +441,39 @@ mod tests {
         });
         let err = validate(&manifest).unwrap_err().to_string();
         assert!(err.contains("password") && !err.contains("s3cret"), "{err}");
+    }
+
+    #[test]
+    fn a_key_the_stage_does_not_declare_is_refused_naming_stage_and_nearest_key() {
+        for name in ["cits-pipeline.yaml", "cits-pipeline-fused.yaml"] {
+            assert_eq!(unknown_stage_keys(&committed(name)), Vec::<String>::new(), "{name}: every key declared");
+        }
+        let misspell = |name: &str, config: &str, from: &str, to: &str| {
+            let mut manifest = committed(name);
+            for component in &mut manifest.spec.components {
+                if let Properties::Component { properties } = &mut component.properties {
+                    for c in properties.config.iter_mut().filter(|c| c.name == config) {
+                        let entries = c.properties.as_mut().unwrap();
+                        let value = entries.remove(from).unwrap();
+                        entries.insert(to.into(), value);
+                    }
+                }
+            }
+            validate(&manifest).unwrap_err().to_string()
+        };
+        let err = misspell("cits-pipeline.yaml", "cits-assembler-config", "window_ms", "windw_ms");
+        assert!(
+            err.contains(
+                "component `assembler`, config `cits-assembler-config`: assembler config: unknown key `windw_ms` \
+                 (did you mean `window_ms`?)"
+            ),
+            "{err}"
+        );
+        let err = misspell("cits-pipeline-fused.yaml", "cits-fused-detector-config", "harm_ratio", "harm_ration");
+        assert!(err.contains("pipeline config: unknown key `harm_ration` (did you mean `harm_ratio`?)"), "{err}");
+        // A key of another stage: the map matcher reads no horizon.
+        let err = misspell("cits-pipeline.yaml", "cits-map-matcher-config", "map_refresh_s", "horizon_ms");
+        assert!(err.contains("map_matcher config: unknown key `horizon_ms`"), "{err}");
     }
 
     #[test]

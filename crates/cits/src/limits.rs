@@ -10,7 +10,7 @@
 //! The limits are named config entries `limits.*` (wasi:config), the same for every stage; the
 //! defaults are production values.
 
-use crate::config::Entry;
+use crate::config::{Entry, Key, Kind};
 use crate::message::StageError;
 use crate::proto::{
     CollisionRiskFrame, Cpm, LocationsFrame, MatchedTrajectoryFrame, PredictedPathFrame, TrajectoryFrame,
@@ -47,6 +47,59 @@ pub struct Limits {
     /// [`crate::stages::collision_detector::pairs_to_test`]); so also the most risks in one frame.
     pub max_pairs_per_frame: usize,
 }
+
+/// The `limits.*` keys every stage reads (each checks the ones about its input).
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "limits.max_objects_per_cpm",
+        kind: Kind::Count,
+        default: "128",
+        doc: "perceived objects in one CPM and every frame made of it (TS 103 324 allows 128)",
+    },
+    Key {
+        name: "limits.max_future_ms",
+        kind: Kind::Millis,
+        default: "2000",
+        doc: "how far a message's reference time may lie ahead of its reception (clock skew)",
+    },
+    Key {
+        name: "limits.max_age_ms",
+        kind: Kind::Millis,
+        default: "60000",
+        doc: "how far it may lie behind (queueing; older is a wrong clock or a stale backlog)",
+    },
+    Key {
+        name: "limits.max_sensor_range_m",
+        kind: Kind::Positive,
+        default: "250",
+        doc: "an object's distance from its sensor (manifests: 100)",
+    },
+    Key { name: "limits.max_speed_mps", kind: Kind::Positive, default: "70", doc: "a speed no road user reaches" },
+    Key {
+        name: "limits.max_points_per_trajectory",
+        kind: Kind::Count,
+        default: "200",
+        doc: "points of one trajectory",
+    },
+    Key {
+        name: "limits.max_paths_per_frame",
+        kind: Kind::Count,
+        default: "1024",
+        doc: "predicted paths in one frame (and kept per RSU by the detector)",
+    },
+    Key {
+        name: "limits.max_positions_per_path",
+        kind: Kind::Count,
+        default: "120",
+        doc: "predicted positions of one path",
+    },
+    Key {
+        name: "limits.max_pairs_per_frame",
+        kind: Kind::Count,
+        default: "4096",
+        doc: "path pairs the detector tests per frame, the most urgent first",
+    },
+];
 
 impl Default for Limits {
     fn default() -> Self {
@@ -376,6 +429,13 @@ mod tests {
 
     fn cpm(objects: Vec<PerceivedObject>) -> Cpm {
         Cpm { station_id: 1001, reference_time_us: NOW_US, objects, ..Default::default() }
+    }
+
+    #[test]
+    fn the_declared_keys_are_the_ones_read_with_their_defaults() {
+        let read = |entries: &[(&str, &str)]| Limits::from_config("decoder", entries.iter().copied());
+        assert_eq!(read(&crate::config::declared_defaults(KEYS)).unwrap(), Limits::default());
+        assert_eq!(crate::config::keys_read_without_refusal(KEYS, read), Vec::<&str>::new());
     }
 
     #[test]

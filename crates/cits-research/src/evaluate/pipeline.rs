@@ -6,8 +6,7 @@ use std::collections::HashMap;
 
 use anyhow::Context as _;
 use cits::message::Outbound;
-use cits::pipeline::InProcess;
-use cits::pipeline::{buckets, chain, flat_key, Outcome, Services as _};
+use cits::pipeline::{buckets, chain, flat_key, Fused, Handler as _, InProcess, Outcome, Services as _};
 use cits::proto::{ActiveWarnings, CollisionRiskFrame, LaneGraph, PredictedPath, PredictedPathFrame};
 use cits::stages::collision_detector::DetectorConfig;
 use cits::stages::denm_sender::{step_covering, SenderConfig};
@@ -118,6 +117,8 @@ impl NativePipeline {
         let config = cits_native::with_entries(shipped_config()?, site);
         let config = cits_native::with_entries(config, entries.to_vec());
         let e = || config.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        // As the fused actor would refuse it: a `--set` key no stage reads changes nothing.
+        cits::config::check_known(Fused::NAME, Fused::CONFIG, e())?;
         Ok(Self {
             detector: DetectorConfig::from_config(e())?,
             sender: SenderConfig::from_config(rsu, e())?,

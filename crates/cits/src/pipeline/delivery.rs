@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use prost::Message as _;
 
 use super::{buckets, Cached, Handler, Outcome, Services};
+use crate::config::check_known;
 use crate::message::{dead_letter, Outbound, StageError};
 use crate::subjects;
 
@@ -74,6 +75,9 @@ pub fn handle<H: Handler, V: Services>(
     // between commit and acknowledgement), so no state they changed is applied twice.
     let mut skip = vec![false; batch.len()];
     let mut cached = Cached::new(svc);
+    // A config key the handler does not declare is a misspelling or a setting of another stage:
+    // every message says so as a dead letter rather than run on the default it meant to change.
+    let misconfigured = check_known(name, H::CONFIG, super::entries(&cached.config()?)).err();
     'attempt: loop {
         cached.discard();
         if H::STATEFUL {
@@ -93,7 +97,14 @@ pub fn handle<H: Handler, V: Services>(
             if skip[i] {
                 continue;
             }
-            let outcome = H::run(&mut cached, &msg.subject, &msg.body, crate::shared::time::now_us());
+            let now = crate::shared::time::now_us();
+            let outcome = match &misconfigured {
+                Some(reason) => Outcome::DeadLettered {
+                    letter: dead_letter(name, reason, &msg.subject, &msg.body, now),
+                    reason: reason.clone(),
+                },
+                None => H::run(&mut cached, &msg.subject, &msg.body, now),
+            };
             // A good input is known by its key (`input_key`: the RSU's resend of a CPM is the same
             // frame); a bad one by its bytes and where the stream stored it, so that the same bad
             // bytes sent again are a dead letter again, while its redelivery is not (`input_id`).
@@ -273,6 +284,34 @@ mod tests {
         assert!(!alone.outbound[0].0.contains('@'));
     }
 
+    #[test]
+    fn a_config_key_no_stage_declares_dead_letters_every_message_saying_so() {
+        let batch = cpm_batch().encode_to_vec();
+        let mut misspelt = InMemory::default();
+        misspelt.config.push(("limits.max_age_msec".into(), "60000".into()));
+        let handled = handle::<Fused, _>(misspelt, subjects::BATCH, &batch, &mut |_| Ok(())).unwrap();
+        assert_eq!(handled.rejected.len(), 5, "every message of the delivery");
+        for (_, reason) in &handled.rejected {
+            assert_eq!(
+                reason.reason,
+                "pipeline config: unknown key `limits.max_age_msec` (did you mean `limits.max_age_ms`?)"
+            );
+        }
+        assert!(handled.outbound.iter().all(|(_, out)| out.subject == subjects::dead_letter(Fused::NAME)));
+        // A stage's own key in another stage's config is refused as well: it would change nothing.
+        let mut elsewhere = InMemory::new(vec![("horizon_ms".into(), "3000".into())], Default::default());
+        let frame = crate::proto::LocationsFrame { rsu_id: "r1".into(), ..Default::default() };
+        let handled =
+            handle::<Assembler, _>(&mut elsewhere, "cits.locations.r1", &frame.encode_to_vec(), &mut |_| Ok(()))
+                .unwrap();
+        assert_eq!(handled.rejected[0].1.reason, "assembler config: unknown key `horizon_ms`");
+        // The same delivery with the key spelt right: processed.
+        let mut right = InMemory::default();
+        right.config.push(("limits.max_age_ms".into(), "60000".into()));
+        let handled = handle::<Fused, _>(right, subjects::BATCH, &batch, &mut |_| Ok(())).unwrap();
+        assert!(handled.rejected.is_empty(), "{:?}", handled.rejected);
+    }
+
     /// Five CPMs of one RSU as a provider batch, the same objects moving on, one each side of
     /// a map tile's edge (longitude 13.054°).
     fn cpm_batch() -> crate::proto::MessageBatch {
@@ -390,7 +429,8 @@ mod tests {
             .collect();
         let batch = crate::proto::MessageBatch { messages: frames }.encode_to_vec();
         fn gets_with<H: Handler>(batch: &[u8]) -> (usize, usize) {
-            let mut svc = Recording::new(InMemory::default());
+            // The assembler's config: the RSU registry of the default is the decoder's.
+            let mut svc = Recording::new(InMemory::new(Vec::new(), Default::default()));
             let handled = handle::<H, _>(&mut svc, subjects::BATCH, batch, &mut |_| Ok(())).unwrap();
             assert_eq!((handled.outbound.len(), handled.rejected.len()), (4, 0), "{:?}", handled.rejected);
             (svc.gets, svc.sets)
@@ -400,6 +440,7 @@ mod tests {
         impl Handler for Unannounced {
             const NAME: &'static str = Assembler::NAME;
             const STATEFUL: bool = true;
+            const CONFIG: crate::config::Declared = Assembler::CONFIG;
             fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
                 Assembler::process(svc, msg)
             }

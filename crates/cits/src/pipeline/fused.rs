@@ -4,6 +4,7 @@ use prost::Message as _;
 
 use super::buckets;
 use super::{entries, Handler, Inbound, MapTiles, Outcome, Services};
+use crate::config::Declared;
 use crate::message::{Outbound, StageError};
 use crate::proto::LocationsFrame;
 use crate::stages::assembler::trajectory_keys;
@@ -27,6 +28,50 @@ pub fn for_each_stage(each: &mut impl EachStage) {
     each.stage::<Predictor>();
     each.stage::<CollisionDetector>();
     each.stage::<DenmSender>();
+}
+
+/// The handler a manifest's component runs (a stage, or `pipeline` for [`Fused`]; `-` in the
+/// component's name for `_`): its name and the config keys it declares.
+pub fn declared_config(component: &str) -> Option<(&'static str, Declared)> {
+    struct Find<'a>(&'a str, Option<(&'static str, Declared)>);
+    impl EachStage for Find<'_> {
+        fn stage<H: Handler>(&mut self) {
+            if H::NAME == self.0 {
+                self.1 = Some((H::NAME, H::CONFIG));
+            }
+        }
+    }
+    let name = component.replace('-', "_");
+    let mut find = Find(&name, None);
+    for_each_stage(&mut find);
+    find.1.or_else(|| (name == Fused::NAME).then_some((Fused::NAME, Fused::CONFIG)))
+}
+
+/// Every handler a manifest may run, by name, with its declared keys (the seven stages in
+/// pipeline order, then [`Fused`]).
+pub fn all_declared() -> Vec<(&'static str, Declared)> {
+    struct All(Vec<(&'static str, Declared)>);
+    impl EachStage for All {
+        fn stage<H: Handler>(&mut self) {
+            self.0.push((H::NAME, H::CONFIG));
+        }
+    }
+    let mut all = All(Vec::new());
+    for_each_stage(&mut all);
+    all.0.push((Fused::NAME, Fused::CONFIG));
+    all.0
+}
+
+/// The stage-config table of docs/deploying.md: every key the seven stages declare, with the
+/// components (manifest names) that read it; `pipeline` reads them all.
+pub fn config_table() -> String {
+    let stages: Vec<(String, Declared)> = all_declared()
+        .into_iter()
+        .filter(|(name, _)| *name != Fused::NAME)
+        .map(|(name, declared)| (name.replace('_', "-"), declared))
+        .collect();
+    let named: Vec<(&str, Declared)> = stages.iter().map(|(name, declared)| (name.as_str(), *declared)).collect();
+    crate::config::markdown_table(&named)
 }
 
 /// The stages in pipeline order.
@@ -71,6 +116,17 @@ impl Handler for Fused {
     /// broken, its applied markers and message ids.
     const NAME: &'static str = "pipeline";
     const STATEFUL: bool = true;
+    /// Every stage's keys: one config serves all seven.
+    const CONFIG: Declared = &[
+        crate::stages::decoder::registry::KEYS,
+        crate::stages::collector::calibration::KEYS,
+        crate::stages::assembler::KEYS,
+        crate::pipeline::tiles::KEYS,
+        crate::stages::predictor::KEYS,
+        crate::stages::collision_detector::KEYS,
+        crate::stages::denm_sender::KEYS,
+        crate::limits::KEYS,
+    ];
 
     /// The chain's outputs, or why a stage did not give them (without the stage's name: [`Fused::run`]
     /// dead-letters under the name of the stage that refused).

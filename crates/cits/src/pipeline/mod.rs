@@ -1,12 +1,12 @@
-//! The seven stages as message handlers, independent of the platform that runs them.
+//! What runs a stage's handler on any platform: the contract, delivery, state, map tiles.
 //!
-//! A stage ([`Handler`]) turns one input message into its output messages, using only what [`Services`] gives
+//! A stage ([`Handler`], one per folder of [`crate::stages`]) turns one input message into its output messages, using only what [`Services`] gives
 //! it (config, key-value batches, read-only blobs). The Wasm actors implement `Services` with WIT
 //! imports (`cits-actor`), the native baseline (`cits stage`) with Redis, files and a config map,
 //! so the platform comparison runs exactly the same code. [`Fused`] runs all seven in one
 //! invocation, for the deployment that keeps every hop but the first and last off the broker.
 //!
-//! Modules: [`stages`] (the seven handlers), [`tiles`] (map tiles from the blobstore), [`cache`]
+//! Modules: [`tiles`] (map tiles from the blobstore), [`memory`] (the platform in process), [`cache`]
 //! (one delivery's read-through, write-back view of the services), [`delivery`] (the order of
 //! effects that makes redelivery harmless), [`fused`] (all seven in one invocation).
 
@@ -20,11 +20,11 @@ mod fused;
 pub mod memory;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-mod tiles;
+pub(crate) mod tiles;
 
 pub use cache::Cached;
 pub use delivery::{handle, input_key, Handled, Publish};
-pub use fused::{chain, for_each_stage, EachStage, Fused, Step};
+pub use fused::{all_declared, chain, config_table, declared_config, for_each_stage, EachStage, Fused, Step};
 pub use memory::InProcess;
 pub use tiles::MapTiles;
 
@@ -128,6 +128,9 @@ pub trait Handler {
     /// from: then an input is known by that id rather than by its bytes (see [`handle`]), so a
     /// frame computed again upstream against newer state (other bytes) is still the same frame.
     const INPUT_IS_FRAME: bool = false;
+    /// The config keys it reads: a delivery whose config has any other is refused whole
+    /// ([`handle`]: each message a dead letter naming the key and the nearest declared one).
+    const CONFIG: crate::config::Declared;
 
     /// One input message's outputs. An error is either the message's fault (it becomes a dead
     /// letter) or, with [`StageError::unavailable`], the platform's (it is retried).

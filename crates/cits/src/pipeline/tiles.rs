@@ -4,6 +4,7 @@
 use prost::Message as _;
 
 use super::{buckets, entries, Services};
+use crate::config::{Key, Kind};
 use crate::message::{decode_input, StageError};
 use crate::proto::{LaneGraph, MapTileCopy};
 use crate::shared::geo::Wgs84;
@@ -13,6 +14,14 @@ use crate::stages::map_matcher::{covering_tiles, tile_object, TileCache, ROUTE_R
 /// again, so a changed map is in use this long after `cits map` wrote it at the latest.
 pub const MAP_REFRESH_KEY: &str = "map_refresh_s";
 pub const DEFAULT_MAP_REFRESH_S: u64 = 30;
+
+/// The keys of the stages that read map tiles (map matcher, predictor).
+pub const KEYS: &[Key] = &[Key {
+    name: MAP_REFRESH_KEY,
+    kind: Kind::Seconds,
+    default: "30",
+    doc: "how long a map tile's copy in Redis serves before the blobstore is read again",
+}];
 
 /// Street geometry: the map tile under a position, read and prepared (`build`) at most once per
 /// delivery, and reused for every position within `reach_m` of its lanelets' edge (see
@@ -175,6 +184,11 @@ mod tests {
         let copy =
             MapTileCopy { read_at_us: crate::shared::time::now_us() - age_s * 1_000_000, tile: Some(tile(lanelets)) };
         svc.inner.kv.insert(copy_key(), copy.encode_to_vec());
+    }
+
+    #[test]
+    fn the_declared_refresh_is_the_one_read() {
+        assert_eq!((KEYS[0].name, KEYS[0].default), (MAP_REFRESH_KEY, DEFAULT_MAP_REFRESH_S.to_string().as_str()));
     }
 
     #[test]

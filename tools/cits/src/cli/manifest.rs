@@ -1,4 +1,5 @@
-//! `cits manifest`: render a wadm manifest for a replay, or wait for the lattice's secrets.
+//! `cits manifest`: render a wadm manifest for a replay, print the config keys the stages read,
+//! or wait for the lattice's secrets.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -34,6 +35,8 @@ enum ManifestCommand {
         #[arg(long, value_delimiter = ',')]
         edge_sites: Vec<String>,
     },
+    /// Print the config keys every stage reads (the table of docs/deploying.md, Markdown).
+    Keys,
     /// Wait until the lattice's secrets backend answers (its xkey request), at most TIMEOUT_MS.
     SecretsReady {
         #[arg(long, env = "CITS_NATS", default_value = "127.0.0.1:4222")]
@@ -57,6 +60,7 @@ pub async fn run(args: ManifestArgs) -> anyhow::Result<()> {
             std::fs::write(&out, cits_manifest::canonical_yaml(&model)?)
                 .with_context(|| format!("cannot write {}", out.display()))?;
         }
+        ManifestCommand::Keys => print!("{}", cits::pipeline::config_table()),
         ManifestCommand::SecretsReady { nats, auth, timeout_ms } => {
             cits_ops::rsu::secrets_ready(&nats, &auth, Duration::from_millis(timeout_ms)).await?;
         }

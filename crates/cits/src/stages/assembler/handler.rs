@@ -4,6 +4,7 @@
 use prost::Message as _;
 
 use super::{assemble_frame, state_keys, AssemblerConfig};
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{decode_input, Outbound, StageError, Traced as _};
 use crate::pipeline::{buckets, entries, Handler, Inbound, Services};
@@ -19,6 +20,7 @@ impl Handler for Assembler {
     const INPUT_IS_FRAME: bool = true;
     const STATEFUL: bool = true;
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[super::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: LocationsFrame = decode_input(msg.body, "LocationsFrame")?;

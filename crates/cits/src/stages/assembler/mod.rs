@@ -8,6 +8,7 @@
 
 use prost::Message as _;
 
+use crate::config::{Key, Kind};
 use crate::message::{decode_state_or_empty, StageError};
 use crate::proto::{
     AwarenessRoster, CamLinks, LocationsContainer, LocationsFrame, Trajectory, TrajectoryFrame, TrajectoryPoint,
@@ -45,6 +46,14 @@ pub const DEFAULT_KEEP_US: u64 = crate::stages::predictor::HISTORY_US;
 
 /// Position noise two measurements of one road user may differ by on top of its movement (m).
 const JUMP_TOLERANCE_M: f64 = 3.0;
+
+/// The assembler's keys ([`AssemblerConfig::from_config`]).
+pub const KEYS: &[Key] = &[
+    Key { name: "window_ms", kind: Kind::Millis, default: "5000", doc: "a trajectory closes after this long without a point (a reused object id then starts a new one)" },
+    Key { name: "keep_ms", kind: Kind::Millis, default: "4000", doc: "points older than this before the newest are trimmed: the predictor's history, the least allowed" },
+    Key { name: "max_points", kind: Kind::Count, default: "100", doc: "hard cap on points per trajectory" },
+    Key { name: "max_speed_mps", kind: Kind::Positive, default: "20", doc: "a new point farther from the newest than this speed (plus 3 m of noise) allows is another road user under a reused id" },
+];
 
 impl Default for AssemblerConfig {
     fn default() -> Self {

@@ -107,3 +107,10 @@ fn config_is_read_and_checked() {
     assert!(short.reason.contains("at least 4000"), "{short}");
     assert_eq!(AssemblerConfig::from_config([("keep_ms", "4000")]).unwrap().keep_us, 4_000_000);
 }
+
+#[test]
+fn the_declared_keys_are_the_ones_read_with_their_defaults() {
+    let read = |entries: &[(&str, &str)]| AssemblerConfig::from_config(entries.iter().copied());
+    assert_eq!(read(&crate::config::declared_defaults(KEYS)).unwrap(), AssemblerConfig::default());
+    assert_eq!(crate::config::keys_read_without_refusal(KEYS, read), Vec::<&str>::new());
+}

@@ -3,10 +3,19 @@
 //! Comes from wasi:config (the `collector` config of the wadm manifest), one entry per sensor:
 //! `sensor.<station_id>.<sensor_id> = "<lat>,<lon>,<x_axis_heading_deg>"`.
 
+use crate::config::{Key, Kind};
 use crate::message::StageError;
 use crate::shared::geo::{SensorPose, Wgs84};
 
 const KEY_PREFIX: &str = "sensor.";
+
+/// The collector's calibration keys.
+pub const KEYS: &[Key] = &[Key {
+    name: "sensor.<station>.<sensor>",
+    kind: Kind::Text,
+    default: "",
+    doc: "`<lat>,<lon>,<x-axis heading ° from north>` of a camera: used for RSUs whose object frame is `sensor`",
+}];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SensorCalibration {

@@ -3,6 +3,7 @@
 
 use super::calibration::Calibrations;
 use super::object_frame::ObjectFrames;
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{decode_input, Outbound, StageError, Traced as _};
 use crate::pipeline::{entries, Handler, Inbound, Services};
@@ -14,6 +15,7 @@ pub struct Collector;
 impl Handler for Collector {
     const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[super::calibration::KEYS, crate::stages::decoder::registry::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let wrapper: CitsMessageWrapper = decode_input(msg.body, "CitsMessageWrapper")?;

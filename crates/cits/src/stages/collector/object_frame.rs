@@ -17,9 +17,18 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::config::{Key, Kind};
 use crate::message::StageError;
 
 const KEY_PREFIX: &str = "object_frame.";
+
+/// In the RSU registry ([`crate::stages::decoder::registry::KEYS`]).
+pub const KEY: Key = Key {
+    name: "object_frame.<rsu>",
+    kind: Kind::Text,
+    default: "enu",
+    doc: "collector: `enu` or `sensor`, the frame RSU `<rsu>`'s CPMs give objects in ([inputs](inputs.md#where-a-cpms-objects-are-the-object-frame))",
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ObjectFrame {

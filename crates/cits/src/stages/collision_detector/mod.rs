@@ -28,7 +28,7 @@ use crate::shared::geo::{wgs84_to_offset, Wgs84};
 
 use geometry::{conflict, Conflict, Timed};
 pub use pairs::pairs_to_test;
-pub use policy::{DetectorConfig, PROBABILITY_SLACK, STAGE};
+pub use policy::{DetectorConfig, KEYS, PROBABILITY_SLACK, STAGE};
 use routes::route_probabilities;
 pub use state::{current_paths, intersection_of, state_key, update_paths};
 

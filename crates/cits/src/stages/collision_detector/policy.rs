@@ -19,8 +19,70 @@
 //! - Hysteresis lives in the DENM sender: a warning on air stays one while its risk is still
 //!   reported (as information at least).
 
+use crate::config::{Key, Kind};
 use crate::message::StageError;
 use crate::proto::RiskStage;
+
+/// The collision detector's keys: the warning decision ([`DetectorConfig::from_config`]) and
+/// the RSUs sharing an intersection ([`intersection_of`](super::intersection_of)).
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "info_min_probability",
+        kind: Kind::Probability,
+        default: "0.5",
+        doc: "information: a conflict at least this likely ([warnings](warnings.md)) …",
+    },
+    Key { name: "info_max_ttc_s", kind: Kind::Positive, default: "4.0", doc: "… at most this far ahead" },
+    Key {
+        name: "harm_ratio",
+        kind: Kind::NonNegative,
+        default: "1.0",
+        doc: "warning: harm of a conflict not warned in time over the cost of a false warning (H/C)",
+    },
+    Key {
+        name: "no_avoid_s",
+        kind: Kind::NonNegative,
+        default: "0.0",
+        doc: "a warning less than this far ahead avoids nothing …",
+    },
+    Key {
+        name: "full_avoid_s",
+        kind: Kind::Positive,
+        default: "2.0",
+        doc: "… one this far ahead or more everything (more than `no_avoid_s`)",
+    },
+    Key { name: "step_s", kind: Kind::Positive, default: "0.5", doc: "how much later the next decision comes" },
+    Key {
+        name: "max_pet_s",
+        kind: Kind::NonNegative,
+        default: "1.5",
+        doc: "a conflict is a post-encroachment time below this",
+    },
+    Key {
+        name: "spread_mps",
+        kind: Kind::NonNegative,
+        default: "0.3",
+        doc: "how fast a pair's reach grows with time ahead when ranking the pairs to test",
+    },
+    Key {
+        name: "vru_only",
+        kind: Kind::Boolean,
+        default: "true",
+        doc: "only vehicle ↔ vulnerable road user pairs (the warning's purpose); `false` adds vehicle pairs",
+    },
+    Key {
+        name: "path_ttl_ms",
+        kind: Kind::Millis,
+        default: "500",
+        doc: "a road user's paths are dropped when its newest point is this much older than the frame",
+    },
+    Key {
+        name: "intersection.<rsu>",
+        kind: Kind::Text,
+        default: "",
+        doc: "the intersection RSU `<rsu>` stands at: RSUs of one intersection test each other's paths",
+    },
+];
 
 pub const STAGE: &str = "collision_detector";
 

@@ -668,3 +668,10 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_declared_keys_are_the_ones_read_with_their_defaults() {
+    let read = |entries: &[(&str, &str)]| DetectorConfig::from_config(entries.iter().copied());
+    assert_eq!(read(&crate::config::declared_defaults(KEYS)).unwrap(), DetectorConfig::default());
+    assert_eq!(crate::config::keys_read_without_refusal(KEYS, read), Vec::<&str>::new());
+}

@@ -2,6 +2,7 @@
 //! domain logic called, its state read and written through [`Services`].
 
 use super::registry::RsuRegistry;
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{Outbound, StageError, Traced as _};
 use crate::pipeline::{entries, Handler, Inbound, Services};
@@ -12,6 +13,7 @@ pub struct Decoder;
 
 impl Handler for Decoder {
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[super::registry::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let (_, rsu) = subjects::ingest_of_subject(msg.subject)?;

@@ -7,9 +7,23 @@
 
 use std::collections::HashMap;
 
+use crate::config::{Key, Kind};
 use crate::message::StageError;
+use crate::stages::collector::object_frame;
 
 const KEY_PREFIX: &str = "rsu.";
+
+/// The RSU registry's keys (named config `cits-rsus`, put by `cits rsu add`), given whole to
+/// the decoder and the collector: each reads its own family and accepts the other's.
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "rsu.<rsu>",
+        kind: Kind::Text,
+        default: "",
+        doc: "decoder: the station ids RSU `<rsu>` sends for, `<id>[,<id>…]`; CPMs of other stations, and every message of an RSU not listed, are dead letters",
+    },
+    object_frame::KEY,
+];
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RsuRegistry {

@@ -2,6 +2,7 @@
 //! domain logic called, its state read and written through [`Services`].
 
 use super::{encode, step, SenderConfig};
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
 use crate::pipeline::{buckets, entries, Handler, Inbound, Services};
@@ -16,6 +17,7 @@ impl Handler for DenmSender {
     const INPUT_IS_FRAME: bool = true;
     const STATEFUL: bool = true;
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[super::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: CollisionRiskFrame = decode_input(msg.body, "CollisionRiskFrame")?;

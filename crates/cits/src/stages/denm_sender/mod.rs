@@ -14,6 +14,7 @@
 
 use etsi_its::denm::{DenmVersion, RelevanceDistance, SimpleDenm};
 
+use crate::config::{Key, Kind};
 use crate::message::StageError;
 use crate::proto::{ActiveWarning, ActiveWarnings, CollisionRisk, CollisionRiskFrame, RiskStage, TravelMode};
 use crate::shared::geo::{distance, wgs84_to_offset, Wgs84};
@@ -58,6 +59,41 @@ pub struct SenderConfig {
     /// The DENM release the RSU is sent (`denm_version`, or `denm_version.<rsu>` for this RSU).
     pub denm_version: DenmVersion,
 }
+
+/// The DENM sender's keys ([`SenderConfig::from_config`]).
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "station_id",
+        kind: Kind::Count,
+        default: "1001",
+        doc: "the RSU's station id: originator of the DENMs' ActionIDs",
+    },
+    Key { name: "station_id.<rsu>", kind: Kind::Count, default: "", doc: "RSU `<rsu>`'s own (wins over `station_id`)" },
+    Key {
+        name: "denm_version",
+        kind: Kind::Text,
+        default: "1.3.1",
+        doc: "`1.3.1` (EN 302 637-3 V1.3.1) or `2.2.1` (TS 103 831 V2.2.1): identical octets for these DENMs",
+    },
+    Key {
+        name: "denm_version.<rsu>",
+        kind: Kind::Text,
+        default: "",
+        doc: "RSU `<rsu>`'s own (wins over `denm_version`)",
+    },
+    Key {
+        name: "repetition_ms",
+        kind: Kind::Millis,
+        default: "1000",
+        doc: "a persisting risk is sent again at least this often",
+    },
+    Key {
+        name: "absent_grace_ms",
+        kind: Kind::Millis,
+        default: "500",
+        doc: "a warning ends when its risk has not been reported for this long",
+    },
+];
 
 impl Default for SenderConfig {
     fn default() -> Self {

@@ -222,3 +222,12 @@ fn a_stored_warning_without_its_risk_is_dropped() {
     assert_eq!((sent.len(), sent[0].termination), (1, None), "the new risk's warning");
     assert!(state.warnings.iter().all(|w| w.risk.is_some()));
 }
+
+#[test]
+fn the_declared_keys_are_the_ones_read_with_their_defaults() {
+    let read = |entries: &[(&str, &str)]| SenderConfig::from_config("r1", entries.iter().copied());
+    assert_eq!(read(&crate::config::declared_defaults(KEYS)).unwrap(), SenderConfig::default());
+    assert_eq!(crate::config::keys_read_without_refusal(KEYS, read), Vec::<&str>::new());
+    // The per-RSU families too.
+    assert!(read(&[("station_id.r1", "nonsense")]).is_err() && read(&[("denm_version.r1", "9.9")]).is_err());
+}

@@ -2,6 +2,7 @@
 //! domain logic called, its state read and written through [`Services`].
 
 use super::{LaneIndex, MATCH_REACH_M};
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{decode_input, Outbound, StageError, Traced as _};
 use crate::pipeline::{entries, Handler, Inbound, MapTiles, Services};
@@ -14,6 +15,7 @@ pub struct MapMatcher;
 impl Handler for MapMatcher {
     const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[crate::pipeline::tiles::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;

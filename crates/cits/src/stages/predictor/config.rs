@@ -1,7 +1,37 @@
 //! The predictor's settings from the stage config.
 
 use super::STAGE;
+use crate::config::{Key, Kind};
 use crate::message::StageError;
+
+/// The predictor's keys ([`PredictorConfig::from_config`]).
+pub const KEYS: &[Key] = &[
+    Key { name: "horizon_ms", kind: Kind::Millis, default: "4000", doc: "how far ahead paths are predicted" },
+    Key {
+        name: "step_ms",
+        kind: Kind::Millis,
+        default: "250",
+        doc: "time between predicted positions (at most `horizon_ms`)",
+    },
+    Key {
+        name: "max_alternatives",
+        kind: Kind::Count,
+        default: "3",
+        doc: "routes reported per road user, the most likely first",
+    },
+    Key {
+        name: "prior_half_life_s",
+        kind: Kind::Seconds,
+        default: "86400",
+        doc: "learned turn counts fade by half in this time",
+    },
+    Key {
+        name: "prior_pseudo_count",
+        kind: Kind::Positive,
+        default: "20",
+        doc: "tracks' worth of the neutral turn prior against the learned counts",
+    },
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PredictorConfig {

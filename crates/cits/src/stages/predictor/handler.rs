@@ -2,6 +2,7 @@
 //! domain logic called, its state read and written through [`Services`].
 
 use super::{learn_and_predict, LaneMap, PredictorConfig};
+use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
 use crate::pipeline::{buckets, entries, Handler, Inbound, MapTiles, Services};
@@ -15,6 +16,7 @@ pub struct Predictor;
 impl Handler for Predictor {
     const INPUT_IS_FRAME: bool = true;
     const NAME: &'static str = super::STAGE;
+    const CONFIG: Declared = &[super::KEYS, crate::pipeline::tiles::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
         let frame: MatchedTrajectoryFrame = decode_input(msg.body, "MatchedTrajectoryFrame")?;

@@ -20,7 +20,7 @@ pub mod priors;
 #[cfg(test)]
 mod tests;
 
-pub use config::PredictorConfig;
+pub use config::{PredictorConfig, KEYS};
 pub(crate) use intent::lateral_likelihood;
 pub use intent::{Evidence, LANE_SECONDS};
 pub use kinematics::{HISTORY_US, PAST_US};

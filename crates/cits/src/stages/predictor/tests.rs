@@ -961,3 +961,10 @@ fn a_lanelet_without_two_points_is_left_out_of_the_lanes() {
     assert_eq!(lane, 1);
     assert!((at.1 - 60.0).abs() < 0.1, "held at the lane's end: {at:?}");
 }
+
+#[test]
+fn the_declared_keys_are_the_ones_read_with_their_defaults() {
+    let read = |entries: &[(&str, &str)]| PredictorConfig::from_config(entries.iter().copied());
+    assert_eq!(read(&crate::config::declared_defaults(KEYS)).unwrap(), PredictorConfig::default());
+    assert_eq!(crate::config::keys_read_without_refusal(KEYS, read), Vec::<&str>::new());
+}
