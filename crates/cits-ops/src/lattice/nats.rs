@@ -4,138 +4,195 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
+use serde::Serialize;
 
 use super::process::{self, Program, StartGuard};
 use super::settings::{required, ServerPorts, Settings};
 use super::topology::Placement;
 
-/// The config file of NATS server `i` of the topology: its ports (see [`Settings::server`]), its
-/// own JetStream store and, in a cluster, the routes to every server; a hub of sites takes leaf
-/// node connections, a site's leaf node dials the hub into `account` (the platform's; its public
-/// key).
-pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> String {
+/// A NATS server's config file, typed: [`ServerConfig::render`] writes it once, each value in
+/// the JSON syntax nats-server's config parser reads, then the include of the lattice's
+/// operator-mode resolver (written by `crates/cits-nats-auth`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    pub server_name: String,
+    /// Clients connect on loopback only.
+    pub listen: String,
+    /// Monitoring, which the dashboard reads from the first machine.
+    pub http: String,
+    /// Bytes (8 MiB): a batch of a partition's backlog travels as one message.
+    pub max_payload: u64,
+    pub jetstream: JetStream,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Cluster>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leafnodes: Option<LeafNodes>,
+    /// RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
+    pub mqtt: Mqtt,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JetStream {
+    pub store_dir: String,
+    /// A duration string ("2m"): as a bare number nats-server reads seconds.
+    pub sync_interval: String,
+    /// The hub's or a site's JetStream domain: a site's streams go on while its link is down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+}
+
+/// One of the servers of a cluster: JetStream keeps each stream on `replicas` of them.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Cluster {
+    pub name: String,
+    pub listen: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advertise: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Tls>,
+    pub routes: Vec<String>,
+}
+
+/// A hub's listener the sites' leaf nodes connect to (it tells them the address to reach it
+/// at), or a site's remote: the hub at any of its servers, the pipeline's messages crossing only
+/// as streams (sourced both ways, resumed after a cut), never as core messages.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct LeafNodes {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advertise: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Tls>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remotes: Vec<Remote>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Remote {
+    pub urls: Vec<String>,
+    /// The platform's account (its public key).
+    pub account: String,
+    pub credentials: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Tls>,
+    pub deny_imports: Vec<String>,
+    pub deny_exports: Vec<String>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Mqtt {
+    pub listen: String,
+    /// RSUs reach it over a network: TLS (their token would cross in clear text otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Tls>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Tls {
+    pub cert_file: String,
+    pub key_file: String,
+    /// Servers check each other's certificate (the same one, signed by the lattice's CA).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<bool>,
+}
+
+/// Where the operator-mode resolver's config is, relative to the server's config file: only
+/// users signed by this lattice's account connect, what each may touch is in its JWT; reloaded
+/// after an RSU's revocation.
+const RESOLVER_INCLUDE: &str = "auth/resolver.conf";
+
+impl ServerConfig {
+    /// The config file's text.
+    pub fn render(&self) -> String {
+        let serde_json::Value::Object(entries) = serde_json::to_value(self).unwrap_or_default() else {
+            unreachable!("a struct serialises to a map")
+        };
+        let mut out = String::new();
+        for (key, value) in entries {
+            out.push_str(&format!("{key}: {value}\n"));
+        }
+        out.push_str(&format!("include \"{RESOLVER_INCLUDE}\"\n"));
+        out
+    }
+}
+
+/// The config of NATS server `i` of the topology: its ports (see [`Settings::server`]), its own
+/// JetStream store and, in a cluster, the routes to every server; a hub of sites takes leaf node
+/// connections, a site's leaf node dials the hub into `account` (the platform's; its public key).
+pub fn config(settings: &Settings, i: usize, account: Option<&str>) -> ServerConfig {
     let topology = settings.topology();
     let servers = topology.nats.len();
     let ServerPorts { client, mqtt, http, cluster, leaf, .. } = settings.server(i);
-    let nats_sync = &settings.nats_sync;
-    let jetstream = settings.state.join(jetstream_dir(i));
-    let tls = settings.tls();
-    // Servers check each other's certificate (the same one, signed by the lattice's CA).
-    let peer_tls = |indent: &str, verify: bool| {
-        tls.as_ref().map_or(String::new(), |f| {
-            let verify = if verify { format!("{indent}  verify: true\n") } else { String::new() };
-            format!(
-                "{indent}tls {{\n{indent}  cert_file: \"{}\"\n{indent}  key_file: \"{}\"\n{indent}  ca_file: \"{}\"\n{verify}{indent}}}\n",
-                f.cert.display(),
-                f.key.display(),
-                f.ca.display()
-            )
+    let files = settings.tls();
+    let tls = |ca: bool, verify: bool| {
+        files.as_ref().map(|f| Tls {
+            cert_file: f.cert.display().to_string(),
+            key_file: f.key.display().to_string(),
+            ca_file: ca.then(|| f.ca.display().to_string()),
+            verify: verify.then_some(true),
         })
     };
-    let mqtt_tls = tls.as_ref().map_or(String::new(), |f| {
-        format!(
-            "  # RSUs reach it over a network: TLS (their token would cross in clear text otherwise).\n  tls {{\n    cert_file: \"{}\"\n    key_file: \"{}\"\n  }}\n",
-            f.cert.display(),
-            f.key.display()
-        )
-    });
-    // Listeners other machines dial (routes, leaf nodes, MQTT) and the monitoring endpoint the
-    // dashboard reads from the first machine: every interface once the server has an address of
-    // its own; clients connect on loopback only.
+    // Listeners other machines dial (routes, leaf nodes, MQTT) and the monitoring endpoint: every
+    // interface once the server has an address of its own.
     let bind = if topology.address_of(i).is_some() { "0.0.0.0" } else { "127.0.0.1" };
+    let advertise = |port: u16| topology.address_of(i).map(|a| format!("{a}:{port}"));
     let site = topology.site_of_server(i);
     let domain = match site {
-        Some(site) => format!(
-            "  # The site's own: its streams go on while the link to the hub is down.\n  domain: {}\n",
-            site.name
-        ),
-        None if !topology.sites.is_empty() => format!("  domain: {}\n", cits_jetstream::site::HUB_DOMAIN),
-        None => String::new(),
+        Some(site) => Some(site.name.clone()),
+        None if !topology.sites.is_empty() => Some(cits_jetstream::site::HUB_DOMAIN.to_string()),
+        None => None,
     };
-    let cluster_block = if servers > 1 && site.is_none() {
-        let routes: Vec<String> = (0..servers)
-            .map(|j| format!("    nats-route://{}:{}", topology.reach(j), settings.server(j).cluster))
-            .collect();
-        format!(
-            r#"# One of {servers}: JetStream keeps each stream on {replicas} of them.
-cluster {{
-  name: cits
-  listen: {bind}:{cluster}
-{advertise}{route_tls}  routes: [
-{routes}
-  ]
-}}
-"#,
-            replicas = topology.replicas(),
-            advertise = advertise(&topology, i, cluster),
-            route_tls = peer_tls("  ", true),
-            routes = routes.join("\n"),
-        )
-    } else {
-        String::new()
+    let in_cluster = servers > 1 && site.is_none();
+    let denied: Vec<String> = cits_jetstream::site::LINK_DENIED.iter().map(|s| s.to_string()).collect();
+    let leafnodes = match site {
+        Some(_) => Some(LeafNodes {
+            listen: None,
+            advertise: None,
+            tls: None,
+            remotes: vec![Remote {
+                urls: (0..servers)
+                    .map(|j| format!("nats-leaf://{}:{}", topology.reach(j), leaf_address(settings, j)))
+                    .collect(),
+                account: account.unwrap_or("<none>").to_string(),
+                credentials: settings.creds("leaf").display().to_string(),
+                tls: tls(true, false),
+                deny_imports: denied.clone(),
+                deny_exports: denied,
+            }],
+        }),
+        None if !topology.sites.is_empty() => Some(LeafNodes {
+            listen: Some(format!("{bind}:{leaf}")),
+            advertise: Some(format!("{}:{}", topology.reach(i), leaf_address(settings, i))),
+            tls: tls(true, true),
+            remotes: Vec::new(),
+        }),
+        None => None,
     };
-    let leaf_block = match site {
-        Some(site) => {
-            let urls: Vec<String> = (0..servers)
-                .map(|j| format!("\"nats-leaf://{}:{}\"", topology.reach(j), leaf_address(settings, j)))
-                .collect();
-            let denied: Vec<String> = cits_jetstream::site::LINK_DENIED.iter().map(|s| format!("\"{s}\"")).collect();
-            format!(
-                r#"# Site {name}: linked to the hub, which it reaches at any of its servers. The pipeline's
-# messages cross only as streams (sourced both ways, resumed after a cut), never as core messages.
-leafnodes {{
-  remotes: [
-    {{
-      urls: [{urls}]
-      account: {account}
-      credentials: "{creds}"
-{tls}      deny_imports: [{denied}]
-      deny_exports: [{denied}]
-    }}
-  ]
-}}
-"#,
-                name = site.name,
-                urls = urls.join(", "),
-                creds = settings.creds("leaf").display(),
-                account = account.unwrap_or("<none>"),
-                tls = peer_tls("      ", false),
-                denied = denied.join(", "),
-            )
-        }
-        None if !topology.sites.is_empty() => format!(
-            "# The sites' leaf nodes connect here; it tells them the address they reach it at.\nleafnodes {{\n  listen: {bind}:{leaf}\n  advertise: {}:{}\n{}}}\n",
-            topology.reach(i),
-            leaf_address(settings, i),
-            peer_tls("  ", true)
-        ),
-        None => String::new(),
-    };
-    format!(
-        r#"server_name: cits-{client}
-listen: 127.0.0.1:{client}
-http: {bind}:{http}
-max_payload: 8MB
-jetstream {{
-  store_dir: "{store}"
-  # Quoted: unquoted, "2m" is read as the number 2,000,000 (seconds), with only a warning.
-  sync_interval: "{nats_sync}"
-{domain}}}
-{cluster_block}{leaf_block}# RSUs speak MQTT: topic cits/cpm/<rsu> arrives on subject cits.cpm.<rsu>.
-mqtt {{
-  listen: {bind}:{mqtt}
-{mqtt_tls}}}
-# Operator mode: only users signed by this lattice's account connect (no anonymous access);
-# what each may touch is in its JWT (crates/cits-nats-auth). Reloaded after an RSU's revocation.
-include "auth/resolver.conf"
-"#,
-        store = jetstream.display(),
-    )
-}
-
-/// `advertise` of server `i`'s listener on `port`, when it has an address of its own.
-fn advertise(topology: &super::Topology, i: usize, port: u16) -> String {
-    topology.address_of(i).map_or(String::new(), |a| format!("  advertise: {a}:{port}\n"))
+    ServerConfig {
+        server_name: format!("cits-{client}"),
+        listen: format!("127.0.0.1:{client}"),
+        http: format!("{bind}:{http}"),
+        max_payload: 8 * 1024 * 1024,
+        jetstream: JetStream {
+            store_dir: settings.state.join(jetstream_dir(i)).display().to_string(),
+            sync_interval: settings.nats_sync.clone(),
+            domain,
+        },
+        cluster: in_cluster.then(|| Cluster {
+            name: "cits".into(),
+            listen: format!("{bind}:{cluster}"),
+            advertise: advertise(cluster),
+            tls: tls(true, true),
+            routes: (0..servers)
+                .map(|j| format!("nats-route://{}:{}", topology.reach(j), settings.server(j).cluster))
+                .collect(),
+        }),
+        leafnodes,
+        mqtt: Mqtt { listen: format!("{bind}:{mqtt}"), tls: tls(false, false) },
+    }
 }
 
 /// The port sites reach hub server `j`'s leaf node listener at: its own, or the link's in between.
@@ -175,7 +232,7 @@ pub fn write_configs(settings: &Settings) -> anyhow::Result<()> {
     let account = cits_nats_auth::Authority::open(&settings.auth())?.account_public_key();
     for i in settings.local_servers() {
         std::fs::create_dir_all(settings.state.join(jetstream_dir(i)))?;
-        std::fs::write(settings.state.join(config_file(i)), config(settings, i, Some(&account)))?;
+        std::fs::write(settings.state.join(config_file(i)), config(settings, i, Some(&account)).render())?;
     }
     Ok(())
 }
@@ -427,53 +484,74 @@ mod tests {
         }
     }
 
-    /// Each of `lines` is a line of `conf` (indentation aside).
-    fn assert_lines(conf: &str, lines: &[&str]) {
-        for line in lines {
-            assert!(conf.lines().any(|l| l.trim() == *line), "{line} in\n{conf}");
+    /// The server's config file checked by nats-server itself (`-t`), beside a resolver include
+    /// and TLS files as `cits lattice up` writes them.
+    fn accepted_by_nats_server(settings: &Settings, conf: &ServerConfig) {
+        let Some(server) = std::env::var_os("NATS_SERVER") else {
+            panic!("NATS_SERVER: the nats-server binary (make test-unit sets it)")
+        };
+        let dir = settings.state.clone();
+        std::fs::create_dir_all(dir.join("auth")).unwrap();
+        std::fs::write(dir.join(RESOLVER_INCLUDE), "").unwrap();
+        if let Some(tls) = settings.tls() {
+            cits_client::tls::ensure(tls.ca.parent().unwrap(), &["localhost".to_string()]).unwrap();
         }
+        let file = dir.join("check.conf");
+        std::fs::write(&file, conf.render()).unwrap();
+        let out = std::process::Command::new(server).arg("-c").arg(&file).arg("-t").output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && said.contains("is valid"), "{said}\n{}", conf.render());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn in_temp_state(settings: Settings, name: &str) -> Settings {
+        let state = std::env::temp_dir().join(format!("cits-nats-conf-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        Settings { state, ..settings }
     }
 
     #[test]
     fn config_names_the_ports_the_store_and_the_resolver() {
         let settings = Settings { nats_sync: "2m".into(), ..on_ports("single") };
         let conf = config(&settings, 0, None);
-        for line in [
-            "server_name: cits-4300",
-            "listen: 127.0.0.1:4300",
-            "http: 127.0.0.1:8300",
-            "store_dir: \"/tmp/s/jetstream\"",
-            "sync_interval: \"2m\"",
-            "  listen: 127.0.0.1:1900",
-            "include \"auth/resolver.conf\"",
-        ] {
-            assert!(conf.lines().any(|l| l.trim_end() == line || l.trim() == line.trim()), "{line} in\n{conf}");
-        }
-        assert!(!conf.contains("cluster"), "one server, no routes:\n{conf}");
+        assert_eq!(
+            (conf.server_name.as_str(), conf.listen.as_str(), conf.http.as_str(), conf.mqtt.listen.as_str()),
+            ("cits-4300", "127.0.0.1:4300", "127.0.0.1:8300", "127.0.0.1:1900")
+        );
+        assert_eq!(
+            conf.jetstream,
+            JetStream { store_dir: "/tmp/s/jetstream".into(), sync_interval: "2m".into(), domain: None }
+        );
+        assert!(conf.cluster.is_none() && conf.leafnodes.is_none(), "one server, no routes: {conf:?}");
+        let text = conf.render();
+        assert!(
+            text.contains("sync_interval\":\"2m\"") && text.ends_with("include \"auth/resolver.conf\"\n"),
+            "{text}"
+        );
+        let settings = in_temp_state(settings, "single");
+        accepted_by_nats_server(&settings, &config(&settings, 0, None));
     }
 
     #[test]
     fn a_cluster_servers_config_has_its_own_ports_and_store_and_routes_to_all() {
         let settings = on_ports("cluster");
         let conf = config(&settings, 2, None);
-        assert_lines(
-            &conf,
-            &[
-                "server_name: cits-4302",
-                "listen: 127.0.0.1:4302",
-                "http: 127.0.0.1:8302",
-                "store_dir: \"/tmp/s/jetstream-3\"",
-                "name: cits",
-                "listen: 127.0.0.1:6302",
-                "nats-route://127.0.0.1:6300",
-                "nats-route://127.0.0.1:6301",
-                "nats-route://127.0.0.1:6302",
-                "listen: 127.0.0.1:1902",
-            ],
+        assert_eq!((conf.server_name.as_str(), conf.http.as_str()), ("cits-4302", "127.0.0.1:8302"));
+        assert_eq!(conf.jetstream.store_dir, "/tmp/s/jetstream-3");
+        let cluster = conf.cluster.as_ref().unwrap();
+        assert_eq!((cluster.name.as_str(), cluster.listen.as_str()), ("cits", "127.0.0.1:6302"));
+        assert_eq!(
+            cluster.routes,
+            ["nats-route://127.0.0.1:6300", "nats-route://127.0.0.1:6301", "nats-route://127.0.0.1:6302"]
         );
+        assert_eq!(cluster.tls.as_ref().and_then(|t| t.verify), Some(true), "servers check each other");
+        assert_eq!(conf.mqtt.listen, "127.0.0.1:1902");
+        assert!(conf.mqtt.tls.as_ref().is_some_and(|t| t.ca_file.is_none()));
         assert_eq!(config_file(2), "nats-3.conf");
-        assert!(!conf.contains("leafnodes") && !conf.contains("domain"), "no sites:\n{conf}");
+        assert!(conf.leafnodes.is_none() && conf.jetstream.domain.is_none(), "no sites: {conf:?}");
         assert_eq!(settings.nats_urls(), "nats://127.0.0.1:4300,nats://127.0.0.1:4301,nats://127.0.0.1:4302");
+        let settings = in_temp_state(settings, "cluster");
+        accepted_by_nats_server(&settings, &config(&settings, 2, None));
     }
 
     #[test]
@@ -487,29 +565,23 @@ mod tests {
         assert_eq!(topology.addresses(), ["10.0.0.1", "10.0.0.2", "10.0.0.3", "site-1.example"]);
         settings.topology = Some(topology);
         let hub = config(&settings, 1, None);
-        assert_lines(
-            &hub,
-            &[
-                "listen: 127.0.0.1:4301",
-                "http: 0.0.0.0:8301",
-                "listen: 0.0.0.0:6301",
-                "advertise: 10.0.0.2:6301",
-                "nats-route://10.0.0.1:6300",
-                "nats-route://10.0.0.3:6302",
-                "listen: 0.0.0.0:7301",
-                "advertise: 10.0.0.2:7301",
-                "listen: 0.0.0.0:1901",
-            ],
+        assert_eq!((hub.listen.as_str(), hub.http.as_str()), ("127.0.0.1:4301", "0.0.0.0:8301"));
+        let cluster = hub.cluster.as_ref().unwrap();
+        assert_eq!((cluster.listen.as_str(), cluster.advertise.as_deref()), ("0.0.0.0:6301", Some("10.0.0.2:6301")));
+        assert!(cluster.routes.contains(&"nats-route://10.0.0.1:6300".to_string()));
+        assert!(cluster.routes.contains(&"nats-route://10.0.0.3:6302".to_string()));
+        let leafnodes = hub.leafnodes.as_ref().unwrap();
+        assert_eq!(
+            (leafnodes.listen.as_deref(), leafnodes.advertise.as_deref()),
+            (Some("0.0.0.0:7301"), Some("10.0.0.2:7301"))
         );
+        assert_eq!(hub.mqtt.listen, "0.0.0.0:1901");
         let leaf = config(&settings, 3, Some("AKEY"));
-        assert_lines(
-            &leaf,
-            &[
-                "urls: [\"nats-leaf://10.0.0.1:7300\", \"nats-leaf://10.0.0.2:7301\", \"nats-leaf://10.0.0.3:7302\"]",
-                "listen: 0.0.0.0:1903",
-                "listen: 127.0.0.1:4303",
-            ],
+        assert_eq!(
+            leaf.leafnodes.as_ref().unwrap().remotes[0].urls,
+            ["nats-leaf://10.0.0.1:7300", "nats-leaf://10.0.0.2:7301", "nats-leaf://10.0.0.3:7302"]
         );
+        assert_eq!((leaf.listen.as_str(), leaf.mqtt.listen.as_str()), ("127.0.0.1:4303", "0.0.0.0:1903"));
     }
 
     #[test]
@@ -552,36 +624,33 @@ mod tests {
     fn a_hub_takes_its_sites_and_a_sites_leaf_node_dials_it_with_the_pipeline_kept_off_the_link() {
         let settings = on_ports("edge");
         let hub = config(&settings, 1, None);
-        assert_lines(
-            &hub,
-            &[
-                "domain: hub",
-                "listen: 127.0.0.1:7301",
-                "advertise: 127.0.0.1:7301",
-                "verify: true",
-                "nats-route://127.0.0.1:6302",
-            ],
+        assert_eq!(hub.jetstream.domain.as_deref(), Some("hub"));
+        let listener = hub.leafnodes.as_ref().unwrap();
+        assert_eq!(
+            (listener.listen.as_deref(), listener.advertise.as_deref()),
+            (Some("127.0.0.1:7301"), Some("127.0.0.1:7301"))
         );
+        assert_eq!(listener.tls.as_ref().and_then(|t| t.verify), Some(true));
+        assert!(hub.cluster.as_ref().unwrap().routes.contains(&"nats-route://127.0.0.1:6302".to_string()));
         let leaf = config(&settings, 3, Some("AKEY"));
-        assert_lines(
-            &leaf,
-            &[
-                "server_name: cits-4303",
-                "store_dir: \"/tmp/s/jetstream-4\"",
-                "domain: site-1",
-                "urls: [\"nats-leaf://127.0.0.1:7300\", \"nats-leaf://127.0.0.1:7301\", \"nats-leaf://127.0.0.1:7302\"]",
-                "account: AKEY",
-                "credentials: \"/tmp/s/auth/users/leaf.creds\"",
-                "deny_imports: [\"cits.>\", \"$MQTT.>\"]",
-                "deny_exports: [\"cits.>\", \"$MQTT.>\"]",
-                "listen: 127.0.0.1:1903",
-                "ca_file: \"/tmp/s/tls/ca.pem\"",
-            ],
+        assert_eq!(
+            (leaf.server_name.as_str(), leaf.jetstream.store_dir.as_str(), leaf.jetstream.domain.as_deref()),
+            ("cits-4303", "/tmp/s/jetstream-4", Some("site-1"))
         );
-        assert!(
-            !leaf.contains("cluster {") && !leaf.contains("listen: 127.0.0.1:7303"),
-            "a leaf node only dials:\n{leaf}"
+        let nodes = leaf.leafnodes.as_ref().unwrap();
+        assert!(nodes.listen.is_none() && leaf.cluster.is_none(), "a leaf node only dials: {leaf:?}");
+        let remote = &nodes.remotes[0];
+        assert_eq!(
+            remote.urls,
+            ["nats-leaf://127.0.0.1:7300", "nats-leaf://127.0.0.1:7301", "nats-leaf://127.0.0.1:7302"]
         );
+        assert_eq!((remote.account.as_str(), remote.credentials.as_str()), ("AKEY", "/tmp/s/auth/users/leaf.creds"));
+        assert_eq!(
+            (remote.deny_imports.as_slice(), remote.deny_exports.as_slice()),
+            (&["cits.>".to_string(), "$MQTT.>".to_string()][..], &["cits.>".to_string(), "$MQTT.>".to_string()][..])
+        );
+        assert_eq!(remote.tls.as_ref().and_then(|t| t.ca_file.as_deref()), Some("/tmp/s/tls/ca.pem"));
+        assert_eq!(leaf.mqtt.listen, "127.0.0.1:1903");
         assert_eq!(settings.rsu_mqtt_port("rsu1"), 1903);
         assert_eq!(settings.rsu_mqtt_port("probe"), 1900);
         // A link in between (a test's proxy): the site dials it instead, and the hub says so.
@@ -589,7 +658,14 @@ mod tests {
         topology.nats[0].leaf_via = Some(9000);
         let via = Settings { topology: Some(topology), ..settings.clone() };
         let leaf = config(&via, 3, Some("AKEY"));
-        assert!(leaf.contains("urls: [\"nats-leaf://127.0.0.1:9000\", \"nats-leaf://127.0.0.1:7301\""), "{leaf}");
-        assert!(config(&via, 0, None).contains("advertise: 127.0.0.1:9000"));
+        assert_eq!(
+            leaf.leafnodes.unwrap().remotes[0].urls[..2],
+            ["nats-leaf://127.0.0.1:9000", "nats-leaf://127.0.0.1:7301"]
+        );
+        assert_eq!(config(&via, 0, None).leafnodes.unwrap().advertise.as_deref(), Some("127.0.0.1:9000"));
+        // nats-server reads both, TLS files and all.
+        let settings = in_temp_state(settings, "edge");
+        accepted_by_nats_server(&settings, &config(&settings, 1, None));
+        accepted_by_nats_server(&settings, &config(&settings, 3, Some("AKEY")));
     }
 }
