@@ -25,6 +25,7 @@ def is_test_path(rel: str) -> bool:
     parts = rel.split("/")
     return (
         parts[-1] in ("tests.rs", "testing.rs")
+        or parts[-1].endswith("_tests.rs")
         or "tests" in parts[:-1]
         or "benches" in parts
         or "examples" in parts

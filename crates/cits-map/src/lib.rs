@@ -189,58 +189,94 @@ pub const REVERSED_ID_OFFSET: i64 = 1_000_000_000_000;
 pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
     let doc = roxmltree::Document::parse(xml).context("not XML")?;
     let root = doc.root_element();
+    let osm = Osm::read(root)?;
+    let mut raw = Vec::new();
+    for r in root.children().filter(|n| n.has_tag_name("relation")) {
+        raw.extend(osm.lanelets(r)?);
+    }
+    link_successors(&mut raw);
+    let centers: Vec<Vec<Point>> = raw.iter().map(|r| r.center.clone()).collect();
+    let walkable: Vec<Option<&str>> = raw.iter().map(|r| r.walkable_role).collect();
+    let mut lanelets: Vec<Lanelet> = raw.into_iter().map(|r| r.lanelet).collect();
+    infer::infer_roles(&mut lanelets, &centers, &walkable);
+    lanelets.sort_by_key(|l| l.id);
+    let origin = osm.origin;
+    Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
+}
+
+/// An OSM file's nodes and ways, and the origin the lane graph's metres count from.
+struct Osm {
     // Ordered: the origin is a sum over the nodes, the same every run only in one order.
-    let mut nodes: BTreeMap<i64, Wgs84> = BTreeMap::new();
-    let mut ways: HashMap<i64, Vec<i64>> = HashMap::new();
-    let id =
-        |n: roxmltree::Node| -> anyhow::Result<i64> { Ok(n.attribute("id").context("element without id")?.parse()?) };
-    for n in root.children().filter(|n| n.has_tag_name("node")) {
-        let coord =
-            |k| -> anyhow::Result<f64> { Ok(n.attribute(k).with_context(|| format!("node without {k}"))?.parse()?) };
-        let node = id(n)?;
-        if nodes.insert(node, Wgs84 { lat: coord("lat")?, lon: coord("lon")? }).is_some() {
-            bail!("node {node} is defined twice");
+    nodes: BTreeMap<i64, Wgs84>,
+    ways: HashMap<i64, Vec<i64>>,
+    origin: Wgs84,
+}
+
+/// A lanelet as read, with its centerline in metres and, for walkways and crosswalks, its role.
+struct Raw {
+    lanelet: Lanelet,
+    center: Vec<Point>,
+    walkable_role: Option<&'static str>,
+}
+
+fn element_id(n: roxmltree::Node) -> anyhow::Result<i64> {
+    Ok(n.attribute("id").context("element without id")?.parse()?)
+}
+
+impl Osm {
+    fn read(root: roxmltree::Node) -> anyhow::Result<Self> {
+        let mut nodes: BTreeMap<i64, Wgs84> = BTreeMap::new();
+        let mut ways: HashMap<i64, Vec<i64>> = HashMap::new();
+        for n in root.children().filter(|n| n.has_tag_name("node")) {
+            let coord = |k| -> anyhow::Result<f64> {
+                Ok(n.attribute(k).with_context(|| format!("node without {k}"))?.parse()?)
+            };
+            let node = element_id(n)?;
+            if nodes.insert(node, Wgs84 { lat: coord("lat")?, lon: coord("lon")? }).is_some() {
+                bail!("node {node} is defined twice");
+            }
         }
-    }
-    if nodes.is_empty() {
-        bail!("map has no nodes");
-    }
-    for w in root.children().filter(|n| n.has_tag_name("way")) {
-        let refs = w
-            .children()
-            .filter(|c| c.has_tag_name("nd"))
-            .map(|c| Ok(c.attribute("ref").context("nd without ref")?.parse()?));
-        let way = id(w)?;
-        if ways.insert(way, refs.collect::<anyhow::Result<_>>()?).is_some() {
-            bail!("way {way} is defined twice");
+        if nodes.is_empty() {
+            bail!("map has no nodes");
         }
-    }
-    let origin = {
-        let k = nodes.len() as f64;
-        Wgs84 {
-            lat: nodes.values().map(|p| p.lat).sum::<f64>() / k,
-            lon: nodes.values().map(|p| p.lon).sum::<f64>() / k,
+        for w in root.children().filter(|n| n.has_tag_name("way")) {
+            let refs = w
+                .children()
+                .filter(|c| c.has_tag_name("nd"))
+                .map(|c| Ok(c.attribute("ref").context("nd without ref")?.parse()?));
+            let way = element_id(w)?;
+            if ways.insert(way, refs.collect::<anyhow::Result<_>>()?).is_some() {
+                bail!("way {way} is defined twice");
+            }
         }
-    };
-    let way_line = |way: i64| -> anyhow::Result<BoundLine> {
-        let refs = ways.get(&way).with_context(|| format!("way {way} missing"))?;
+        let origin = {
+            let k = nodes.len() as f64;
+            Wgs84 {
+                lat: nodes.values().map(|p| p.lat).sum::<f64>() / k,
+                lon: nodes.values().map(|p| p.lon).sum::<f64>() / k,
+            }
+        };
+        Ok(Self { nodes, ways, origin })
+    }
+
+    /// A way's points in metres from the origin.
+    fn way_line(&self, way: i64) -> anyhow::Result<BoundLine> {
+        let refs = self.ways.get(&way).with_context(|| format!("way {way} missing"))?;
         let points: Vec<Point> = refs
             .iter()
-            .map(|n| nodes.get(n).map(|p| wgs84_to_offset(origin, *p)).with_context(|| format!("node {n} missing")))
+            .map(|n| {
+                self.nodes.get(n).map(|p| wgs84_to_offset(self.origin, *p)).with_context(|| format!("node {n} missing"))
+            })
             .collect::<anyhow::Result<_>>()?;
         if points.len() < 2 {
             bail!("way {way} has fewer than two nodes");
         }
         Ok(BoundLine { nodes: refs.clone(), points })
-    };
-
-    struct Raw {
-        lanelet: Lanelet,
-        center: Vec<Point>,
-        walkable_role: Option<&'static str>,
     }
-    let mut raw = Vec::new();
-    for r in root.children().filter(|n| n.has_tag_name("relation")) {
+
+    /// The lanelets a relation is: none for another relation or a lanelet of no travel mode,
+    /// two for a vehicle lanelet drivable both ways (`one_way=no`: the reversed copy first).
+    fn lanelets(&self, r: roxmltree::Node) -> anyhow::Result<Vec<Raw>> {
         let mut tags: HashMap<&str, &str> = HashMap::new();
         let mut conflict = None;
         for t in r.children().filter(|c| c.has_tag_name("tag")) {
@@ -251,15 +287,15 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         }
         let tag = |k: &str| tags.get(k).copied();
         if tag("type") != Some("lanelet") {
-            continue;
+            return Ok(Vec::new());
         }
-        let lanelet_id = id(r)?;
+        let lanelet_id = element_id(r)?;
         // A key given twice with different values is refused, not read as one of them.
         if let Some((k, before, v)) = conflict {
             bail!("lanelet {lanelet_id}: tag {k} given twice, {before:?} and {v:?}");
         }
         let subtype = tag("subtype");
-        let Some((mode, bidirectional)) = mode_of(subtype) else { continue };
+        let Some((mode, bidirectional)) = mode_of(subtype) else { return Ok(Vec::new()) };
         // Every way of a bound, in the order the relation lists them.
         let members = |role: &str| -> anyhow::Result<Vec<i64>> {
             r.children()
@@ -275,7 +311,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         };
         let bound = |role: &str| -> anyhow::Result<Vec<Point>> {
             let ways = members(role)?;
-            let lines = ways.iter().map(|w| way_line(*w)).collect::<anyhow::Result<Vec<_>>>()?;
+            let lines = ways.iter().map(|w| self.way_line(*w)).collect::<anyhow::Result<Vec<_>>>()?;
             Ok(join_bound(lanelet_id, role, &ways, lines)?.points)
         };
         let center = centerline(&bound("left")?, &bound("right")?);
@@ -288,7 +324,7 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
         let lanelet = |id: i64, center: &[Point]| Lanelet {
             id,
             mode: mode as i32,
-            centerline: lon_lat(origin, center),
+            centerline: lon_lat(self.origin, center),
             successors: Vec::new(),
             length_m: polyline_length(center),
             role: tag("cits:role").unwrap_or_default().to_string(),
@@ -301,41 +337,40 @@ pub fn lane_graph_from_osm(xml: &str, name: &str) -> anyhow::Result<LaneGraph> {
             Some("walkway") => Some("walkway"),
             _ => None,
         };
+        let mut out = Vec::new();
         if !bidirectional && matches!(tag("one_way"), Some("no" | "false")) {
             let reversed: Vec<Point> = center.iter().rev().copied().collect();
             let id = lanelet_id + REVERSED_ID_OFFSET;
-            raw.push(Raw { lanelet: lanelet(id, &reversed), center: reversed, walkable_role });
+            out.push(Raw { lanelet: lanelet(id, &reversed), center: reversed, walkable_role });
         }
-        raw.push(Raw { lanelet: lanelet(lanelet_id, &center), center, walkable_role });
+        out.push(Raw { lanelet: lanelet(lanelet_id, &center), center, walkable_role });
+        Ok(out)
     }
-    // Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
+}
+
+/// Successors: same mode, this lanelet's end is the other's start (either end for walkable ones).
+fn link_successors(raw: &mut [Raw]) {
+    let ends = |center: &[Point]| (center.first().copied(), center.last().copied());
     for i in 0..raw.len() {
-        let (a, a_end, a_start) = (&raw[i].lanelet, *raw[i].center.last().unwrap(), raw[i].center[0]);
+        let (a, (a_start, a_end)) = (&raw[i].lanelet, ends(&raw[i].center));
+        let near = |p: Option<Point>, q: Option<Point>| p.zip(q).is_some_and(|(p, q)| dist(p, q) < JOIN_TOLERANCE_M);
         let successors = raw
             .iter()
             // A lanelet drivable both ways does not turn round into its own reversed copy.
             .filter(|b| b.lanelet.id != a.id && (b.lanelet.id - a.id).abs() != REVERSED_ID_OFFSET)
             .filter(|b| b.lanelet.mode == a.mode)
             .filter(|b| {
-                let (b_start, b_end) = (b.center[0], *b.center.last().unwrap());
+                let (b_start, b_end) = ends(&b.center);
                 if a.bidirectional {
-                    [a_start, a_end]
-                        .iter()
-                        .any(|p| dist(*p, b_start) < JOIN_TOLERANCE_M || dist(*p, b_end) < JOIN_TOLERANCE_M)
+                    [a_start, a_end].iter().any(|p| near(*p, b_start) || near(*p, b_end))
                 } else {
-                    dist(a_end, b_start) < JOIN_TOLERANCE_M
+                    near(a_end, b_start)
                 }
             })
             .map(|b| b.lanelet.id)
             .collect();
         raw[i].lanelet.successors = successors;
     }
-    let centers: Vec<Vec<Point>> = raw.iter().map(|r| r.center.clone()).collect();
-    let walkable: Vec<Option<&str>> = raw.iter().map(|r| r.walkable_role).collect();
-    let mut lanelets: Vec<Lanelet> = raw.into_iter().map(|r| r.lanelet).collect();
-    infer::infer_roles(&mut lanelets, &centers, &walkable);
-    lanelets.sort_by_key(|l| l.id);
-    Ok(LaneGraph { name: name.to_string(), origin_latitude: origin.lat, origin_longitude: origin.lon, lanelets })
 }
 
 /// Reads a Lanelet2 OSM file; with `junction`, cropped round that junction of the map. Where

@@ -253,14 +253,37 @@ pub fn simulate(graph: &LaneGraph, params: &Params) -> anyhow::Result<Simulation
 type Plan = (Vec<Mover>, Vec<(ConflictKind, [usize; 2])>, Vec<Hidden>);
 
 /// The cameras film the plan: the recording of CPMs as the RSU sends them, and what truth
-/// needs to judge it.
+/// needs to judge it. The random streams are the cameras' (2), CAMs' (4) and VAMs' (5): each
+/// part draws from its own, so one part's condition never changes what another films.
 fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name: &str) -> anyhow::Result<Simulation> {
     if params.duration_s == 0 {
         bail!("duration must be at least one second");
     }
     let duration_us = i64::from(params.duration_s) * 1_000_000;
+    let (users, index_of) = road_users(&world, &movers, duration_us);
+    let mut air = Air::default();
+    let cameras = film_cameras(&world, &users, &index_of, &hidden, params, duration_us, &mut air)?;
+    let signalled = send_v2x(&world, &users, params, duration_us, &mut air)?;
+    let records = air.records();
+    let conflicts = planted_conflicts(&world, &movers, &planted, &index_of, &cameras.tracks);
+    let summary = summarize(params, &records, &users, &conflicts, &cameras.trackers, cameras.lost)?;
+    Ok(Simulation {
+        params: *params,
+        map_name: map_name.to_string(),
+        records,
+        users,
+        conflicts,
+        tracks: cameras.tracks,
+        summary,
+        routes: world.routes,
+        site: world.site,
+        signalled,
+    })
+}
 
-    // Road users who are around while the cameras run, numbered by entry time.
+/// Road users who are around while the cameras run, numbered by entry time; and each one's
+/// number by its index among the movers.
+fn road_users(world: &World, movers: &[Mover], duration_us: i64) -> (Vec<RoadUser>, BTreeMap<usize, usize>) {
     let mut order: Vec<usize> = (0..movers.len())
         .filter(|&i| movers[i].exit_s() > -1.0 && movers[i].entry_s < duration_us as f64 / 1e6)
         .collect();
@@ -285,8 +308,28 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             }
         })
         .collect();
+    (users, index_of)
+}
 
-    // The cameras.
+/// What the cameras' trackers did over a recording: their state at its end, every track they
+/// kept, and the CPMs lost on the way.
+struct Filmed {
+    trackers: Vec<Tracker>,
+    tracks: Vec<Track>,
+    lost: usize,
+}
+
+/// Both cameras at 8 Hz: every road user in view (not hidden, occluded or dropped) measured
+/// with noise under its tracker id, sent as one CPM per camera and tick into `air`.
+fn film_cameras(
+    world: &World,
+    users: &[RoadUser],
+    index_of: &BTreeMap<usize, usize>,
+    hidden: &[Hidden],
+    params: &Params,
+    duration_us: i64,
+    air: &mut Air,
+) -> anyhow::Result<Filmed> {
     let mut rng = Rng::new(params.seed, 2);
     let (centre, sensors) = (world.site.centre, &world.site.sensors);
     let mut trackers: Vec<Tracker> = sensors
@@ -302,7 +345,6 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
         })
         .collect();
     let mut tracks: Vec<Track> = Vec::new();
-    let mut air = Air::default();
     let mut lost = 0;
     let ticks = duration_us / PERIOD_US;
     for tick in 0..ticks {
@@ -413,28 +455,49 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
             air.send(ref_unix_us + latency as u64, bytes);
         }
     }
-    // The cars that send CAMs, drawn from a random stream of their own: the cameras film the same
-    // with CAMs as without.
+    Ok(Filmed { trackers, tracks, lost })
+}
+
+/// The cars that send CAMs and the VRUs that send VAMs, each drawn from a random stream of its
+/// own (the cameras film the same with them as without); returns the cars that signalled.
+fn send_v2x(
+    world: &World,
+    users: &[RoadUser],
+    params: &Params,
+    duration_us: i64,
+    air: &mut Air,
+) -> anyhow::Result<Vec<u32>> {
     let mut cam_rng = Rng::new(params.seed, 4);
     let mut signalled = Vec::new();
-    for user in &users {
+    for user in users {
         if user.kind == Kind::Car
             && cam_rng.chance(params.conditions.cam_share)
-            && cams(user, &world, duration_us, &mut cam_rng, &mut air)?
+            && cams(user, world, duration_us, &mut cam_rng, air)?
         {
             signalled.push(user.id);
         }
     }
     // The VRUs that send VAMs, likewise from a stream of their own.
     let mut vam_rng = Rng::new(params.seed, 5);
-    for user in &users {
+    for user in users {
         if user.kind != Kind::Car && vam_rng.chance(params.conditions.vam_share) {
-            vams(user, &world, duration_us, &mut vam_rng, &mut air)?;
+            vams(user, world, duration_us, &mut vam_rng, air)?;
         }
     }
-    let records = air.records();
+    Ok(signalled)
+}
 
-    let conflicts: Vec<PlantedConflict> = planted
+/// The planted conflicts as the truth lists them: when and where the pair crosses, and the
+/// tracker ids each camera gave its two road users around then.
+fn planted_conflicts(
+    world: &World,
+    movers: &[Mover],
+    planted: &[(ConflictKind, [usize; 2])],
+    index_of: &BTreeMap<usize, usize>,
+    tracks: &[Track],
+) -> Vec<PlantedConflict> {
+    let (centre, sensors) = (world.site.centre, &world.site.sensors);
+    planted
         .iter()
         .filter_map(|(kind, pair)| {
             let users_ix = [*index_of.get(&pair[0])?, *index_of.get(&pair[1])?];
@@ -465,21 +528,7 @@ fn film(world: World, (movers, planted, hidden): Plan, params: &Params, map_name
                 tracker_ids,
             })
         })
-        .collect();
-
-    let summary = summarize(params, &records, &users, &conflicts, &trackers, lost)?;
-    Ok(Simulation {
-        params: *params,
-        map_name: map_name.to_string(),
-        records,
-        users,
-        conflicts,
-        tracks,
-        summary,
-        routes: world.routes,
-        site: world.site,
-        signalled,
-    })
+        .collect()
 }
 
 /// What the RSU receives, by arrival (µs), in the order sent within one arrival time.

@@ -274,9 +274,7 @@ pub async fn observe(
         collector: StageOutput::default(),
         downstream: DOWNSTREAM.iter().map(|_| StageOutput::default()).collect(),
     };
-    // Each RSU's latest risks, for the time to collision of the DENMs announcing them.
-    let mut risks: std::collections::HashMap<String, Vec<cits::proto::CollisionRisk>> = Default::default();
-    let mut announced = std::collections::HashSet::new();
+    let mut printer = DenmPrinter { print, risks: Default::default(), announced: Default::default() };
     let mut last_new = std::time::Instant::now();
     let mut backlog_asked: Option<(std::time::Instant, Option<u64>)> = None;
     let mut denms_open = true;
@@ -286,42 +284,24 @@ pub async fn observe(
             msg = frames_sub.next() => {
                 let Some(msg) = msg else { break Ended::Interrupted };
                 last_new = std::time::Instant::now();
-                match LocationsFrame::decode(msg.payload.as_ref()) {
-                    Ok(frame) => {
-                        seen.frames += 1;
-                        seen.locations += frame.locations.len() as u64;
-                        seen.collector.frames += 1;
-                        seen.collector.latency.extend(watch::pipeline_latency_us(&frame.trace));
-                        if print == Print::Locations { print!("{}", watch::format_frame(&frame)); }
-                    }
-                    Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
-                }
+                seen.located(&msg, print);
             }
             msg = downstream_sub.next() => {
                 let Some((i, msg)) = msg else { break Ended::Interrupted };
                 last_new = std::time::Instant::now();
-                match watch::trace_of(&msg.payload) {
-                    Ok(trace) => {
-                        seen.downstream[i].frames += 1;
-                        seen.downstream[i].latency.extend(watch::pipeline_latency_us(&trace));
-                    }
-                    Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
-                }
+                seen.downstream_frame(i, &msg);
             }
             msg = risks_sub.next() => {
                 let Some(msg) = msg else { break Ended::Interrupted };
                 if let Ok(frame) = cits::proto::CollisionRiskFrame::decode(msg.payload.as_ref()) {
-                    risks.insert(frame.rsu_id, frame.risks);
+                    printer.risks.insert(frame.rsu_id, frame.risks);
                 }
             }
             denm = denms.recv(), if denms_open => {
                 let Some(denm) = denm else { denms_open = false; continue };
                 last_new = std::time::Instant::now();
                 seen.denms += 1;
-                if print != Print::Nothing {
-                    let current = risks.get(&denm.rsu).map(Vec::as_slice).unwrap_or_default();
-                    println!("{}", watch::format_denm(&denm.rsu, &denm.uper, current, &mut announced));
-                }
+                printer.show(&denm);
             }
             msg = dlq_sub.next() => {
                 let Some(msg) = msg else { break Ended::Interrupted };
@@ -346,35 +326,8 @@ pub async fn observe(
             _ = tick.tick() => {}
             _ = tokio::signal::ctrl_c() => break Ended::Interrupted,
         }
-        let quiet = last_new.elapsed();
-        match (until, streams.as_ref()) {
-            (Until::Frames { expected, .. }, Some(s)) if s.tally.frames() + s.tally.dead_letters() >= expected => {
-                break Ended::Complete
-            }
-            // Without the streams, as far as the watcher can tell.
-            (Until::Frames { expected, .. }, None) if seen.downstream.last().is_some_and(|d| d.frames >= expected) => {
-                break Ended::Complete
-            }
-            (Until::Frames { .. }, None) if quiet >= Duration::from_secs(5) => break Ended::Quiet,
-            (Until::Frames { patience, .. }, Some(s)) if quiet >= patience => {
-                break Ended::GaveUp { backlog: backlog(&s.js).await }
-            }
-            (Until::Quiet { idle, .. }, None) if quiet >= idle => break Ended::Quiet,
-            (Until::Quiet { idle, patience }, Some(s)) if quiet >= idle => {
-                // Quiet: done if the stage inputs hold nothing for their stages (asked once a
-                // second); a frame waiting for its redelivery after a fault is not done.
-                if backlog_asked.is_none_or(|(at, _)| at.elapsed() >= Duration::from_secs(1)) {
-                    backlog_asked = Some((std::time::Instant::now(), backlog(&s.js).await));
-                }
-                let backlog = backlog_asked.and_then(|(_, b)| b);
-                if backlog == Some(0) {
-                    break Ended::Quiet;
-                }
-                if quiet >= patience {
-                    break Ended::GaveUp { backlog };
-                }
-            }
-            _ => {}
+        if let Some(ended) = end_of(until, streams.as_ref(), &seen, last_new.elapsed(), &mut backlog_asked).await {
+            break ended;
         }
     };
     let (ended_at, quiet_for) = (std::time::Instant::now(), last_new.elapsed());
@@ -389,12 +342,93 @@ pub async fn observe(
     let settle = if ended != Ended::Interrupted && denms_open { Duration::from_millis(500) } else { Duration::ZERO };
     while let Ok(Some(denm)) = tokio::time::timeout(settle, denms.recv()).await {
         seen.denms += 1;
-        if print != Print::Nothing {
-            let current = risks.get(&denm.rsu).map(Vec::as_slice).unwrap_or_default();
-            println!("{}", watch::format_denm(&denm.rsu, &denm.uper, current, &mut announced));
-        }
+        printer.show(&denm);
     }
     Ok(Observed { stored, watcher: seen, ended, ended_at, quiet_for })
+}
+
+/// Whether [`observe`] is done, `quiet` after the last thing new; `backlog_asked`: when the
+/// stage inputs' backlog was last asked for (at most once a second) and what it was.
+async fn end_of(
+    until: Until,
+    streams: Option<&Streams>,
+    seen: &Watcher,
+    quiet: Duration,
+    backlog_asked: &mut Option<(std::time::Instant, Option<u64>)>,
+) -> Option<Ended> {
+    match (until, streams) {
+        (Until::Frames { expected, .. }, Some(s)) if s.tally.frames() + s.tally.dead_letters() >= expected => {
+            Some(Ended::Complete)
+        }
+        // Without the streams, as far as the watcher can tell.
+        (Until::Frames { expected, .. }, None) if seen.downstream.last().is_some_and(|d| d.frames >= expected) => {
+            Some(Ended::Complete)
+        }
+        (Until::Frames { .. }, None) if quiet >= Duration::from_secs(5) => Some(Ended::Quiet),
+        (Until::Frames { patience, .. }, Some(s)) if quiet >= patience => {
+            Some(Ended::GaveUp { backlog: backlog(&s.js).await })
+        }
+        (Until::Quiet { idle, .. }, None) if quiet >= idle => Some(Ended::Quiet),
+        (Until::Quiet { idle, patience }, Some(s)) if quiet >= idle => {
+            // Quiet: done if the stage inputs hold nothing for their stages (asked once a
+            // second); a frame waiting for its redelivery after a fault is not done.
+            if backlog_asked.is_none_or(|(at, _)| at.elapsed() >= Duration::from_secs(1)) {
+                *backlog_asked = Some((std::time::Instant::now(), backlog(&s.js).await));
+            }
+            let backlog = backlog_asked.and_then(|(_, b)| b);
+            if backlog == Some(0) {
+                return Some(Ended::Quiet);
+            }
+            (quiet >= patience).then_some(Ended::GaveUp { backlog })
+        }
+        _ => None,
+    }
+}
+
+/// DENMs as they arrive (unless printing nothing), each with the time to collision of the risk
+/// it announces: each RSU's latest risks are kept for that.
+struct DenmPrinter {
+    print: Print,
+    risks: std::collections::HashMap<String, Vec<cits::proto::CollisionRisk>>,
+    announced: std::collections::HashSet<(u32, u16)>,
+}
+
+impl DenmPrinter {
+    fn show(&mut self, denm: &cits_client::denms::Received) {
+        if self.print != Print::Nothing {
+            let current = self.risks.get(&denm.rsu).map(Vec::as_slice).unwrap_or_default();
+            println!("{}", watch::format_denm(&denm.rsu, &denm.uper, current, &mut self.announced));
+        }
+    }
+}
+
+impl Watcher {
+    /// A location frame: counted, its latency kept, printed when asked.
+    fn located(&mut self, msg: &async_nats::Message, print: Print) {
+        match LocationsFrame::decode(msg.payload.as_ref()) {
+            Ok(frame) => {
+                self.frames += 1;
+                self.locations += frame.locations.len() as u64;
+                self.collector.frames += 1;
+                self.collector.latency.extend(watch::pipeline_latency_us(&frame.trace));
+                if print == Print::Locations {
+                    print!("{}", watch::format_frame(&frame));
+                }
+            }
+            Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
+        }
+    }
+
+    /// A frame of the `i`th stage after the collector ([`DOWNSTREAM`]).
+    fn downstream_frame(&mut self, i: usize, msg: &async_nats::Message) {
+        match watch::trace_of(&msg.payload) {
+            Ok(trace) => {
+                self.downstream[i].frames += 1;
+                self.downstream[i].latency.extend(watch::pipeline_latency_us(&trace));
+            }
+            Err(e) => eprintln!("undecodable frame on {}: {e}", msg.subject),
+        }
+    }
 }
 
 fn print_latency(what: &str, latencies: &[u64]) {
