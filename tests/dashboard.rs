@@ -126,6 +126,27 @@ fn an_operator_sees_and_changes_the_lattice_from_the_dashboard() {
         config.contains("\"max_attempts\": \"5\"").then_some(()).ok_or(config)
     });
 
+    // A stage's config from the page: a key the stage does not declare is refused, naming it.
+    let refused = browser(
+        &lattice,
+        &url,
+        &[
+            "stage_config",
+            "--component",
+            "predictor",
+            "--config",
+            "cits-predictor-config",
+            "--key",
+            "horizon_msec",
+            "--value",
+            "3000",
+            "--refused",
+            "yes",
+        ],
+    );
+    let said = refused["refused"].as_str().unwrap_or_default();
+    assert!(said.contains("predictor config: unknown key `horizon_msec` (did you mean `horizon_ms`?)"), "{refused}");
+
     // Intersection page during a replay: road users move, a warning appears and terminates.
     let replay = Command::new(std::env::var("CITS_TOOL").unwrap())
         .args(["replay", "--file"])

@@ -132,6 +132,23 @@ const steps = {
     await page.click('#plan-link');
     return planApplyReconcile([`+              ${args.key}: '${args.value}'`], 'link');
   },
+  // Change one entry of a stage's own config; with --refused, expect the change refused and
+  // return what the page said.
+  async stage_config() {
+    await login();
+    await page.waitForSelector('#stage-select', { timeout });
+    const option = await page.evaluate((a) => [...document.querySelectorAll('#stage-select option')]
+      .find((o) => o.textContent === `${a.component} · config ${a.config}`)?.value, args);
+    if (option === undefined) throw new Error(`no config ${args.config} of ${args.component}`);
+    await page.selectOption('#stage-select', option);
+    await page.fill('#stage-key', args.key);
+    await page.fill('#stage-value', args.value);
+    await page.click('#plan-stage');
+    if (!args.refused) return planApplyReconcile([`+          ${args.key}: '${args.value}'`], 'stage-config');
+    await page.waitForSelector('#plan-error', { timeout: 20000 });
+    await shot('stage-config-refused');
+    return { refused: await page.textContent('#plan-error') };
+  },
   // Deploy another stored version (the other deployment) from the application page.
   async switch() {
     await login();

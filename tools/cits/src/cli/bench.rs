@@ -8,7 +8,7 @@ use cits_client::demo;
 use cits_client::recording;
 use clap::Subcommand;
 
-use super::split_host_port;
+use cits_client::split_host_port;
 
 /// Where a benchmark reaches the pipeline: NATS, the MQTT listener, Redis (flushed per run).
 #[derive(clap::Args)]

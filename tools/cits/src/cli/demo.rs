@@ -9,7 +9,8 @@ use cits_client::demo;
 use cits_client::recording;
 
 use super::replay::ReplayArgs;
-use super::watch::{observe, print_summary, subscribe_denms, OutputArgs, Streams, Until};
+use super::watch::OutputArgs;
+use cits_client::observe::{observe, print_summary, subscribe_denms, Streams, Until};
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
@@ -59,7 +60,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
 
 /// How long the pipeline may store no FrameDone before the ones missing count as lost (a killed
 /// host or provider is back well within it, a server of a cluster too).
-const DONE_PATIENCE: Duration = super::watch::PATIENCE;
+const DONE_PATIENCE: Duration = cits_client::observe::PATIENCE;
 
 #[derive(clap::Args)]
 pub struct DemoDataArgs {

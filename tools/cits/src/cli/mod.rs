@@ -101,10 +101,3 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::DemoData(args) => demo::run_data(args),
     }
 }
-
-/// `host:port` as the MQTT clients take it.
-fn split_host_port(addr: &str) -> anyhow::Result<(String, u16)> {
-    use anyhow::Context as _;
-    let (host, port) = addr.rsplit_once(':').with_context(|| format!("`{addr}` is not host:port"))?;
-    Ok((host.to_string(), port.parse().with_context(|| format!("bad port in `{addr}`"))?))
-}

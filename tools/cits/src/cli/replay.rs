@@ -37,7 +37,7 @@ pub struct ReplayArgs {
 impl ReplayArgs {
     /// The replay's options; `progress` prints how far it got while it runs.
     pub fn options(&self, progress: bool) -> anyhow::Result<ReplayOptions> {
-        let (mqtt_host, mqtt_port) = super::split_host_port(&self.mqtt)?;
+        let (mqtt_host, mqtt_port) = cits_client::split_host_port(&self.mqtt)?;
         Ok(ReplayOptions {
             mqtt_host,
             mqtt_port,
