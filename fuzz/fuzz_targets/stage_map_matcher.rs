@@ -2,4 +2,4 @@
 //! delivers them: processed, or a dead letter with a reason.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| cits_fuzz::fuzz_stage::<cits::pipeline::MapMatcher>(data));
+libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| cits_fuzz::fuzz_stage::<cits::stages::MapMatcher>(data));

@@ -3,7 +3,8 @@
 //! input frame: see `cits_fuzz::StateInput` for the layout.
 #![no_main]
 
-use cits::pipeline::{Assembler, CollisionDetector, DenmSender, Handled};
+use cits::pipeline::Handled;
+use cits::stages::{Assembler, CollisionDetector, DenmSender};
 use cits_fuzz::{check_handled, deliver, input_subject, platform, StateInput};
 
 libfuzzer_sys::fuzz_target!(init: cits_fuzz::init(), |data: &[u8]| {

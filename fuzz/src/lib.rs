@@ -94,7 +94,12 @@ pub fn platform(stored: Vec<Option<Vec<u8>>>) -> InMemory {
 
 /// One delivery of `body` on `subject` to handler `H`, as its actor makes it.
 pub fn deliver<H: Handler>(svc: &mut InMemory, subject: &str, body: &[u8]) -> Result<Handled, StageError> {
-    handle::<H, _>(svc, subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
+    // As the seven-actor manifest does: the stage is given the keys it declares of the config.
+    let own = cits::config::declared_only(H::CONFIG, &svc.config);
+    let shared = std::mem::replace(&mut svc.config, own);
+    let handled = handle::<H, _>(&mut *svc, subject, body, &mut |_: &[(String, Outbound)]| Ok(()));
+    svc.config = shared;
+    handled
 }
 
 /// What every delivery of `body` on `subject` must give with services that work: the outputs

@@ -166,11 +166,16 @@ type Step = fn(&mut InProcess, &[u8]) -> Delivered;
 
 /// One delivery of `body` to stage `H`, recording the values it read back.
 fn deliver<H: Handler>(svc: &mut InProcess, body: &[u8]) -> Delivered {
-    let mut recording = Recording::new(svc);
+    // As the seven-actor manifest does: the stage is given the keys it declares of the config.
+    let own = cits::config::declared_only(H::CONFIG, &svc.config);
+    let shared = std::mem::replace(&mut svc.config, own);
+    let mut recording = Recording::new(&mut *svc);
     let subject = input::input_subject(H::NAME);
-    let handled = handle::<H, _>(&mut recording, &subject, body, &mut |_: &[(String, Outbound)]| Ok(()))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", H::NAME))?;
-    Ok((handled.outbound.into_iter().map(|(_, o)| o).collect(), recording.values_read))
+    let handled = handle::<H, _>(&mut recording, &subject, body, &mut |_: &[(String, Outbound)]| Ok(()));
+    let values_read = recording.values_read;
+    svc.config = shared;
+    let handled = handled.map_err(|e| anyhow::anyhow!("{}: {e}", H::NAME))?;
+    Ok((handled.outbound.into_iter().map(|(_, o)| o).collect(), values_read))
 }
 
 /// The CPM through the seven stages, one delivery each: every stage's input is a seed of its

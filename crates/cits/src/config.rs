@@ -127,6 +127,14 @@ impl Key {
 /// limits, the RSU registry, map tiles).
 pub type Declared = &'static [&'static [Key]];
 
+/// The entries of one config shared by all stages that `declared` names: what a stage of the
+/// seven-actor deployment is given of the fused actor's config (the fuzz seeds and targets run
+/// every stage on one config).
+pub fn declared_only(declared: Declared, entries: &[(String, String)]) -> Vec<(String, String)> {
+    let known = |key: &str| declared.iter().flat_map(|keys| keys.iter()).any(|k| k.matches(key));
+    entries.iter().filter(|(key, _)| known(key)).cloned().collect()
+}
+
 /// The first key of `entries` that `declared` does not name, as the error a stage and a deploy
 /// give: the stage, the key, and the nearest declared key.
 pub fn check_known<'a>(
