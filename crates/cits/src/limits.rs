@@ -8,13 +8,11 @@
 //! that fails is a dead letter with the reason, e.g. "too many objects: 200 > 128".
 //!
 //! The limits are named config entries `limits.*` (wasi:config), the same for every stage; the
-//! defaults are production values.
+//! defaults are production values. What each stage checks of its input is in its folder
+//! (`stages/<stage>/limits.rs`); the checks' tests are here, sharing their builders.
 
 use crate::config::{Entry, Key, Kind};
 use crate::message::StageError;
-use crate::proto::{
-    CollisionRiskFrame, Cpm, LocationsFrame, MatchedTrajectoryFrame, PredictedPathFrame, TrajectoryFrame,
-};
 
 /// How far a perceived object's measurement may lie from its CPM's reference time: the range of
 /// ETSI's `DeltaTimeMilliSecondSigned` (-2048..2047 ms).
@@ -142,89 +140,8 @@ impl Limits {
         Ok(l)
     }
 
-    /// A CPM's reference time against the wall clock when it was received.
-    pub fn check_reference_time(&self, reference_time_us: u64, received_at_us: u64) -> Result<(), StageError> {
-        if reference_time_us > received_at_us.saturating_add(self.max_future_us) {
-            let ahead = reference_time_us - received_at_us;
-            return Err(StageError::new(format!(
-                "reference time {} s in the future (limit {} s)",
-                seconds(ahead),
-                seconds(self.max_future_us)
-            )));
-        }
-        if reference_time_us.saturating_add(self.max_age_us) < received_at_us {
-            let behind = received_at_us - reference_time_us;
-            return Err(StageError::new(format!(
-                "reference time {} s in the past (limit {} s)",
-                seconds(behind),
-                seconds(self.max_age_us)
-            )));
-        }
-        Ok(())
-    }
-
-    /// A decoded CPM's objects: how many, how far from their sensor, how fast.
-    pub fn check_cpm(&self, cpm: &Cpm) -> Result<(), StageError> {
-        self.objects(cpm.objects.len())?;
-        for o in &cpm.objects {
-            let what = || format!("object {}", o.object_id);
-            let range_m = crate::shared::geo::distance(f64::from(o.x_cm), f64::from(o.y_cm)) / 100.0;
-            if range_m > self.max_sensor_range_m {
-                return Err(StageError::new(format!(
-                    "{}: {} m from the sensor (limit {} m)",
-                    what(),
-                    round1(range_m),
-                    self.max_sensor_range_m
-                )));
-            }
-            if let (Some(vx), Some(vy)) = (o.velocity_x_cm_s, o.velocity_y_cm_s) {
-                self.speed(what, Some(crate::shared::geo::distance(f64::from(vx), f64::from(vy)) / 100.0))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Located objects: what the collector makes of a CPM (also its own output: no conversion
-    /// may turn a position into NaN) and what the assembler merges into trajectories.
-    pub fn check_locations(&self, frame: &LocationsFrame, subject: &str) -> Result<(), StageError> {
-        check_rsu(&frame.rsu_id, subject)?;
-        self.objects(frame.locations.len())?;
-        for l in &frame.locations {
-            let what = || format!("object {}/{}/{}", l.station_id, l.sensor_id, l.object_id);
-            if l.station_id != frame.station_id {
-                return Err(StageError::new(format!(
-                    "station mismatch: {} in a frame of station {}",
-                    what(),
-                    frame.station_id
-                )));
-            }
-            position(what, l.latitude, l.longitude)?;
-            self.speed(what, l.speed_mps)?;
-            heading(what, l.heading_deg)?;
-            if l.measured_at_us.abs_diff(frame.reference_time_us) > MAX_MEASUREMENT_DELTA_US {
-                return Err(StageError::new(format!(
-                    "{}: measured {} s from the frame's reference time (limit {} s)",
-                    what(),
-                    seconds(l.measured_at_us.abs_diff(frame.reference_time_us)),
-                    seconds(MAX_MEASUREMENT_DELTA_US)
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Trajectories, as the map matcher gets them.
-    pub fn check_trajectories(&self, frame: &TrajectoryFrame, subject: &str) -> Result<(), StageError> {
-        self.check_tracks(&frame.rsu_id, subject, &frame.trajectories)
-    }
-
-    /// Trajectories snapped to lanes, as the predictor gets them.
-    pub fn check_matched(&self, frame: &MatchedTrajectoryFrame, subject: &str) -> Result<(), StageError> {
-        self.check_tracks(&frame.rsu_id, subject, &frame.trajectories)
-    }
-
     /// Each object's track: not too long, in time order, on earth, its other fields sane.
-    fn check_tracks<T: Track>(&self, rsu: &str, subject: &str, tracks: &[T]) -> Result<(), StageError> {
+    pub(crate) fn check_tracks<T: Track>(&self, rsu: &str, subject: &str, tracks: &[T]) -> Result<(), StageError> {
         check_rsu(rsu, subject)?;
         self.objects(tracks.len())?;
         for t in tracks {
@@ -238,63 +155,21 @@ impl Limits {
         Ok(())
     }
 
-    /// Predicted paths, as the collision detector gets them.
-    pub fn check_predicted(&self, frame: &PredictedPathFrame, subject: &str) -> Result<(), StageError> {
-        check_rsu(&frame.rsu_id, subject)?;
-        self.count("frame", "paths", frame.paths.len(), self.max_paths_per_frame)?;
-        for p in &frame.paths {
-            let what = || format!("path {}/{}/{} #{}", p.station_id, p.sensor_id, p.object_id, p.rank);
-            self.count(&what(), "positions", p.positions.len(), self.max_positions_per_path)?;
-            probability(what, p.probability)?;
-            // The detector pairs two paths' positions by walking both in time order.
-            increasing(what, p.positions.iter().map(|q| q.at_us))?;
-            // Where it came from: as many points at most, and all before its first prediction.
-            self.count(&what(), "past positions", p.past.len(), self.max_positions_per_path)?;
-            increasing(what, p.past.iter().chain(p.positions.first()).map(|q| q.at_us))?;
-            for q in p.past.iter().chain(&p.positions) {
-                position(what, q.latitude, q.longitude)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Collision risks, as the DENM sender gets them.
-    pub fn check_risks(&self, frame: &CollisionRiskFrame, subject: &str) -> Result<(), StageError> {
-        check_rsu(&frame.rsu_id, subject)?;
-        self.count("frame", "risks", frame.risks.len(), self.max_pairs_per_frame)?;
-        for (i, r) in frame.risks.iter().enumerate() {
-            let what = || format!("risk #{i}");
-            if r.first.is_none() || r.second.is_none() {
-                return Err(StageError::new(format!("{}: lacks one of its two road users", what())));
-            }
-            position(what, r.conflict_latitude, r.conflict_longitude)?;
-            probability(what, r.probability)?;
-            if !(r.time_to_collision_s.is_finite() && r.time_to_collision_s >= 0.0) {
-                return Err(StageError::new(format!(
-                    "{}: time to collision {} s is not a duration",
-                    what(),
-                    r.time_to_collision_s
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    fn objects(&self, n: usize) -> Result<(), StageError> {
+    pub(crate) fn objects(&self, n: usize) -> Result<(), StageError> {
         if n > self.max_objects_per_cpm {
             return Err(StageError::new(format!("too many objects: {n} > {}", self.max_objects_per_cpm)));
         }
         Ok(())
     }
 
-    fn count(&self, what: &str, of: &str, n: usize, max: usize) -> Result<(), StageError> {
+    pub(crate) fn count(&self, what: &str, of: &str, n: usize, max: usize) -> Result<(), StageError> {
         if n > max {
             return Err(StageError::new(format!("{what}: too many {of}: {n} > {max}")));
         }
         Ok(())
     }
 
-    fn speed(&self, what: impl Fn() -> String, speed_mps: Option<f64>) -> Result<(), StageError> {
+    pub(crate) fn speed(&self, what: impl Fn() -> String, speed_mps: Option<f64>) -> Result<(), StageError> {
         match speed_mps {
             Some(v) if !(v.is_finite() && v >= 0.0) => {
                 Err(StageError::new(format!("{}: speed {v} m/s is not a speed", what())))
@@ -321,7 +196,7 @@ pub fn check_rsu(rsu: &str, subject: &str) -> Result<(), StageError> {
 }
 
 /// A trajectory as the map matcher and the predictor get it: plain or matched to lanes.
-trait Track {
+pub(crate) trait Track {
     fn name(&self) -> String;
     /// (time, latitude, longitude) of each point.
     fn points(&self) -> impl ExactSizeIterator<Item = (u64, f64, f64)> + Clone;
@@ -360,28 +235,28 @@ impl Track for crate::proto::MatchedTrajectory {
     }
 }
 
-fn position(what: impl Fn() -> String, lat: f64, lon: f64) -> Result<(), StageError> {
+pub(crate) fn position(what: impl Fn() -> String, lat: f64, lon: f64) -> Result<(), StageError> {
     if !((-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon)) {
         return Err(StageError::new(format!("{}: ({lat}, {lon}) is not a WGS84 position", what())));
     }
     Ok(())
 }
 
-fn heading(what: impl Fn() -> String, heading_deg: Option<f64>) -> Result<(), StageError> {
+pub(crate) fn heading(what: impl Fn() -> String, heading_deg: Option<f64>) -> Result<(), StageError> {
     match heading_deg {
         Some(h) if !h.is_finite() => Err(StageError::new(format!("{}: heading {h}° is not an angle", what()))),
         _ => Ok(()),
     }
 }
 
-fn finite(what: impl Fn() -> String, quantity: &str, value: f64) -> Result<(), StageError> {
+pub(crate) fn finite(what: impl Fn() -> String, quantity: &str, value: f64) -> Result<(), StageError> {
     if !value.is_finite() {
         return Err(StageError::new(format!("{}: {quantity} {value} is not a number", what())));
     }
     Ok(())
 }
 
-fn probability(what: impl Fn() -> String, p: f64) -> Result<(), StageError> {
+pub(crate) fn probability(what: impl Fn() -> String, p: f64) -> Result<(), StageError> {
     if !(0.0..=1.0).contains(&p) {
         return Err(StageError::new(format!("{}: probability {p} is not between 0 and 1", what())));
     }
@@ -389,7 +264,7 @@ fn probability(what: impl Fn() -> String, p: f64) -> Result<(), StageError> {
 }
 
 /// Times of one object's points (or positions) must strictly increase.
-fn increasing(what: impl Fn() -> String, times: impl Iterator<Item = u64>) -> Result<(), StageError> {
+pub(crate) fn increasing(what: impl Fn() -> String, times: impl Iterator<Item = u64>) -> Result<(), StageError> {
     let mut previous: Option<u64> = None;
     for t in times {
         if let Some(p) = previous.filter(|p| t <= *p) {
@@ -401,11 +276,11 @@ fn increasing(what: impl Fn() -> String, times: impl Iterator<Item = u64>) -> Re
 }
 
 /// Microseconds as seconds for a reason: `3600`, `2.5`.
-fn seconds(us: u64) -> String {
+pub(crate) fn seconds(us: u64) -> String {
     round1(us as f64 / 1e6).to_string()
 }
 
-fn round1(v: f64) -> f64 {
+pub(crate) fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
@@ -413,8 +288,9 @@ fn round1(v: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::proto::{
-        CollisionRisk, LocationsContainer, MatchedPoint, MatchedTrajectory, ObjectRef, PerceivedObject, PredictedPath,
-        PredictedPosition, Trajectory, TrajectoryPoint,
+        CollisionRisk, CollisionRiskFrame, Cpm, LocationsContainer, LocationsFrame, MatchedPoint, MatchedTrajectory,
+        MatchedTrajectoryFrame, ObjectRef, PerceivedObject, PredictedPath, PredictedPathFrame, PredictedPosition,
+        Trajectory, TrajectoryFrame, TrajectoryPoint,
     };
 
     const NOW_US: u64 = 1_800_000_000_000_000;

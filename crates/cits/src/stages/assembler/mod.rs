@@ -18,6 +18,7 @@ use crate::stages::collector::SELF_REPORTED;
 
 pub mod association;
 mod handler;
+mod limits;
 
 pub(crate) use handler::trajectory_keys;
 pub use handler::Assembler;

@@ -33,6 +33,7 @@ use routes::route_probabilities;
 pub use state::{current_paths, intersection_of, state_key, update_paths};
 
 mod handler;
+mod limits;
 
 pub use handler::CollisionDetector;
 

@@ -18,6 +18,7 @@ use crate::subjects;
 use crate::subjects::Ingest;
 
 mod handler;
+mod limits;
 pub mod registry;
 
 pub use handler::Decoder;

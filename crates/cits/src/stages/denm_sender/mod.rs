@@ -21,6 +21,7 @@ use crate::shared::geo::{distance, wgs84_to_offset, Wgs84};
 use crate::shared::time::unix_us_to_its_ms;
 
 mod handler;
+mod limits;
 
 pub use handler::DenmSender;
 

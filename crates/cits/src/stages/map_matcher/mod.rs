@@ -15,6 +15,7 @@ use crate::proto::{LaneGraph, MatchedPoint, MatchedTrajectory, ObjectClass, Traj
 use crate::shared::geo::{distance, offset_to_wgs84, wgs84_to_offset, Wgs84};
 
 mod handler;
+mod limits;
 
 pub use handler::MapMatcher;
 

@@ -44,6 +44,7 @@ use lane_map::Local;
 use priors::{observe, turn_taken, weights};
 
 mod handler;
+mod limits;
 
 pub use handler::Predictor;
 
