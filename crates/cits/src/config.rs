@@ -127,12 +127,16 @@ impl Key {
 /// limits, the RSU registry, map tiles).
 pub type Declared = &'static [&'static [Key]];
 
+/// Whether `declared` names `key` (itself, or its family).
+fn declares(declared: Declared, key: &str) -> bool {
+    declared.iter().flat_map(|keys| keys.iter()).any(|k| k.matches(key))
+}
+
 /// The entries of one config shared by all stages that `declared` names: what a stage of the
 /// seven-actor deployment is given of the fused actor's config (the fuzz seeds and targets run
 /// every stage on one config).
 pub fn declared_only(declared: Declared, entries: &[(String, String)]) -> Vec<(String, String)> {
-    let known = |key: &str| declared.iter().flat_map(|keys| keys.iter()).any(|k| k.matches(key));
-    entries.iter().filter(|(key, _)| known(key)).cloned().collect()
+    entries.iter().filter(|(key, _)| declares(declared, key)).cloned().collect()
 }
 
 /// The first key of `entries` that `declared` does not name, as the error a stage and a deploy
@@ -143,7 +147,7 @@ pub fn check_known<'a>(
     entries: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<(), StageError> {
     for (key, _) in entries {
-        if !declared.iter().flat_map(|keys| keys.iter()).any(|k| k.matches(key)) {
+        if !declares(declared, key) {
             let hint = nearest(key, declared).map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
             return Err(StageError::new(format!("{stage} config: unknown key `{key}`{hint}")));
         }

@@ -30,23 +30,6 @@ pub fn for_each_stage(each: &mut impl EachStage) {
     each.stage::<DenmSender>();
 }
 
-/// The handler a manifest's component runs (a stage, or `pipeline` for [`Fused`]; `-` in the
-/// component's name for `_`): its name and the config keys it declares.
-pub fn declared_config(component: &str) -> Option<(&'static str, Declared)> {
-    struct Find<'a>(&'a str, Option<(&'static str, Declared)>);
-    impl EachStage for Find<'_> {
-        fn stage<H: Handler>(&mut self) {
-            if H::NAME == self.0 {
-                self.1 = Some((H::NAME, H::CONFIG));
-            }
-        }
-    }
-    let name = component.replace('-', "_");
-    let mut find = Find(&name, None);
-    for_each_stage(&mut find);
-    find.1.or_else(|| (name == Fused::NAME).then_some((Fused::NAME, Fused::CONFIG)))
-}
-
 /// Every handler a manifest may run, by name, with its declared keys (the seven stages in
 /// pipeline order, then [`Fused`]).
 pub fn all_declared() -> Vec<(&'static str, Declared)> {

@@ -24,7 +24,7 @@ pub(crate) mod tiles;
 
 pub use cache::Cached;
 pub use delivery::{handle, input_key, Handled, Publish};
-pub use fused::{all_declared, chain, config_table, declared_config, for_each_stage, EachStage, Fused, Step};
+pub use fused::{all_declared, chain, config_table, for_each_stage, EachStage, Fused, Step};
 pub use memory::InProcess;
 pub use tiles::MapTiles;
 
