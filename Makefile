@@ -98,10 +98,14 @@ help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 # ---- setup -----------------------------------------------------------------------------------
-setup: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(WASH_BIN) $(SECRETS_BIN) platform pars wash-downloads $(PYTHON) dashboard-deps ## toolchains, redis, nats-server, wash, secrets backend, host, wadm, providers, Python venv, npm packages (cached)
+# What `make run` needs; `setup` adds the test and benchmark tools (wash, Python, Chromium).
+setup-run: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(SECRETS_BIN) platform pars dashboard-deps ## toolchain, redis, nats-server, secrets backend, host, wadm, providers, npm packages (cached)
+	@echo "setup for make run complete: cache $(CITS_CACHE)"
+
+setup: setup-run .setup-browser $(WASH_BIN) wash-downloads $(PYTHON) ## setup-run, then wash, Chromium and the Python venv for the tests and benchmarks
 	@echo "setup complete: cache $(CITS_CACHE)"
 
-.PHONY: .setup-toolchains .setup-system platform pars wash-downloads patches dashboard-deps
+.PHONY: setup-run .setup-toolchains .setup-system .setup-browser platform pars wash-downloads patches dashboard-deps
 # Dependencies patched at build time (Cargo.toml [patch.crates-io]); see each script for why.
 WRPC_NATS_PATCHED := build/patched/wrpc-transport-nats-0.29.0
 WASMCLOUD_RUNTIME_PATCHED := build/patched/wasmcloud-runtime-0.12.0
@@ -129,24 +133,25 @@ $(GEONETWORKING_PATCHED)/.cits-patched: tools/patches/geonetworking.sh tools/pat
 	rm -rf $(GEONETWORKING_PATCHED)
 	tools/patches/geonetworking.sh $(GEONETWORKING_PATCHED)
 
-.setup-toolchains: ## rustc 1.91.0 (+ wasm32-wasip2, rustfmt, clippy) and 1.95.0 for wash
+.setup-toolchains: ## rustc 1.91.0 (+ wasm32-wasip2, rustfmt, clippy)
 	@rustup toolchain list | grep -q '^$(RUST_TOOLCHAIN)-' \
 	  && rustup target list --installed --toolchain $(RUST_TOOLCHAIN) | grep -q '^wasm32-wasip2$$' \
 	  && [ $$(rustup component list --installed --toolchain $(RUST_TOOLCHAIN) | grep -c '^rustfmt\|^clippy') = 2 ] \
 	  || rustup toolchain install $(RUST_TOOLCHAIN) --profile minimal --component rustfmt,clippy --target wasm32-wasip2
-	@rustup toolchain list | grep -q '^$(WASH_TOOLCHAIN)-' || rustup toolchain install $(WASH_TOOLCHAIN) --profile minimal
 
-.setup-system: ## redis-server and chromium from Debian; checks for Go and Node.js
+.setup-system: ## redis-server from Debian; checks for Go and Node.js
 	@if ! command -v redis-server >/dev/null; then \
 	  echo "installing redis-server (Debian)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	fi
 	@command -v go >/dev/null || { echo "go is required to build nats-server"; exit 1; }
+	@node --version | grep -q '^v$(NODE_MAJOR)\.' || { echo "Node.js $(NODE_MAJOR) is required (dashboard)"; exit 1; }
+
+.setup-browser: ## chromium from Debian (the dashboard's browser tests)
 	@if ! command -v chromium >/dev/null; then \
 	  echo "installing chromium (Debian; the dashboard's browser tests)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
-	@node --version | grep -q '^v$(NODE_MAJOR)\.' || { echo "Node.js $(NODE_MAJOR) is required (dashboard)"; exit 1; }
 
 # The page's libraries and the browser-test driver, as package-lock.json pins them.
 dashboard-deps: dashboard/node_modules/.package-lock.json ## the dashboard's npm packages (npm ci)
@@ -160,7 +165,9 @@ $(PYTHON):
 $(NATS_SERVER_BIN):
 	GOBIN=$(dir $@) GOFLAGS=-mod=mod go install github.com/nats-io/nats-server/v2@v$(NATS_VERSION)
 
+# The tests deploy by hand with it (README "Deploying by hand"), `make inventory` asks with it.
 $(WASH_BIN):
+	@rustup toolchain list | grep -q '^$(WASH_TOOLCHAIN)-' || rustup toolchain install $(WASH_TOOLCHAIN) --profile minimal
 	cargo +$(WASH_TOOLCHAIN) install wash --version $(WASH_VERSION) --locked \
 	  --root $(TOOLS)/wash-$(WASH_VERSION) --target-dir $(CITS_CACHE)/target-wash
 
@@ -170,9 +177,9 @@ $(SECRETS_BIN):
 	  --root $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION) --target-dir $(CITS_CACHE)/target-secrets
 
 # Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
-platform: patches ## host, wadm, policy service and provider binaries
+platform: patches ## host, wadm, policy service, provider binaries and the signing tool
 	cargo build --locked --profile platform \
-	  -p cits-wasmcloud-host -p cits-wadm -p cits-policy \
+	  -p cits-wasmcloud-host -p cits-wadm -p cits-policy -p cits-sign \
 	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
 
 # Signed provider archives, re-packed only when a provider binary changed. Not gzipped: the host
@@ -181,13 +188,12 @@ platform: patches ## host, wadm, policy service and provider binaries
 # DENM, docs/performance/2026-11-26.md).
 pars: platform ## signed provider archives in build/providers/
 	@mkdir -p build/providers
-	@version=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
-	for p in $(PROVIDERS); do \
+	@for p in $(PROVIDERS); do \
 	  bin=$(PLATFORM_DIR)/$$p-provider par=build/providers/$$p.par; \
 	  if [ ! -f $$par ] || [ $$bin -nt $$par ]; then \
 	    echo "packaging $$par"; \
-	    $(WASH_BIN) par create --name cits-$$p --vendor cits --version $$version --binary $$bin \
-	      --wit-directory providers/$$p/wit --destination $$par >/dev/null; \
+	    $(SIGN_BIN) provider $$bin --name cits-$$p --vendor cits --version $(VERSION) \
+	      --wit-dir providers/$$p/wit --keys $(WASH_KEYS) --destination $$par >/dev/null; \
 	  fi; \
 	done
 
@@ -201,19 +207,44 @@ wash-downloads: ## seed wash's downloads dir so `wash up` works offline
 # ---- build -----------------------------------------------------------------------------------
 build: actors $(CITS_BIN) ## actors (signed) and the cits and cits-dashboard binaries
 
-# Each actor: cargo build for wasm32-wasip2, then signed by wash (keys in $(WASH_KEYS)).
-actors: patches ## each actor built for wasm32-wasip2 and signed by `wash build`
-	@for a in $(ACTORS); do (cd actors/$$a && $(WASH_BIN) build --skip-fetch 2>&1 | grep -v '^$$' | grep -iv 'congratulations\|autocomplete\|feedback\|slack\|github.com\|BEFORE' ) || exit 1; done
-	@ls -l $(ACTOR_WASMS) | awk '{print "actor " $$NF ": " $$5 " bytes"}'
+# Optional ETSI codecs built into the decoder and fused components beyond the default manifests'
+# (TS 103 324 CPMs and CAMs, bare or in GeoNetworking): a comma-separated list of cpm-v1 (TR 103
+# 562 CPMs), vam, denm-v2 (TS 103 831 DENMs), xer, or `all` (crates/etsi-its/src/codecs.rs).
+CODECS ?=
+ALL_CODECS := cpm-v1 vam denm-v2 xer
+comma := ,
+codecs_of = $(if $(filter all,$(1)),$(ALL_CODECS),$(subst $(comma), ,$(1)))
+features_of = $(if $(strip $(1)),--features $(subst $(eval) ,$(comma),$(strip $(foreach c,$(call codecs_of,$(1)),cits/$(c)))))
+SIGN_BIN := $(PLATFORM_DIR)/cits-sign
+# One component: cargo build for wasm32-wasip2, copied to actors/<actor>/build/<name>.wasm and
+# signed into <name>_s.wasm by cits-sign (keys in $(WASH_KEYS), as wash keeps them).
+# $(1) actor, $(2) codecs, $(3) name.
+define build_actor
+cargo build --locked -q --release --target wasm32-wasip2 -p $(1) $(call features_of,$(2))
+@mkdir -p actors/$(1)/build
+@cp $(CARGO_TARGET_DIR)/wasm32-wasip2/release/$(1).wasm actors/$(1)/build/$(3).wasm
+@{ $(SIGN_BIN) component actors/$(1)/build/$(3).wasm --name $(1) --version $(VERSION) --keys $(WASH_KEYS) 2>&1 >/dev/null | { grep -v '^BEFORE' || true; }; } >&2
+@echo "actor $(3)_s.wasm: $$(stat -c %s actors/$(1)/build/$(3)_s.wasm) bytes"
+
+endef
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+
+actors: patches platform ## each actor built for wasm32-wasip2 and signed (CODECS=… adds codecs)
+	$(foreach a,$(ACTORS),$(call build_actor,$(a),$(if $(filter decoder pipeline,$(a)),$(CODECS)),$(a)))
+
+# The fused component with every codec, for the end-to-end tests of the optional formats.
+ALL_CODECS_FUSED := actors/pipeline/build/pipeline_all_codecs_s.wasm
+actors-all-codecs: patches platform ## the fused component with every codec (pipeline_all_codecs_s.wasm)
+	$(call build_actor,pipeline,all,pipeline_all_codecs)
 
 $(CITS_BIN): FORCE patches
 	cargo build --locked --profile platform -p cits-cli -p cits-dashboard
 
-.PHONY: FORCE actors
+.PHONY: FORCE actors actors-all-codecs
 FORCE:
 
 # ---- run -------------------------------------------------------------------------------------
-run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print DENMs; keeps running
+run: setup-run build ## start the lattice, deploy, replay RECORDING at SPEED, print DENMs; keeps running
 	@$(LATTICE) down >/dev/null 2>&1 || true
 	@rm -rf $(CITS_STATE)
 	@trap '$(LATTICE) down' INT TERM; \
@@ -227,10 +258,10 @@ run: setup build ## start the lattice, deploy, replay RECORDING at SPEED, print 
 	CITS_AUTH=$(CITS_STATE)/auth $(CITS_BIN) dlq --nats 127.0.0.1:$(NATS_PORT)
 	@echo "The lattice keeps running: dashboard http://127.0.0.1:$(DASHBOARD_PORT)/ (operator password in $(CITS_STATE)/auth/dashboard.password); 'make inventory'; 'make stop' stops it."
 
-init: setup build ## a lattice's credentials, certificates and server configs; starts nothing
+init: setup-run build ## a lattice's credentials, certificates and server configs; starts nothing
 	@$(LATTICE) init
 
-up: setup build ## start the lattice, or this MACHINE's part of TOPOLOGY; what runs is kept
+up: setup-run build ## start the lattice, or this MACHINE's part of TOPOLOGY; what runs is kept
 	@$(LATTICE) up
 
 deploy: ## deploy the pipeline on the running lattice, then wait for a probe CPM to come out
@@ -244,7 +275,7 @@ status: ## what of the lattice is running
 
 WASH_ENV = WASMCLOUD_CTL_PORT=$(NATS_PORT) WASH_CONTEXT_DIR=$(CITS_STATE)/wash/contexts \
 	WASH_CTL_CREDS=$(CITS_STATE)/auth/users/operator.creds
-inventory: ## `wash get inventory` and `wash app list` on the running lattice
+inventory: $(WASH_BIN) ## `wash get inventory` and `wash app list` on the running lattice
 	$(WASH_ENV) $(WASH_BIN) get inventory
 	$(WASH_ENV) $(WASH_BIN) app list
 
@@ -308,7 +339,7 @@ lint: patches .setup-toolchains codecs-check ## cargo fmt --check, cargo clippy 
 	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings $(CLIPPY_ALLOW)
 
 test-unit: patches ## unit tests of the workspace crates
-	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-client -p cits-map -p cits-manifest -p cits-ops -p cits-native -p cits-research -p cits-bench -p cits-cli -p cits-dashboard
+	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-client -p cits-map -p cits-manifest -p cits-ops -p cits-native -p cits-research -p cits-bench -p cits-cli -p cits-dashboard -p cits-sign
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches ## the map with lanelet2, ETSI encodings with pycrate
@@ -317,7 +348,7 @@ test-python: $(PYTHON) patches ## the map with lanelet2, ETSI encodings with pyc
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # End-to-end: real NATS (JetStream + MQTT), Redis, wasmCloud host and wadm, deployed with wash.
-test-e2e: patches ## end-to-end tests on the real stack (free ports)
+test-e2e: patches actors-all-codecs ## end-to-end tests on the real stack (free ports)
 	CITS_REPO=$(REPO) CITS_PYTHON=$(PYTHON) $(BIN_ENV) cargo test --locked -p cits-tests -- --test-threads=1
 
 # Fuzzing (fuzz/, libFuzzer; see fuzz/README.md): the UPER CPM decoder, each stage's input, the

@@ -3,17 +3,19 @@
 //! inside a GeoNetworking + BTP packet — replayed into the fused deployment; each must give
 //! exactly the DENMs the bare TS 103 324 UPER recording gives (the stage crates run natively on
 //! the same CPMs, as in tests/pipeline.rs). Garbage in each format is dead-lettered with a
-//! reason that names the format.
+//! reason that names the format. Those run the component with every codec (`make
+//! actors-all-codecs`); the default one reads TS 103 324 CPMs (bare or in GeoNetworking) and CAMs
+//! and dead-letters the others with the codec it lacks.
 
 use std::time::Duration;
 
-use cits_tests::{next_within, warnings, Lattice};
+use cits_tests::{fused_manifest_with_all_codecs, next_within, warnings, Lattice, Mqtt};
 use etsi_its::format::Wire;
 use prost::Message as _;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_input_format_warns_like_the_bare_uper_cpm() {
-    let lattice = Lattice::start_with("formats", Some("wadm/cits-pipeline-fused.yaml"));
+    let lattice = Lattice::start_with("formats", Some(&fused_manifest_with_all_codecs()));
     let records = cits_client::recording::read_file(&lattice.repo.join("data/default.rec.b64")).unwrap();
     // The recording's first 30 s, replayed at 16x: every CPM arrives less than 30 s older than
     // live. A Release 1 CPM's time is 16 bits of ms (65.5 s), placed by the decoder's clock, so
@@ -32,15 +34,52 @@ async fn every_input_format_warns_like_the_bare_uper_cpm() {
     }
 }
 
+/// An RSU of the test: its MQTT connection, the decoder's dead letters, its FrameDones (the
+/// fused chain publishes no frames between its stages).
+struct Rsu {
+    topic: String,
+    mqtt: Mqtt,
+    dlq: async_nats::Subscriber,
+    done: async_nats::Subscriber,
+}
+
+impl Rsu {
+    async fn connect(lattice: &Lattice, rsu: &str) -> Self {
+        let nats = lattice.nats().await;
+        let dlq = nats.subscribe(cits::subjects::dead_letter("decoder")).await.unwrap();
+        let done = nats.subscribe(cits::subjects::done(rsu)).await.unwrap();
+        nats.flush().await.unwrap();
+        Self { topic: format!("cits/cpm/{rsu}"), mqtt: lattice.mqtt(rsu).await, dlq, done }
+    }
+
+    /// Sends `bad`; it comes back as a dead letter whose reason contains `reason`.
+    async fn dead_lettered(&mut self, bad: Vec<u8>, reason: &str) {
+        self.mqtt.publish(&self.topic, bad.clone()).await;
+        let letter = next_within(&mut self.dlq, Duration::from_secs(20), "dead letter").await.unwrap();
+        let letter = cits::proto::DeadLetter::decode(letter.payload.as_ref()).unwrap();
+        assert!(letter.reason.contains(reason), "reason `{}` lacks `{reason}`", letter.reason);
+        assert_eq!(letter.payload, bad);
+    }
+
+    /// Sends `good`; its frame comes through the pipeline.
+    async fn comes_through(&mut self, good: Vec<u8>, what: &str) {
+        self.mqtt.publish(&self.topic, good).await;
+        next_within(&mut self.done, Duration::from_secs(20), &format!("FrameDone of {what}")).await.unwrap();
+    }
+}
+
+/// CPM `i` of the short recording made now, in `wire` (each a CPM of its own: the same CPM twice
+/// is one frame, produced once).
+fn short_cpm(lattice: &Lattice, i: usize, wire: Wire) -> Vec<u8> {
+    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
+    let cpm = cits_client::replay::made_now(&records[i]);
+    wire.encode(&etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&cpm).unwrap()).unwrap()).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
-    let lattice = Lattice::start_with("formats-garbage", Some("wadm/cits-pipeline-fused.yaml"));
-    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
-    // Good CPMs, each a CPM of its own (the same CPM twice is one frame, produced once).
-    let good = |i: usize, wire: Wire| {
-        let cpm = cits_client::replay::made_now(&records[i]);
-        wire.encode(&etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&cpm).unwrap()).unwrap()).unwrap()
-    };
+    let lattice = Lattice::start_with("formats-garbage", Some(&fused_manifest_with_all_codecs()));
+    let good = |i, wire| short_cpm(&lattice, i, wire);
     let (v1, xer, gn) = (good(10, Wire::CpmV1Uper), good(11, Wire::CpmV2Xer), good(12, Wire::CpmV2GnBtp));
     let mut secured = gn.clone();
     secured[0] = (secured[0] & 0xf0) | 2; // basic header: next header "secured packet"
@@ -51,25 +90,27 @@ async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
         (secured, "trust anchor"),
         (b"<CPM><header></header></CPM>".to_vec(), "unknown format"),
     ];
-
-    const RSU: &str = "rsu-garbage";
-    let topic = format!("cits/cpm/{RSU}");
-    let nats = lattice.nats().await;
-    let mut dlq = nats.subscribe(cits::subjects::dead_letter("decoder")).await.unwrap();
-    // The fused chain publishes no frames between its stages: the last stage's FrameDone.
-    let mut done = nats.subscribe(cits::subjects::done(RSU)).await.unwrap();
-    nats.flush().await.unwrap();
-    let mut rsu = lattice.mqtt(RSU).await;
+    let mut rsu = Rsu::connect(&lattice, "rsu-garbage").await;
     for (bad, reason) in cases {
-        rsu.publish(&topic, bad.clone()).await;
-        let letter = next_within(&mut dlq, Duration::from_secs(20), "dead letter").await.unwrap();
-        let letter = cits::proto::DeadLetter::decode(letter.payload.as_ref()).unwrap();
-        assert!(letter.reason.contains(reason), "reason `{}` lacks `{reason}`", letter.reason);
-        assert_eq!(letter.payload, bad);
+        rsu.dead_lettered(bad, reason).await;
     }
     // The stream is not blocked: a good CPM in each format after the garbage comes through.
-    for payload in [v1, xer, gn] {
-        rsu.publish(&topic, payload).await;
-        next_within(&mut done, Duration::from_secs(20), "FrameDone").await.unwrap();
+    for (payload, what) in [(v1, "TR 103 562"), (xer, "XER"), (gn, "GeoNetworking")] {
+        rsu.comes_through(payload, what).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_component_dead_letters_the_formats_it_is_built_without() {
+    let lattice = Lattice::start_with("formats-default", Some("wadm/cits-pipeline-fused.yaml"));
+    let mut rsu = Rsu::connect(&lattice, "rsu-default-codecs").await;
+    for (wire, i, codec) in
+        [(Wire::CpmV1Uper, 10, "cpm-v1"), (Wire::CpmV2Xer, 11, "xer"), (Wire::CpmV1Xer, 12, "cpm-v1")]
+    {
+        rsu.dead_lettered(short_cpm(&lattice, i, wire), &format!("built without the `{codec}` codec")).await;
+    }
+    // What it is built for comes through: a CPM in GeoNetworking, a bare one.
+    for (wire, i) in [(Wire::CpmV2GnBtp, 13), (Wire::CpmV2Uper, 14)] {
+        rsu.comes_through(short_cpm(&lattice, i, wire), wire.name()).await;
     }
 }

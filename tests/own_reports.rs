@@ -11,7 +11,7 @@ use cits::proto::LaneGraph;
 use cits_client::recording::{Ingest, Record};
 use cits_research::sim::ncap::{cases, film_case, Case, Outcome, Shape};
 use cits_research::sim::Conditions;
-use cits_tests::{next_within, warnings, Lattice};
+use cits_tests::{fused_manifest_with_all_codecs, next_within, warnings, Lattice};
 use prost::Message as _;
 
 /// Whether a recorded message is a CAM whose right indicator is on.
@@ -61,7 +61,7 @@ async fn a_right_hook_with_the_cars_cams_warns_as_the_native_pipeline_does() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_right_hook_with_the_cyclists_vams_warns_as_the_native_pipeline_does() {
-    let lattice = Lattice::start_with("vams", Some("wadm/cits-pipeline-fused.yaml"));
+    let lattice = Lattice::start_with("vams", Some(&fused_manifest_with_all_codecs()));
     let (graph, case) = right_hook(&lattice, 15.0);
     let records = film_case(&graph, &case, 1, Conditions::named("vams-100").unwrap()).unwrap().sim.records;
     // A cyclist's device sends a VAM every 4 m at least (about 1.3 Hz at 20 km/h).
@@ -72,7 +72,7 @@ async fn a_right_hook_with_the_cyclists_vams_warns_as_the_native_pipeline_does()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn own_reports_that_do_not_decode_are_dead_lettered_with_their_reason() {
-    let lattice = Lattice::start_with("own-reports-garbage", Some("wadm/cits-pipeline-fused.yaml"));
+    let lattice = Lattice::start_with("own-reports-garbage", Some(&fused_manifest_with_all_codecs()));
     let (graph, case) = right_hook(&lattice, 15.0);
     const RSU: &str = "rsu-own-garbage";
     let nats = lattice.nats().await;

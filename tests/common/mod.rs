@@ -95,6 +95,24 @@ pub fn free_ports(n: u16) -> u16 {
     }
 }
 
+/// The fused manifest deploying the component with every optional ETSI codec (`make
+/// actors-all-codecs`) instead of the default one (TS 103 324 CPMs and CAMs): for the tests of the
+/// other formats. Written to the temp dir with absolute artefact paths; pass it to
+/// [`Lattice::start_with`].
+pub fn fused_manifest_with_all_codecs() -> String {
+    let repo = PathBuf::from(env_path("CITS_REPO"));
+    let component = "actors/pipeline/build/pipeline_all_codecs_s.wasm";
+    assert!(repo.join(component).exists(), "{component} is missing: `make actors-all-codecs` builds it");
+    let manifest = std::fs::read_to_string(repo.join("wadm/cits-pipeline-fused.yaml")).unwrap();
+    assert!(manifest.contains("actors/pipeline/build/pipeline_s.wasm"));
+    let manifest = manifest
+        .replace("actors/pipeline/build/pipeline_s.wasm", component)
+        .replace("file://../", &format!("file://{}/", repo.display()));
+    let path = std::env::temp_dir().join(format!("cits-e2e-fused-all-codecs-{}.yaml", std::process::id()));
+    std::fs::write(&path, manifest).unwrap();
+    path.display().to_string()
+}
+
 /// `<tmp>/cits-e2e-<name>-<pid>`, emptied: a test lattice's state (or scratch) dir.
 fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cits-e2e-{name}-{}", std::process::id()));

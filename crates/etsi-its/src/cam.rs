@@ -57,7 +57,7 @@ pub struct TurnSignals {
     pub right: bool,
 }
 
-crate::checks::pdu_codec!(CAM, "CAM");
+crate::checks::pdu_codec!(CAM, "CAM", feature = "cam");
 
 impl SimpleCam {
     /// Builds the CAM: a vehicle's high-frequency container (also for an RSU's station type, so

@@ -126,26 +126,46 @@ macro_rules! position_without_confidence {
 }
 pub(crate) use position_without_confidence;
 
-/// `decode`, `encode`, `decode_xer` and `encode_xer` of one PDU type, named `$what` in errors.
+/// `decode`, `encode`, `decode_xer` and `encode_xer` of one PDU type, named `$what` in errors;
+/// with `feature = "…"`, only when that codec feature is built ([`crate::codecs`]), else each
+/// returns its error (the constant branch leaves the generated codec unlinked).
 macro_rules! pdu_codec {
     ($pdu:ty, $what:literal) => {
+        crate::checks::pdu_codec!($pdu, $what, true, "");
+    };
+    ($pdu:ty, $what:literal, feature = $feature:tt) => {
+        crate::checks::pdu_codec!($pdu, $what, cfg!(feature = $feature), $feature);
+    };
+    ($pdu:ty, $what:literal, $built:expr, $feature:expr) => {
         #[doc = concat!("Decodes a UPER ", $what, " (exactly the buffer). Structural only: the simple view checks the values.")]
         pub fn decode(bytes: &[u8]) -> Result<$pdu, crate::CodecError> {
+            if !$built {
+                return Err(crate::codecs::not_built($what, $feature));
+            }
             crate::uper_decode_exact(bytes, $what)
         }
 
         #[doc = concat!("Encodes a ", $what, " in UPER. Fails when a value breaks a constraint of the ASN.1.")]
         pub fn encode(msg: &$pdu) -> Result<Vec<u8>, crate::CodecError> {
+            if !$built {
+                return Err(crate::codecs::not_built($what, $feature));
+            }
             crate::uper_encode(msg, $what)
         }
 
         #[doc = concat!("Decodes an XER ", $what, ".")]
         pub fn decode_xer(xml: &[u8]) -> Result<$pdu, crate::CodecError> {
+            if !$built {
+                return Err(crate::codecs::not_built($what, $feature));
+            }
             crate::xer_decode(xml, $what)
         }
 
         #[doc = concat!("Encodes a ", $what, " in XER.")]
         pub fn encode_xer(msg: &$pdu) -> Result<Vec<u8>, crate::CodecError> {
+            if !$built {
+                return Err(crate::codecs::not_built($what, $feature));
+            }
             crate::xer_encode(msg, $what)
         }
     };

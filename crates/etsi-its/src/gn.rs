@@ -66,9 +66,50 @@ pub fn unwrap(bytes: &[u8]) -> Result<Unwrapped<'_>, CodecError> {
              none is: not read",
         ));
     }
-    let (payload, transport, packet) = c_its_parser::de::decode_gn_btp_headers(bytes)
+    let packet = read_unsecured(bytes).map_err(|e| CodecError::new(format!("GeoNetworking + BTP: {e}")))?;
+    let Packet::Unsecured { common, payload, .. } = &packet else { unreachable!("read_unsecured reads no other") };
+    let (payload, transport) = TransportHeader::decode_with_gn_next_header(common.next_header, payload)
         .map_err(|e| CodecError::new(format!("GeoNetworking + BTP: {e}")))?;
-    Ok(Unwrapped { packet, transport: *transport, payload })
+    Ok(Unwrapped { packet, transport, payload })
+}
+
+/// An unsecured packet's headers, each with the `geonetworking` crate's codec of it, in the order
+/// its whole-packet decoder reads them (which also links its IEEE 1609.2 parser, 55 kB of a
+/// component, for the secured packets refused before this).
+fn read_unsecured(bytes: &[u8]) -> Result<Packet<'_>, String> {
+    use headers::{GeoUnicast, LSReply, LSRequest, LocationServiceType, TopologicallyScopedBroadcast};
+
+    fn read<'a, T: c_its_parser::gn::Decode<'a>>(bytes: &'a [u8]) -> Result<(T, &'a [u8]), String> {
+        let decoded = T::decode(bytes).map_err(|e| format!("{e:?}"))?;
+        Ok((decoded.decoded, &bytes[decoded.bytes_consumed..]))
+    }
+    let (basic, rest) = read::<BasicHeader>(bytes)?;
+    let (common, rest) = read::<CommonHeader>(rest)?;
+    let (extended, rest) = match common.header_type_and_subtype {
+        HeaderType::Any => (None, rest),
+        HeaderType::Beacon => read(rest).map(|(h, r)| (Some(ExtendedHeader::Beacon(h)), r))?,
+        HeaderType::GeoUnicast => read::<GeoUnicast>(rest).map(|(h, r)| (Some(ExtendedHeader::GUC(h)), r))?,
+        HeaderType::GeoAnycast(_) => read(rest).map(|(h, r)| (Some(ExtendedHeader::GAC(h)), r))?,
+        HeaderType::GeoBroadcast(_) => read(rest).map(|(h, r)| (Some(ExtendedHeader::GBC(h)), r))?,
+        HeaderType::TopologicallyScopedBroadcast(BroadcastType::SingleHop) => {
+            read(rest).map(|(h, r)| (Some(ExtendedHeader::SHB(h)), r))?
+        }
+        HeaderType::TopologicallyScopedBroadcast(_) => {
+            read::<TopologicallyScopedBroadcast>(rest).map(|(h, r)| (Some(ExtendedHeader::TSB(h)), r))?
+        }
+        HeaderType::LocationService(LocationServiceType::Request) => {
+            read::<LSRequest>(rest).map(|(h, r)| (Some(ExtendedHeader::LSRequest(h)), r))?
+        }
+        HeaderType::LocationService(_) => read::<LSReply>(rest).map(|(h, r)| (Some(ExtendedHeader::LSReply(h)), r))?,
+    };
+    let payload = rest.get(..usize::from(common.payload_length)).ok_or_else(|| {
+        format!(
+            "payload length {} in the common header, {} bytes follow the headers",
+            common.payload_length,
+            rest.len()
+        )
+    })?;
+    Ok(Packet::Unsecured { basic, common, extended, payload })
 }
 
 /// How a wrapped message is forwarded.
@@ -165,6 +206,21 @@ mod tests {
             assert_eq!(unwrapped.destination_port(), Some(PORT_CPM));
             let source = unwrapped.packet.source_position_vector().unwrap();
             assert_eq!((source.latitude, source.longitude), (478_095_000, 130_550_000));
+        }
+    }
+
+    /// The headers read one by one are the packet the crate's whole-packet decoder reads, and
+    /// every prefix that one refuses is refused too.
+    #[test]
+    fn headers_read_as_the_whole_packet_decoder_reads_them() {
+        use c_its_parser::gn::Decode as _;
+        for broadcast in [Broadcast::SingleHop, Broadcast::Circle { radius_m: 300 }] {
+            let packet = wrap(&[0x02, 0x0e, 0xde, 0xad], PORT_CPM, &sender(), broadcast).unwrap();
+            assert_eq!(read_unsecured(&packet).unwrap(), Packet::decode(&packet[..]).unwrap().decoded);
+            for len in 0..packet.len() {
+                let whole = Packet::decode(&packet[..len]).is_ok();
+                assert_eq!(read_unsecured(&packet[..len]).is_ok(), whole, "{broadcast:?}, {len} bytes");
+            }
         }
     }
 

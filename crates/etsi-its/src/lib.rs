@@ -19,6 +19,7 @@
 
 pub mod cam;
 mod checks;
+pub mod codecs;
 pub mod cpm;
 pub mod denm;
 pub mod format;
@@ -81,6 +82,9 @@ pub(crate) fn uper_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<
 /// decoder does not check value constraints (found by fuzzing: a 1..127 field read as 154), so
 /// the value is checked by encoding it in UPER, which does: XER is refused where UPER would be.
 pub(crate) fn xer_decode<T: rasn::Decode + rasn::Encode>(bytes: &[u8], what: &str) -> Result<T, CodecError> {
+    if !cfg!(feature = "xer") {
+        return Err(codecs::not_built(what, "xer"));
+    }
     if bytes.is_empty() {
         return Err(CodecError::new(format!("{what}: empty input")));
     }
@@ -91,5 +95,8 @@ pub(crate) fn xer_decode<T: rasn::Decode + rasn::Encode>(bytes: &[u8], what: &st
 }
 
 pub(crate) fn xer_encode<T: rasn::Encode>(value: &T, what: &str) -> Result<Vec<u8>, CodecError> {
+    if !cfg!(feature = "xer") {
+        return Err(codecs::not_built(what, "xer"));
+    }
     rasn::xer::encode(value).map_err(|e| CodecError::new(format!("{what}: XER encode: {e}")))
 }

@@ -239,6 +239,12 @@ proptest! {
         prop_assert_eq!(round_trip(&simple), simple);
     }
 
+    /// The lean encoder the pipeline sends with writes the generated encoder's octets.
+    #[test]
+    fn sent_denms_encode_as_the_generated_encoder_does(simple in simple_denm()) {
+        prop_assert_eq!(denm::encode_sent(&simple).unwrap(), denm::encode(&simple.to_denm()).unwrap());
+    }
+
     #[test]
     fn default_validity_presence_bit_follows_the_value(simple in simple_denm()) {
         let bytes = denm::encode(&simple.to_denm()).unwrap();

@@ -104,7 +104,7 @@ const CLASS_CONFIDENCE_UNAVAILABLE: u8 = 101;
 /// Release 2 sensor type codes and Release 1 ones, where they differ.
 const SENSOR_TYPES_V2_V1: [(u8, u8); 4] = [(12, 8), (8, 9), (9, 10), (13, 11)];
 
-crate::checks::pdu_codec!(CpmV1, "CPM (TR 103 562)");
+crate::checks::pdu_codec!(CpmV1, "CPM (TR 103 562)", feature = "cpm-v1");
 
 /// The TimestampIts nearest `received_its_ms` whose low 16 bits are `generation_delta_time`.
 pub fn reference_time_near(generation_delta_time: u16, received_its_ms: u64) -> u64 {

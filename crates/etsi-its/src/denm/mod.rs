@@ -11,6 +11,7 @@
 //! requires, and the decoder fills in 600 when absent.
 
 pub mod fixtures;
+mod sent;
 mod simple;
 pub mod v2;
 
@@ -52,3 +53,9 @@ pub mod codes {
 }
 
 crate::checks::pdu_codec!(Denm, "DENM");
+
+/// Encodes `simple` as the pipeline sends it: the same octets as `encode(&simple.to_denm())`,
+/// through an encoder without the containers [`SimpleDenm`] never fills (see `sent`).
+pub fn encode_sent(simple: &SimpleDenm) -> Result<Vec<u8>, CodecError> {
+    crate::uper_encode(&sent::DenmAsSent::of(simple), "DENM")
+}

@@ -29,7 +29,7 @@ const HEADER: ExpectedHeader =
 /// Highest cause code `CauseCodeChoice` has an alternative for (`reserved128`).
 pub const MAX_CAUSE: u8 = 128;
 
-crate::checks::pdu_codec!(Denm, "DENM (TS 103 831)");
+crate::checks::pdu_codec!(Denm, "DENM (TS 103 831)", feature = "denm-v2");
 
 /// Which DENM an RSU is sent: EN 302 637-3 V1.3.1 (Release 1, what deployed vehicles read today)
 /// or TS 103 831 V2.2.1 (Release 2).
@@ -54,7 +54,7 @@ impl DenmVersion {
     /// The DENM in this version's UPER.
     pub fn encode(self, denm: &SimpleDenm) -> Result<Vec<u8>, CodecError> {
         match self {
-            Self::V1_3_1 => super::encode(&denm.to_denm()),
+            Self::V1_3_1 => super::encode_sent(denm),
             Self::V2_2_1 => encode(&denm.to_denm_v2()?),
         }
     }
@@ -81,14 +81,20 @@ impl fmt::Display for DenmVersion {
 impl FromStr for DenmVersion {
     type Err = CodecError;
 
+    /// A version whose codec is not built in is refused here, where the config is read, not
+    /// at the first DENM.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|v| v.to_string() == s.trim()).ok_or_else(|| {
+        let version = Self::ALL.into_iter().find(|v| v.to_string() == s.trim()).ok_or_else(|| {
             CodecError::new(format!(
                 "unknown DENM version `{s}` (1.3.1 for {}, 2.2.1 for {})",
                 Self::V1_3_1.standard(),
                 Self::V2_2_1.standard()
             ))
-        })
+        })?;
+        if version == Self::V2_2_1 && !cfg!(feature = "denm-v2") {
+            return Err(crate::codecs::not_built("DENM 2.2.1", "denm-v2"));
+        }
+        Ok(version)
     }
 }
 

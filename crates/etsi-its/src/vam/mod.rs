@@ -117,7 +117,7 @@ pub struct PathPoint {
     pub delta_time_10ms: Option<u16>,
 }
 
-crate::checks::pdu_codec!(VAM, "VAM");
+crate::checks::pdu_codec!(VAM, "VAM", feature = "vam");
 
 impl SimpleVam {
     /// Builds the VAM: a high-frequency container always (heading, speed with "unavailable"

@@ -43,7 +43,7 @@ const TENTHS_UNAVAILABLE: u8 = 127;
 /// `PathPredicted ::= SEQUENCE (SIZE(0..15,...))`: the points sent.
 const PATH_POINTS_MAX: usize = 15;
 
-crate::checks::pdu_codec!(VAM, "VAM");
+crate::checks::pdu_codec!(VAM, "VAM", feature = "vam");
 
 /// A `ReferencePositionWithConfidence` with confidence ellipse and altitude "unavailable",
 /// latitude and longitude clamped into their range.
