@@ -92,7 +92,7 @@ LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 # The lattice's supervisor (crates/cits-ops/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
-.PHONY: help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
+.PHONY: profile help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
 
 help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -176,11 +176,13 @@ $(SECRETS_BIN):
 	cargo +$(RUST_TOOLCHAIN) install secrets-nats-kv --version $(SECRETS_NATS_KV_VERSION) --locked \
 	  --root $(TOOLS)/secrets-nats-kv-$(SECRETS_NATS_KV_VERSION) --target-dir $(CITS_CACHE)/target-secrets
 
-# Host, wadm and provider binaries from our workspace (Cargo.lock pins every crate).
-platform: patches ## host, wadm, policy service, provider binaries and the signing tool
-	cargo build --locked --profile platform \
-	  -p cits-wasmcloud-host -p cits-wadm -p cits-policy -p cits-sign \
-	  -p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider
+# Every native binary of the workspace (Cargo.lock pins every crate), in one cargo invocation: the
+# crates they share are then built once, with one feature set (built apart, the cits tool rebuilt
+# 179 of them: 6 of a fresh machine's first 31 minutes).
+NATIVE_PACKAGES := -p cits-wasmcloud-host -p cits-wadm -p cits-policy -p cits-sign \
+	-p messaging-nats-provider -p blobstore-fs-provider -p keyvalue-redis-provider -p cits-cli -p cits-dashboard
+platform: patches ## host, wadm, policy service, providers, signing tool, cits and cits-dashboard
+	cargo build --locked --profile platform $(NATIVE_PACKAGES)
 
 # Signed provider archives, re-packed only when a provider binary changed. Not gzipped: the host
 # reads an archive whole on every provider start (tools/patches/wasmcloud-host.sh), and gunzipping
@@ -233,12 +235,11 @@ actors: patches platform ## each actor built for wasm32-wasip2 and signed (CODEC
 	$(foreach a,$(ACTORS),$(call build_actor,$(a),$(if $(filter decoder pipeline,$(a)),$(CODECS)),$(a)))
 
 # The fused component with every codec, for the end-to-end tests of the optional formats.
-ALL_CODECS_FUSED := actors/pipeline/build/pipeline_all_codecs_s.wasm
 actors-all-codecs: patches platform ## the fused component with every codec (pipeline_all_codecs_s.wasm)
 	$(call build_actor,pipeline,all,pipeline_all_codecs)
 
 $(CITS_BIN): FORCE patches
-	cargo build --locked --profile platform -p cits-cli -p cits-dashboard
+	cargo build --locked --profile platform $(NATIVE_PACKAGES)
 
 .PHONY: FORCE actors actors-all-codecs
 FORCE:
@@ -286,7 +287,7 @@ inventory: $(WASH_BIN) ## `wash get inventory` and `wash app list` on the runnin
 # (BENCH_RSUS= skips them). Report in results/latest (see tools/bench/run.sh).
 BENCH_FACTORS ?= 1 2 4 8 16
 BENCH_SYSTEMS ?= wasmcloud wasmcloud-fused native native-fused
-BENCH_RSUS ?= 1 2 4 8 16
+BENCH_RSUS ?= 1 4 8 16 24 32 48
 BENCH_RSUS_SECONDS ?= 60
 # Then an hour at 1x as four RSUs on the same lattice, never cleaned: latency and memory stay flat.
 BENCH_SOAK_MINUTES ?= 60
@@ -300,6 +301,19 @@ bench: setup build ## benchmark BENCH_FACTORS x BENCH_SYSTEMS and BENCH_RSUS int
 	  BENCH_SYSTEMS="$(BENCH_SYSTEMS)" BENCH_RSUS="$(BENCH_RSUS)" BENCH_RSUS_SECONDS="$(BENCH_RSUS_SECONDS)" BENCH_SOAK_MINUTES="$(BENCH_SOAK_MINUTES)" \
 	  BENCH_TOPOLOGIES="$(BENCH_TOPOLOGIES)" BENCH_TOPOLOGY_FACTORS="$(BENCH_TOPOLOGY_FACTORS)" \
 	  tools/bench/run.sh
+
+# Where the CPU goes with PROFILE_RSUS intersections: perf over the whole machine during a replay of
+# the fused deployment, as a flame graph (inferno) and samples per process (tools/bench/profile.sh).
+PROFILE_RSUS ?= 32
+PROFILE_SECONDS ?= 60
+INFERNO_VERSION := 0.12.8
+INFERNO_BIN := $(TOOLS)/inferno-$(INFERNO_VERSION)/bin
+$(INFERNO_BIN)/inferno-flamegraph:
+	cargo +$(RUST_TOOLCHAIN) install inferno --version $(INFERNO_VERSION) --locked \
+	  --root $(TOOLS)/inferno-$(INFERNO_VERSION) --target-dir $(CITS_CACHE)/target-inferno
+profile: setup-run build $(INFERNO_BIN)/inferno-flamegraph ## perf flame graph of PROFILE_RSUS intersections at 1x, fused deployment
+	@$(LATTICE_ENV) INFERNO_BIN=$(INFERNO_BIN) RECORDING=$(RECORDING) PROFILE_RSUS=$(PROFILE_RSUS) \
+	  PROFILE_SECONDS=$(PROFILE_SECONDS) tools/bench/profile.sh
 
 # ---- codecs ----------------------------------------------------------------------------------
 # The VAM codec is generated here (c-its-parser has none): pycrate's compilation of ETSI's ASN.1

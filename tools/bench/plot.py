@@ -64,6 +64,8 @@ def plot_intersections(results: Path) -> Path | None:
     latency.set_ylabel("end-to-end p95, ms (log)")
     latency.axhline(500, color="grey", linestyle="--", linewidth=0.8)
     latency.text(0.01, 500, " 500 ms requirement", va="bottom", fontsize=8, color="grey", transform=latency.get_yaxis_transform())
+    latency.axhline(100, color="tab:red", linestyle=":", linewidth=0.8)
+    latency.text(0.01, 100, " 100 ms target", va="bottom", fontsize=8, color="tab:red", transform=latency.get_yaxis_transform())
     cpu.set_ylabel("CPU ms per object update")
     cpu.set_ylim(bottom=0)
     for ax in (latency, cpu):

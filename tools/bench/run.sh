@@ -11,7 +11,7 @@
 #                    seven-actor deployment's delivery without Wasm or wasmCloud
 #   native-fused     the fused chain as one native process, input durable likewise: the fused
 #                    deployment's shape and delivery without Wasm or wasmCloud
-# Many intersections (BENCH_RSUS, e.g. "1 2 4 8 16"): then also, per system and N, the first
+# Many intersections (BENCH_RSUS, the Makefile: "1 4 8 16 24 32 48"): then also, per system and N, the first
 # BENCH_RSUS_SECONDS of the recording at 1x as N RSUs at once, each with a station of its own (given
 # the same cameras) and so an intersection of its own over the same map.
 # Each run is made against every system in turn (the machine's speed drifts), each from a clean

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `make profile`: where the CPU goes with PROFILE_RSUS intersections at once. A lattice of its own
+# (one server, as `make run`), the fused deployment, the default recording's first
+# PROFILE_SECONDS at 1x as N RSUs (`cits bench run --rsus N`, as `make bench` replays them);
+# during its middle half, `perf record -a -g` of the whole machine, the host writing a perf map of
+# its JIT code (WASMCLOUD_PERF_MAP=1; the component's functions are `wasm[0]::function[N]`, its
+# core module carries no names). Writes into $PROFILE_OUT (default results/profile-<UTC time>):
+#   flame.svg       the flame graph (inferno), one tower per process
+#   by-process.txt  CPU samples per process and per process + shared object
+#   run-*.json      the run's own figures (latency, CPU per object update)
+# Environment (the Makefile sets the binaries): PROFILE_RSUS (32), PROFILE_SECONDS (60),
+# INFERNO_BIN (inferno's bin dir), RECORDING.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+N="${PROFILE_RSUS:-32}"
+SECONDS_RUN="${PROFILE_SECONDS:-60}"
+OUT="${PROFILE_OUT:-$REPO/results/profile-$(date -u +%Y%m%dT%H%M%SZ)}"
+RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
+STATE="${CITS_STATE:-$REPO/.state}"
+STATION="${RSU_STATION:-1001}"
+: "${CITS_TOOL:?set CITS_TOOL (use make profile)}" "${INFERNO_BIN:?set INFERNO_BIN}"
+NATS="127.0.0.1:${NATS_PORT:-4222}"
+MQTT="127.0.0.1:${MQTT_PORT:-1883}"
+export CITS_REPO="$REPO" CITS_AUTH="$STATE/auth" WASMCLOUD_PERF_MAP=1
+LATTICE=("$CITS_TOOL" lattice)
+log() { printf '[profile] %s\n' "$*" >&2; }
+
+mkdir -p "$OUT"
+"${LATTICE[@]}" down >/dev/null 2>&1 || true
+rm -rf "$STATE"
+trap '"${LATTICE[@]}" down >/dev/null 2>&1 || true' EXIT
+# RSU k sends as station STATION+k-1, every station with the recording's cameras.
+CAMERA_STATIONS="$(seq -s , $((STATION + 1)) $((STATION + N - 1)))"
+export CAMERA_STATIONS
+"${LATTICE[@]}" up
+for ((k = 1; k <= N; k++)); do
+    "${LATTICE[@]}" rsu-add "profile-n$N-$k" $((STATION + k - 1))
+done
+CITS_MANIFEST="$REPO/wadm/cits-pipeline-fused.yaml" "${LATTICE[@]}" deploy
+"${LATTICE[@]}" probe
+REDIS="$("${LATTICE[@]}" redis-url)"
+
+log "$N intersections, the first $SECONDS_RUN s at 1x; perf over its middle half"
+(
+    sleep $((SECONDS_RUN / 4))
+    perf record -a -g -F 499 -o "$OUT/perf.data" -- sleep $((SECONDS_RUN / 2)) 2>"$OUT/perf-record.log"
+) &
+recorder=$!
+"$CITS_TOOL" bench run --system wasmcloud-fused --factor 1 --rsus "$N" --station-base "$STATION" \
+    --seconds "$SECONDS_RUN" --rsu "profile-n$N" --cpu "host=$(cat "$STATE"/pids/host-1.pid)" \
+    --cpu "nats=$(cat "$STATE/pids/nats.pid")" --cpu "redis=$(cat "$STATE/pids/redis.pid")" \
+    --file "$RECORDING" --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT"
+wait "$recorder"
+
+perf script -i "$OUT/perf.data" 2>/dev/null | "$INFERNO_BIN/inferno-collapse-perf" --all >"$OUT/stacks.folded"
+"$INFERNO_BIN/inferno-flamegraph" --title "fused deployment, $N intersections at 1x: the whole machine" \
+    --width 1600 <"$OUT/stacks.folded" >"$OUT/flame.svg"
+{
+    echo "# samples per process"
+    perf report -i "$OUT/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+    echo
+    echo "# samples per process and shared object"
+    perf report -i "$OUT/perf.data" --no-children --sort comm,dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
+} >"$OUT/by-process.txt"
+rm -f "$OUT/perf.data"
+log "profile: $OUT (flame.svg, by-process.txt)"
