@@ -99,7 +99,7 @@ help: ## this list
 
 # ---- setup -----------------------------------------------------------------------------------
 # What `make run` needs; `setup` adds the test and benchmark tools (wash, Python, Chromium).
-setup-run: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(SECRETS_BIN) platform pars dashboard-deps ## toolchain, redis, nats-server, secrets backend, host, wadm, providers, npm packages (cached)
+setup-run: patches .setup-toolchains .setup-system $(NATS_SERVER_BIN) $(SECRETS_BIN) platform pars dashboard-deps ## what make run needs: toolchain, redis, nats-server, secrets backend, native binaries, provider archives, npm packages (cached)
 	@echo "setup for make run complete: cache $(CITS_CACHE)"
 
 setup: setup-run .setup-browser $(WASH_BIN) wash-downloads $(PYTHON) ## setup-run, then wash, Chromium and the Python venv for the tests and benchmarks
@@ -312,7 +312,7 @@ $(INFERNO_BIN)/inferno-flamegraph:
 	cargo +$(RUST_TOOLCHAIN) install inferno --version $(INFERNO_VERSION) --locked \
 	  --root $(TOOLS)/inferno-$(INFERNO_VERSION) --target-dir $(CITS_CACHE)/target-inferno
 profile: setup-run build $(INFERNO_BIN)/inferno-flamegraph ## perf flame graph of PROFILE_RSUS intersections at 1x, fused deployment
-	@$(LATTICE_ENV) INFERNO_BIN=$(INFERNO_BIN) RECORDING=$(RECORDING) PROFILE_RSUS=$(PROFILE_RSUS) \
+	@$(LATTICE_ENV) INFERNO_BIN=$(INFERNO_BIN) SIGN_BIN=$(SIGN_BIN) RECORDING=$(RECORDING) PROFILE_RSUS=$(PROFILE_RSUS) \
 	  PROFILE_SECONDS=$(PROFILE_SECONDS) tools/bench/profile.sh
 
 # ---- codecs ----------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 # (one server, as `make run`), the fused deployment, the default recording's first
 # PROFILE_SECONDS at 1x as N RSUs (`cits bench run --rsus N`, as `make bench` replays them);
 # during its middle half, `perf record -a -g` of the whole machine, the host writing a perf map of
-# its JIT code (WASMCLOUD_PERF_MAP=1; the component's functions are `wasm[0]::function[N]`, its
-# core module carries no names). Writes into $PROFILE_OUT (default results/profile-<UTC time>):
+# its JIT code (WASMCLOUD_PERF_MAP=1). The fused component deployed is built here with its name
+# section kept (CARGO_PROFILE_RELEASE_STRIP=false, signed by cits-sign; the same code, a custom
+# section more), so the perf map names its functions. Writes into $PROFILE_OUT (default
+# results/profile-<UTC time>):
 #   flame.svg       the flame graph (inferno), one tower per process
 #   by-process.txt  CPU samples per process and per process + shared object
 #   run-*.json      the run's own figures (latency, CPU per object update)
@@ -19,7 +21,7 @@ OUT="${PROFILE_OUT:-$REPO/results/profile-$(date -u +%Y%m%dT%H%M%SZ)}"
 RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
 STATE="${CITS_STATE:-$REPO/.state}"
 STATION="${RSU_STATION:-1001}"
-: "${CITS_TOOL:?set CITS_TOOL (use make profile)}" "${INFERNO_BIN:?set INFERNO_BIN}"
+: "${CITS_TOOL:?set CITS_TOOL (use make profile)}" "${INFERNO_BIN:?set INFERNO_BIN}" "${SIGN_BIN:?set SIGN_BIN}" "${WASH_KEYS:?set WASH_KEYS}"
 NATS="127.0.0.1:${NATS_PORT:-4222}"
 MQTT="127.0.0.1:${MQTT_PORT:-1883}"
 export CITS_REPO="$REPO" CITS_AUTH="$STATE/auth" WASMCLOUD_PERF_MAP=1
@@ -37,7 +39,14 @@ export CAMERA_STATIONS
 for ((k = 1; k <= N; k++)); do
     "${LATTICE[@]}" rsu-add "profile-n$N-$k" $((STATION + k - 1))
 done
-CITS_MANIFEST="$REPO/wadm/cits-pipeline-fused.yaml" "${LATTICE[@]}" deploy
+log "the fused component with its function names"
+CARGO_PROFILE_RELEASE_STRIP=false CARGO_TARGET_DIR="${CITS_CACHE:-$HOME/.cache/cits}/target-named" \
+    cargo build --locked -q --release --target wasm32-wasip2 -p pipeline
+cp "${CITS_CACHE:-$HOME/.cache/cits}/target-named/wasm32-wasip2/release/pipeline.wasm" "$OUT/pipeline_named.wasm"
+"$SIGN_BIN" component "$OUT/pipeline_named.wasm" --name pipeline --version 0.1.0 >/dev/null 2>&1
+sed -e "s|file://../actors/pipeline/build/pipeline_s.wasm|file://$OUT/pipeline_named_s.wasm|" \
+    -e "s|file://\.\./|file://$REPO/|" "$REPO/wadm/cits-pipeline-fused.yaml" >"$OUT/cits-pipeline-fused.yaml"
+CITS_MANIFEST="$OUT/cits-pipeline-fused.yaml" "${LATTICE[@]}" deploy
 "${LATTICE[@]}" probe
 REDIS="$("${LATTICE[@]}" redis-url)"
 
@@ -57,11 +66,12 @@ perf script -i "$OUT/perf.data" 2>/dev/null | "$INFERNO_BIN/inferno-collapse-per
 "$INFERNO_BIN/inferno-flamegraph" --title "fused deployment, $N intersections at 1x: the whole machine" \
     --width 1600 <"$OUT/stacks.folded" >"$OUT/flame.svg"
 {
+    # sed, not head: head would close the pipe early and fail the script (pipefail).
     echo "# samples per process"
-    perf report -i "$OUT/perf.data" --no-children --sort comm --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25
+    perf report -i "$OUT/perf.data" --no-children -g none --sort comm --stdio 2>/dev/null | grep -v '^#' | sed '/^$/d' | sed -n 1,25p
     echo
     echo "# samples per process and shared object"
-    perf report -i "$OUT/perf.data" --no-children --sort comm,dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
+    perf report -i "$OUT/perf.data" --no-children -g none --sort comm,dso --stdio 2>/dev/null | grep -v '^#' | sed '/^$/d' | sed -n 1,40p
 } >"$OUT/by-process.txt"
-rm -f "$OUT/perf.data"
+rm -f "$OUT/perf.data" "$OUT"/pipeline_named*.wasm
 log "profile: $OUT (flame.svg, by-process.txt)"
