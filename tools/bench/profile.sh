@@ -62,7 +62,8 @@ recorder=$!
     --file "$RECORDING" --nats "$NATS" --mqtt "$MQTT" --redis "$REDIS" --out "$OUT"
 wait "$recorder"
 
-perf script -i "$OUT/perf.data" 2>/dev/null | "$INFERNO_BIN/inferno-collapse-perf" --all >"$OUT/stacks.folded"
+perf script -i "$OUT/perf.data" 2>/dev/null | "$INFERNO_BIN/inferno-collapse-perf" --all |
+    python3 "$REPO/tools/bench/demangle.py" >"$OUT/stacks.folded"
 "$INFERNO_BIN/inferno-flamegraph" --title "fused deployment, $N intersections at 1x: the whole machine" \
     --width 1600 <"$OUT/stacks.folded" >"$OUT/flame.svg"
 {
