@@ -229,7 +229,8 @@ cargo build --locked -q --release --target wasm32-wasip2 -p $(1) $(call features
 @echo "actor $(3)_s.wasm: $$(stat -c %s actors/$(1)/build/$(3)_s.wasm) bytes"
 
 endef
-VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+# The workspace's version, in every signed claim.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
 actors: patches platform ## each actor built for wasm32-wasip2 and signed (CODECS=… adds codecs)
 	$(foreach a,$(ACTORS),$(call build_actor,$(a),$(if $(filter decoder pipeline,$(a)),$(CODECS)),$(a)))

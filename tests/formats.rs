@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use cits_client::recording::Record;
 use cits_tests::{fused_manifest_with_all_codecs, next_within, warnings, Lattice, Mqtt};
 use etsi_its::format::Wire;
 use prost::Message as _;
@@ -68,10 +69,14 @@ impl Rsu {
     }
 }
 
-/// CPM `i` of the short recording made now, in `wire` (each a CPM of its own: the same CPM twice
-/// is one frame, produced once).
-fn short_cpm(lattice: &Lattice, i: usize, wire: Wire) -> Vec<u8> {
-    let records = cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap();
+/// The short recording's CPMs.
+fn short_recording(lattice: &Lattice) -> Vec<Record> {
+    cits_client::recording::read_file(&lattice.repo.join("data/short.rec.b64")).unwrap()
+}
+
+/// CPM `i` of `records` made now, in `wire` (each a CPM of its own: the same CPM twice is one
+/// frame, produced once).
+fn cpm_in(records: &[Record], i: usize, wire: Wire) -> Vec<u8> {
     let cpm = cits_client::replay::made_now(&records[i]);
     wire.encode(&etsi_its::cpm::SimpleCpm::from_cpm(&etsi_its::cpm::decode(&cpm).unwrap()).unwrap()).unwrap()
 }
@@ -79,7 +84,8 @@ fn short_cpm(lattice: &Lattice, i: usize, wire: Wire) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
     let lattice = Lattice::start_with("formats-garbage", Some(&fused_manifest_with_all_codecs()));
-    let good = |i, wire| short_cpm(&lattice, i, wire);
+    let records = short_recording(&lattice);
+    let good = |i, wire| cpm_in(&records, i, wire);
     let (v1, xer, gn) = (good(10, Wire::CpmV1Uper), good(11, Wire::CpmV2Xer), good(12, Wire::CpmV2GnBtp));
     let mut secured = gn.clone();
     secured[0] = (secured[0] & 0xf0) | 2; // basic header: next header "secured packet"
@@ -103,14 +109,15 @@ async fn garbage_in_each_format_is_dead_lettered_with_its_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_component_dead_letters_the_formats_it_is_built_without() {
     let lattice = Lattice::start_with("formats-default", Some("wadm/cits-pipeline-fused.yaml"));
+    let records = short_recording(&lattice);
     let mut rsu = Rsu::connect(&lattice, "rsu-default-codecs").await;
     for (wire, i, codec) in
         [(Wire::CpmV1Uper, 10, "cpm-v1"), (Wire::CpmV2Xer, 11, "xer"), (Wire::CpmV1Xer, 12, "cpm-v1")]
     {
-        rsu.dead_lettered(short_cpm(&lattice, i, wire), &format!("built without the `{codec}` codec")).await;
+        rsu.dead_lettered(cpm_in(&records, i, wire), &format!("built without the `{codec}` codec")).await;
     }
     // What it is built for comes through: a CPM in GeoNetworking, a bare one.
     for (wire, i) in [(Wire::CpmV2GnBtp, 13), (Wire::CpmV2Uper, 14)] {
-        rsu.comes_through(short_cpm(&lattice, i, wire), wire.name()).await;
+        rsu.comes_through(cpm_in(&records, i, wire), wire.name()).await;
     }
 }
