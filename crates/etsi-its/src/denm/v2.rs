@@ -51,11 +51,13 @@ impl DenmVersion {
         }
     }
 
-    /// The DENM in this version's UPER.
+    /// The DENM in this version's UPER. Without `denm-v2` Release 2 is refused here too, so the
+    /// component links none of its codec (the config never gives it: [`DenmVersion::from_str`]).
     pub fn encode(self, denm: &SimpleDenm) -> Result<Vec<u8>, CodecError> {
         match self {
             Self::V1_3_1 => super::encode_sent(denm),
-            Self::V2_2_1 => encode(&denm.to_denm_v2()?),
+            Self::V2_2_1 if cfg!(feature = "denm-v2") => encode(&denm.to_denm_v2()?),
+            Self::V2_2_1 => Err(crate::codecs::not_built("DENM 2.2.1", "denm-v2")),
         }
     }
 
@@ -63,7 +65,8 @@ impl DenmVersion {
     pub fn decode(self, bytes: &[u8]) -> Result<SimpleDenm, CodecError> {
         match self {
             Self::V1_3_1 => SimpleDenm::from_denm(&super::decode(bytes)?),
-            Self::V2_2_1 => SimpleDenm::from_denm_v2(&decode(bytes)?),
+            Self::V2_2_1 if cfg!(feature = "denm-v2") => SimpleDenm::from_denm_v2(&decode(bytes)?),
+            Self::V2_2_1 => Err(crate::codecs::not_built("DENM 2.2.1", "denm-v2")),
         }
     }
 }

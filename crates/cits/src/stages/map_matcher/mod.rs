@@ -307,28 +307,31 @@ impl LaneIndex {
     ) -> Option<MatchedPoint> {
         let radius = match_radius_m(mode);
         let q = wgs84_to_offset(self.origin, p);
-        let (cx, cy) = cell_of(q);
+        // Only the cells the radius reaches around the point (one to four of the 3×3 around it):
+        // a segment within the radius has a point there, and is kept in every cell of its box.
+        let (low, high) = (cell_of((q.0 - radius, q.1 - radius)), cell_of((q.0 + radius, q.1 + radius)));
+        let heading = heading_deg.map(f64::to_radians);
+        let continues = |id: i64| {
+            previous.is_some_and(|prev| prev == id || self.successors.get(&prev).is_some_and(|n| n.contains(&id)))
+        };
         let mut best: Option<(f64, &Segment, (f64, f64), f64)> = None;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for s in self.cells.get(&(mode as i32, cx + dx, cy + dy)).into_iter().flatten() {
+        for x in low.0..=high.0 {
+            for y in low.1..=high.1 {
+                for s in self.cells.get(&(mode as i32, x, y)).into_iter().flatten() {
                     let (foot, t, dist) = project(q, s.a, s.b);
                     if dist > radius {
                         continue;
                     }
                     let mut score = dist;
-                    if let Some(h) = heading_deg {
-                        let mut diff = angle_diff(h.to_radians(), s.heading);
+                    if let Some(h) = heading {
+                        let mut diff = angle_diff(h, s.heading);
                         if s.bidirectional {
                             diff = diff.min(std::f64::consts::PI - diff);
                         }
                         score += HEADING_WEIGHT_M_PER_RAD * diff;
                     }
-                    if let Some(prev) = previous {
-                        if prev == s.lanelet_id || self.successors.get(&prev).is_some_and(|n| n.contains(&s.lanelet_id))
-                        {
-                            score -= CONTINUITY_BONUS_M;
-                        }
+                    if continues(s.lanelet_id) {
+                        score -= CONTINUITY_BONUS_M;
                     }
                     if best.as_ref().is_none_or(|b| score < b.0) {
                         best = Some((score, s, foot, s.station_a + t * s.length));

@@ -75,10 +75,17 @@ pub(crate) fn profile_turn_likelihoods<const N: usize>(
     // Its cruise: the fastest it went (averaged over three samples against noise).
     let cruise = profile.windows(3).map(|w| (w[0].1 + w[1].1 + w[2].1) / 3.0).fold(mean, finite::max);
     // Generic, not `&dyn Fn`: each speed model is inlined into the sum over the samples (a few
-    // hundred models per track and frame).
-    fn log_likelihood(profile: &[(f64, f64)], model: impl Fn(f64) -> f64) -> f64 {
-        -profile.iter().map(|&(d, v)| (v - model(d)).powi(2)).sum::<f64>() / (2.0 * PROFILE_SIGMA_MPS.powi(2))
+    // hundred models per track and frame). A model is given each sample's index and distance, so
+    // it can take what several models share (a square root) from a table made once.
+    fn log_likelihood(profile: &[(f64, f64)], model: impl Fn(usize, f64) -> f64) -> f64 {
+        -profile.iter().enumerate().map(|(i, &(d, v))| (v - model(i, d)).powi(2)).sum::<f64>()
+            / (2.0 * PROFILE_SIGMA_MPS.powi(2))
     }
+    // Speed (m/s) at each sample of one slowing to `v_turn` by the line at `braking`.
+    let slowed = |v_turn: f64, braking: f64, into: &mut Vec<f64>| {
+        into.clear();
+        into.extend(profile.iter().map(|&(d, _)| (v_turn * v_turn + 2.0 * braking * finite::max(d, 0.0)).sqrt()));
+    };
     // Log of the mean of exp over hypotheses, without underflow.
     let log_mean = |logs: &[f64]| {
         let top = logs.iter().copied().fold(f64::NEG_INFINITY, finite::max);
@@ -91,18 +98,27 @@ pub(crate) fn profile_turn_likelihoods<const N: usize>(
     };
     // Braking to a stop at one of `stops` (every metre of the span) and pulling away from it;
     // `by_line`: slowed to that speed by the stop line on the way (a turn's).
+    // The slowing by the line is the same at every stop, and the braking before a stop the same
+    // whichever way one pulls away: each worked out once.
     let stopping = |(first, last): (f64, f64), by_line: f64| {
+        let mut slowed_by_line = vec![Vec::new(); TURN_BRAKING_MPS2.len()];
+        for (b, speeds) in TURN_BRAKING_MPS2.into_iter().zip(&mut slowed_by_line) {
+            slowed(by_line, b, speeds);
+        }
+        let mut braked = vec![0.0; profile.len()];
         let mut logs = Vec::new();
         let mut stop = first;
         while stop <= last {
-            for b in TURN_BRAKING_MPS2 {
+            for (b, by_line) in TURN_BRAKING_MPS2.into_iter().zip(&slowed_by_line) {
+                for (braked, &(d, _)) in braked.iter_mut().zip(profile) {
+                    if d > stop {
+                        *braked = (2.0 * b * (d - stop)).sqrt();
+                    }
+                }
                 for a in PULL_AWAY_MPS2 {
-                    logs.push(log_likelihood(profile, |d| {
-                        let v = if d > stop { 2.0 * b * (d - stop) } else { 2.0 * a * (stop - d) };
-                        finite::min(
-                            finite::min(cruise, v.sqrt()),
-                            (by_line * by_line + 2.0 * b * finite::max(d, 0.0)).sqrt(),
-                        )
+                    logs.push(log_likelihood(profile, |i, d| {
+                        let v = if d > stop { braked[i] } else { (2.0 * a * (stop - d)).sqrt() };
+                        finite::min(finite::min(cruise, v), by_line[i])
                     }));
                 }
             }
@@ -111,21 +127,22 @@ pub(crate) fn profile_turn_likelihoods<const N: usize>(
         log_mean(&logs)
     };
     // Half the straight weight on keeping its speed, half on yielding at the line.
-    let straight = log_mix(&[(0.5, log_likelihood(profile, |_| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
+    let straight =
+        log_mix(&[(0.5, log_likelihood(profile, |_, _| mean)), (0.5, stopping(YIELD_STOP_M, f64::INFINITY))]);
+    let mut slowing = Vec::with_capacity(profile.len());
     speeds.map(|speeds| {
         let (low, high) = speeds?;
         let mut braking = Vec::new();
         for i in 0..5 {
             let v_turn = low + (high - low) * i as f64 / 4.0;
             for b in TURN_BRAKING_MPS2 {
+                slowed(v_turn, b, &mut slowing);
                 // The cruise estimate is the noisy top of the profile: the best of it and a little less.
                 let best = CRUISE_SHADE_MPS
                     .iter()
                     .map(|shade| {
                         let cruise = cruise - shade;
-                        log_likelihood(profile, |d| {
-                            finite::min(cruise, (v_turn * v_turn + 2.0 * b * finite::max(d, 0.0)).sqrt())
-                        })
+                        log_likelihood(profile, |i, _| finite::min(cruise, slowing[i]))
                     })
                     .fold(f64::NEG_INFINITY, finite::max);
                 braking.push(best);

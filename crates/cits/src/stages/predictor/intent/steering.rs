@@ -107,6 +107,13 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
         .zip(newest.and_then(|p| p.speed_mps));
     let yaw_straight = yaw.map_or(0.0, |(w, _)| log_density(w, YAW_WANDER_RAD_S));
     [1.0, -1.0].map(|side| {
+        // A sample past a hypothesis' full turn is weighed the same under every such
+        // hypothesis (most of the later onsets and faster build-ups): once per sample.
+        let turned: Vec<f64> = samples
+            .iter()
+            .zip(&straight)
+            .map(|(&(_, off, noise), straight)| log_density(off - side * TURN_MAX_RAD, noise) - straight)
+            .collect();
         let mut ratios = Vec::new();
         let mut onset = first;
         while onset <= last + 1e-9 {
@@ -124,12 +131,17 @@ pub(crate) fn steering_likelihoods(map: &LaneMap, t: &MatchedTrajectory, approac
                     let log_ratio: f64 = yaw_log_ratio
                         + samples
                             .iter()
-                            .zip(&straight)
+                            .zip(straight.iter().zip(&turned))
                             .filter(|((along, _, _), _)| *along > onset)
-                            .map(|(&(along, off, noise), straight)| {
+                            .map(|(&(along, off, noise), (straight, turned))| {
                                 let past = along - onset;
-                                log_density(off - side * finite::min(0.5 * rate * past * past, TURN_MAX_RAD), noise)
-                                    - straight
+                                let heading = 0.5 * rate * past * past;
+                                // As `finite::min(heading, TURN_MAX_RAD)` would give it.
+                                if TURN_MAX_RAD < heading {
+                                    *turned
+                                } else {
+                                    log_density(off - side * heading, noise) - straight
+                                }
                             })
                             .sum::<f64>();
                     ratios.push(log_ratio.clamp(-50.0, 50.0).exp());
