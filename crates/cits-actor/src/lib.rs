@@ -78,8 +78,9 @@ fn publish(outbound: &[(String, Outbound)]) -> Result<(), StageError> {
 pub struct Wasi;
 
 impl Services for Wasi {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+    fn config(&mut self) -> Result<cits::pipeline::Config, StageError> {
         bindings::wasi::config::store::get_all()
+            .map(Into::into)
             .map_err(|e| StageError::unavailable(format!("config unavailable: {e:?}")))
     }
 

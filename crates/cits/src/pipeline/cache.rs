@@ -14,7 +14,7 @@ pub struct Cached<V> {
     inner: V,
     /// Keys to read along with the next read that goes to the store.
     wanted: Vec<(String, String)>,
-    config: Option<Vec<(String, String)>>,
+    config: Option<super::Config>,
     values: HashMap<(String, String), Option<Vec<u8>>>,
     dirty: BTreeMap<(String, String), Vec<u8>>,
     blobs: HashMap<(String, String), Option<Vec<u8>>>,
@@ -63,11 +63,11 @@ impl<V: Services> Cached<V> {
 }
 
 impl<V: Services> Services for Cached<V> {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        if self.config.is_none() {
-            self.config = Some(self.inner.config()?);
+    fn config(&mut self) -> Result<super::Config, StageError> {
+        match &self.config {
+            Some(config) => Ok(config.clone()),
+            None => Ok(self.config.insert(self.inner.config()?).clone()),
         }
-        Ok(self.config.clone().unwrap_or_default())
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {

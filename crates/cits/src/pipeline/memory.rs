@@ -39,8 +39,8 @@ impl InProcess {
 }
 
 impl Services for InProcess {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
-        Ok(self.config.clone())
+    fn config(&mut self) -> Result<super::Config, StageError> {
+        Ok(self.config.as_slice().into())
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {

@@ -62,7 +62,7 @@ impl Default for InMemory {
 }
 
 impl Services for InMemory {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+    fn config(&mut self) -> Result<super::Config, StageError> {
         self.platform.config()
     }
 
@@ -116,7 +116,7 @@ impl<S> Recording<S> {
 }
 
 impl<S: Services> Services for Recording<S> {
-    fn config(&mut self) -> Result<Vec<(String, String)>, StageError> {
+    fn config(&mut self) -> Result<super::Config, StageError> {
         self.inner.config()
     }
 
