@@ -209,7 +209,7 @@ wash-downloads: ## seed wash's downloads dir so `wash up` works offline
 # ---- build -----------------------------------------------------------------------------------
 build: actors $(CITS_BIN) ## actors (signed) and the cits and cits-dashboard binaries
 
-# Optional ETSI codecs built into the decoder and fused components beyond the default manifests'
+# Optional ETSI codecs built into the decoder, DENM sender and fused components beyond the default manifests'
 # (TS 103 324 CPMs and CAMs, bare or in GeoNetworking): a comma-separated list of cpm-v1 (TR 103
 # 562 CPMs), vam, denm-v2 (TS 103 831 DENMs), xer, or `all` (crates/etsi-its/src/codecs.rs).
 CODECS ?=
@@ -233,7 +233,7 @@ endef
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
 actors: patches platform ## each actor built for wasm32-wasip2 and signed (CODECS=… adds codecs)
-	$(foreach a,$(ACTORS),$(call build_actor,$(a),$(if $(filter decoder pipeline,$(a)),$(CODECS)),$(a)))
+	$(foreach a,$(ACTORS),$(call build_actor,$(a),$(if $(filter decoder pipeline denm_sender,$(a)),$(CODECS)),$(a)))
 
 # The fused component with every codec, for the end-to-end tests of the optional formats.
 actors-all-codecs: patches platform ## the fused component with every codec (pipeline_all_codecs_s.wasm)

@@ -208,7 +208,23 @@ fn awareness_distance(distance: RelevanceDistance) -> cdd::StandardLength3b {
     }
 }
 
-#[cfg(test)]
+/// Built without Release 2: the version is refused where the config is read, and by the codec
+/// itself.
+#[cfg(all(test, not(feature = "denm-v2")))]
+mod without_release_2 {
+    use super::*;
+
+    #[test]
+    fn release_2_is_refused_naming_the_feature() {
+        assert!(DenmVersion::from_str("2.2.1").unwrap_err().to_string().contains("denm-v2"));
+        let denm = crate::denm::fixtures::sample();
+        assert!(DenmVersion::V2_2_1.encode(&denm).unwrap_err().to_string().contains("denm-v2"));
+        assert!(DenmVersion::V2_2_1.decode(&[0; 8]).unwrap_err().to_string().contains("denm-v2"));
+        assert!(DenmVersion::V1_3_1.encode(&denm).is_ok());
+    }
+}
+
+#[cfg(all(test, feature = "denm-v2"))]
 mod tests {
     use super::*;
     use crate::denm::codes;
