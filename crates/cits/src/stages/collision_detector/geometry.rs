@@ -352,6 +352,16 @@ pub(super) fn conflict(
             at: offset_to_wgs84(origin, p.0, p.1),
         });
     let (la, lb) = (ta.ahead().points, tb.ahead().points);
+    // Footprints overlap only with centres closer than their half lengths and half widths allow
+    // (`footprints_overlap` measures along a unit heading): paths whose predicted positions stay
+    // farther apart than that on either axis have nothing for the walk below to find, and most
+    // pairs are such (the walk was 3 % of the machine at 32 intersections, profile 2026-11-29).
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    let reach = distance((len_a + len_b) / 2.0, (wid_a + wid_b) / 2.0) + 1e-6;
+    let (ba, bb) = (bounds(la), bounds(lb));
+    if ba[0] - bb[2] > reach || bb[0] - ba[2] > reach || ba[1] - bb[3] > reach || bb[1] - ba[3] > reach {
+        return crossed;
+    }
     let (mut i, mut j) = (0, 0);
     while let (Some(pa), Some(pb)) = (a.positions.get(i), b.positions.get(j)) {
         let t = pa.at_us.min(pb.at_us);
@@ -380,6 +390,13 @@ pub(super) fn conflict(
         j += usize::from(pb.at_us == t);
     }
     crossed
+}
+
+/// Bounding box (min x, min y, max x, max y) of points; empty: inverted, apart from every box.
+fn bounds(points: &[(f64, f64)]) -> [f64; 4] {
+    points.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
+        [lo(b[0], p.0), lo(b[1], p.1), hi(b[2], p.0), hi(b[3], p.1)]
+    })
 }
 
 /// A path as straight motion, for ranking pairs cheaply: the chord from its first to its last
