@@ -18,27 +18,17 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 N="${PROFILE_RSUS:-32}"
 SECONDS_RUN="${PROFILE_SECONDS:-60}"
 OUT="${PROFILE_OUT:-$REPO/results/profile-$(date -u +%Y%m%dT%H%M%SZ)}"
-RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
-STATE="${CITS_STATE:-$REPO/.state}"
-STATION="${RSU_STATION:-1001}"
 : "${CITS_TOOL:?set CITS_TOOL (use make profile)}" "${INFERNO_BIN:?set INFERNO_BIN}" "${SIGN_BIN:?set SIGN_BIN}" "${WASH_KEYS:?set WASH_KEYS}"
-NATS="127.0.0.1:${NATS_PORT:-4222}"
-MQTT="127.0.0.1:${MQTT_PORT:-1883}"
-export CITS_REPO="$REPO" CITS_AUTH="$STATE/auth" WASMCLOUD_PERF_MAP=1
-LATTICE=("$CITS_TOOL" lattice)
+# shellcheck source=tools/bench/lib.sh
+source "$REPO/tools/bench/lib.sh"
+export WASMCLOUD_PERF_MAP=1
 log() { printf '[profile] %s\n' "$*" >&2; }
 
 mkdir -p "$OUT"
-"${LATTICE[@]}" down >/dev/null 2>&1 || true
-rm -rf "$STATE"
-trap '"${LATTICE[@]}" down >/dev/null 2>&1 || true' EXIT
-# RSU k sends as station STATION+k-1, every station with the recording's cameras.
-CAMERA_STATIONS="$(seq -s , $((STATION + 1)) $((STATION + N - 1)))"
-export CAMERA_STATIONS
+fresh_lattice
+cameras_for "$N"
 "${LATTICE[@]}" up
-for ((k = 1; k <= N; k++)); do
-    "${LATTICE[@]}" rsu-add "profile-n$N-$k" $((STATION + k - 1))
-done
+add_rsus "profile-n$N" "$N"
 log "the fused component with its function names"
 CARGO_PROFILE_RELEASE_STRIP=false CARGO_TARGET_DIR="${CITS_CACHE:-$HOME/.cache/cits}/target-named" \
     cargo build --locked -q --release --target wasm32-wasip2 -p pipeline

@@ -51,21 +51,12 @@ SOAK_RSUS=4
 SOAK_SYSTEM="${BENCH_SOAK_SYSTEM:-wasmcloud}"
 TOPOLOGIES="${BENCH_TOPOLOGIES-single cluster edge-hub edge-site cluster-sync cluster-seven}"
 TOPOLOGY_FACTORS="${BENCH_TOPOLOGY_FACTORS:-1 16}"
-# The recording's station (`cits lattice` registers RSUs with it); RSU k of N sends as STATION+k-1.
-STATION="${RSU_STATION:-1001}"
 OUT="${BENCH_OUT:-$REPO/results/$(date -u +%Y%m%dT%H%M%SZ)}"
-RECORDING="${RECORDING:-$REPO/data/default.rec.b64}"
-STATE="${CITS_STATE:-$REPO/.state}"
 : "${CITS_TOOL:?set CITS_TOOL (use make bench)}" "${PYTHON:?set PYTHON}" "${WASH:?set WASH}"
-NATS="127.0.0.1:${NATS_PORT:-4222}"
-MQTT="127.0.0.1:${MQTT_PORT:-1883}"
-# The lattice's supervisor (crates/cits-ops/src/lattice), on this clone's manifests and map.
-export CITS_REPO="$REPO"
-LATTICE=("$CITS_TOOL" lattice)
+# shellcheck source=tools/bench/lib.sh
+source "$REPO/tools/bench/lib.sh"
 # The hosts' compilation cache (`cits lattice`); start-up is measured with it empty and filled.
 export COMPILATION_CACHE="$STATE/compiled"
-# The tools act as the lattice's operator, replays as registered RSUs (`cits lattice`, auth).
-export CITS_AUTH="$STATE/auth"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
@@ -83,9 +74,7 @@ for w in "$REPO"/actors/*/build/*_s.wasm; do
     echo "$(basename "$w") $(stat -c %s "$w")"
 done >"$OUT/sizes.txt"
 
-"${LATTICE[@]}" down >/dev/null 2>&1 || true
-rm -rf "$STATE"
-trap '"${LATTICE[@]}" down >/dev/null 2>&1 || true' EXIT
+fresh_lattice
 # The default recording (207 s) at up to 16x: its first CPMs are sent up to ~195 s older than live.
 export MAX_AGE_MS="${MAX_AGE_MS:-300000}"
 # The systems, the many intersections and the soak: one lattice of one server (as `make run`).
@@ -97,10 +86,7 @@ if [[ -n "${SYSTEMS// /}" ]] || ((SOAK_MINUTES > 0)); then
     for n in $RSUS_N; do
         if ((n > max_n)); then max_n=$n; fi
     done
-    if ((max_n > 1)); then
-        CAMERA_STATIONS="$(seq -s , $((STATION + 1)) $((STATION + max_n - 1)))"
-        export CAMERA_STATIONS
-    fi
+    cameras_for "$max_n"
     "${LATTICE[@]}" up
     REDIS="$("${LATTICE[@]}" redis-url)"
     # Every RSU the runs replay as, registered while a host is up (the registry is lattice config).
@@ -112,15 +98,10 @@ if [[ -n "${SYSTEMS// /}" ]] || ((SOAK_MINUTES > 0)); then
             "${LATTICE[@]}" rsu-add "bench-$system-${f//./_}x"
         done
         for n in $RSUS_N; do
-            for ((k = 1; k <= n; k++)); do
-                "${LATTICE[@]}" rsu-add "bench-$system-n$n-$k" $((STATION + k - 1))
-            done
+            add_rsus "bench-$system-n$n" "$n"
         done
     done
-
-    for ((k = 1; k <= SOAK_RSUS; k++)); do
-        "${LATTICE[@]}" rsu-add "soak-$k" $((STATION + k - 1))
-    done
+    add_rsus soak "$SOAK_RSUS"
 
     # The wadm manifest of a wasmCloud system.
     manifest_of() { # system
