@@ -209,9 +209,9 @@ wash-downloads: ## seed wash's downloads dir so `wash up` works offline
 # ---- build -----------------------------------------------------------------------------------
 build: actors $(CITS_BIN) ## actors (signed) and the cits and cits-dashboard binaries
 
-# Optional ETSI codecs built into the decoder, DENM sender and fused components beyond the default manifests'
-# (TS 103 324 CPMs and CAMs, bare or in GeoNetworking): a comma-separated list of cpm-v1 (TR 103
-# 562 CPMs), vam, denm-v2 (TS 103 831 DENMs), xer, or `all` (crates/etsi-its/src/codecs.rs).
+# Optional ETSI codecs built into the decoder, DENM sender and fused components beyond the default
+# manifests' (TS 103 324 CPMs and CAMs, bare or in GeoNetworking): a comma-separated list of cpm-v1
+# (TR 103 562 CPMs), vam, denm-v2 (TS 103 831 DENMs), xer, or `all` (crates/etsi-its/src/codecs.rs).
 CODECS ?=
 ALL_CODECS := cpm-v1 vam denm-v2 xer
 comma := ,

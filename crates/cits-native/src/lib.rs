@@ -223,7 +223,7 @@ fn unavailable(what: &str, e: impl std::fmt::Display) -> StageError {
 impl Services for Native {
     fn config(&mut self) -> Result<cits::pipeline::Config, StageError> {
         let lattice = self.lattice_configs.read().map_err(|_| StageError::unavailable("config lock poisoned"))?;
-        Ok(self.config.iter().chain(lattice.values().flatten()).cloned().collect::<Vec<_>>().into())
+        Ok(self.config.iter().chain(lattice.values().flatten()).cloned().collect())
     }
 
     fn get_many(&mut self, bucket: &str, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StageError> {

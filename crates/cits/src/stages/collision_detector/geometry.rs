@@ -284,6 +284,13 @@ fn footprints_overlap(ma: TravelMode, mb: TravelMode, heading_a: (f64, f64), d: 
     along.abs() <= (len_a + len_b) / 2.0 && across <= (wid_a + wid_b) / 2.0
 }
 
+/// Farthest apart (m) two road users' centres can be with their footprints overlapping
+/// ([`footprints_overlap`], whose heading is a unit vector), and a little more for rounding.
+fn footprints_reach_m(ma: TravelMode, mb: TravelMode) -> f64 {
+    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
+    distance((len_a + len_b) / 2.0, (wid_a + wid_b) / 2.0) + 1e-6
+}
+
 /// Deceleration (m/s²) a road user closing on another ahead of it in its line can take to
 /// follow it: more than comfortable braking, and the pair conflicts.
 const FOLLOWING_DECELERATION_MPS2: f64 = 3.0;
@@ -352,12 +359,10 @@ pub(super) fn conflict(
             at: offset_to_wgs84(origin, p.0, p.1),
         });
     let (la, lb) = (ta.ahead().points, tb.ahead().points);
-    // Footprints overlap only with centres closer than their half lengths and half widths allow
-    // (`footprints_overlap` measures along a unit heading): paths whose predicted positions stay
-    // farther apart than that on either axis have nothing for the walk below to find, and most
-    // pairs are such (the walk was 3 % of the machine at 32 intersections, profile 2026-11-29).
-    let ((len_a, wid_a), (len_b, wid_b)) = (footprint_m(ma), footprint_m(mb));
-    let reach = distance((len_a + len_b) / 2.0, (wid_a + wid_b) / 2.0) + 1e-6;
+    // Paths whose predicted positions stay farther apart on either axis than footprints reach
+    // have nothing for the walk below to find, and most pairs are such (the walk was 3 % of the
+    // machine at 32 intersections, profile 2026-11-29).
+    let reach = footprints_reach_m(ma, mb);
     let (ba, bb) = (bounds(la), bounds(lb));
     if ba[0] - bb[2] > reach || bb[0] - ba[2] > reach || ba[1] - bb[3] > reach || bb[1] - ba[3] > reach {
         return crossed;

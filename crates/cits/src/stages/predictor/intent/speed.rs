@@ -101,10 +101,11 @@ pub(crate) fn profile_turn_likelihoods<const N: usize>(
     // The slowing by the line is the same at every stop, and the braking before a stop the same
     // whichever way one pulls away: each worked out once.
     let stopping = |(first, last): (f64, f64), by_line: f64| {
-        let mut slowed_by_line = vec![Vec::new(); TURN_BRAKING_MPS2.len()];
-        for (b, speeds) in TURN_BRAKING_MPS2.into_iter().zip(&mut slowed_by_line) {
-            slowed(by_line, b, speeds);
-        }
+        let slowed_by_line = TURN_BRAKING_MPS2.map(|b| {
+            let mut speeds = Vec::with_capacity(profile.len());
+            slowed(by_line, b, &mut speeds);
+            speeds
+        });
         let mut braked = vec![0.0; profile.len()];
         let mut logs = Vec::new();
         let mut stop = first;
