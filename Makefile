@@ -92,7 +92,7 @@ LATTICE_ENV = $(BIN_ENV) CITS_REPO=$(REPO) \
 # The lattice's supervisor (crates/cits-ops/src/lattice): `$(LATTICE) up`, `deploy`, `down`, …
 LATTICE = $(LATTICE_ENV) $(CITS_BIN) lattice
 
-.PHONY: profile help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
+.PHONY: floor profile help setup build run init up deploy stop test test-unit test-python test-e2e bench chaos clean status inventory lint codecs codecs-check
 
 help: ## this list
 	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-zA-Z0-9_.-]+:[^=]*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -303,6 +303,17 @@ bench: setup build ## benchmark BENCH_FACTORS x BENCH_SYSTEMS and BENCH_RSUS int
 	  BENCH_TOPOLOGIES="$(BENCH_TOPOLOGIES)" BENCH_TOPOLOGY_FACTORS="$(BENCH_TOPOLOGY_FACTORS)" \
 	  tools/bench/run.sh
 
+# The compute floor: the fused chain in memory on the default recording, native and as Wasm on the
+# host's engine, from the same source and profile: what Wasm costs apart from the platform
+# (crates/cits-floor, tools/bench/floor.sh; results/floor-<UTC time>/floor.md).
+FLOOR_REPEATS ?= 3
+floor: patches .setup-toolchains platform $(PYTHON) ## Wasm's own CPU cost: the fused chain in memory, native vs on the host's engine
+	cargo build --locked -q --release -p cits-floor
+	cargo build --locked -q --release --target wasm32-wasip2 -p cits-floor
+	@CITS_TOOL=$(CITS_BIN) PYTHON=$(PYTHON) RECORDING=$(RECORDING) FLOOR_REPEATS=$(FLOOR_REPEATS) \
+	  FLOOR_NATIVE=$(CARGO_TARGET_DIR)/release/cits-floor FLOOR_WASM=$(CARGO_TARGET_DIR)/wasm32-wasip2/release/cits-floor.wasm \
+	  WASM_FLOOR_BIN=$(PLATFORM_DIR)/cits-wasm-floor tools/bench/floor.sh
+
 # Where the CPU goes with PROFILE_RSUS intersections: perf over the whole machine during a replay of
 # the fused deployment, as a flame graph (inferno) and samples per process (tools/bench/profile.sh).
 PROFILE_RSUS ?= 32
@@ -354,7 +365,7 @@ lint: patches .setup-toolchains codecs-check ## cargo fmt --check, cargo clippy 
 	cargo clippy --locked --target wasm32-wasip2 $(WASM_ACTORS) -- -D warnings $(CLIPPY_ALLOW)
 
 test-unit: patches ## unit tests of the workspace crates
-	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-client -p cits-map -p cits-manifest -p cits-ops -p cits-native -p cits-research -p cits-bench -p cits-cli -p cits-dashboard -p cits-sign
+	NATS_SERVER=$(NATS_SERVER_BIN) cargo test --locked -p cits -p cits-jetstream -p cits-policy -p cits-nats-auth -p etsi-its -p keyvalue-redis-provider -p messaging-nats-provider -p blobstore-fs-provider -p cits-client -p cits-floor -p cits-map -p cits-manifest -p cits-ops -p cits-native -p cits-research -p cits-bench -p cits-cli -p cits-dashboard -p cits-sign
 
 # Independent checks in Python: the map with the lanelet2 library, ETSI encodings with pycrate.
 test-python: $(PYTHON) patches ## the map with lanelet2, ETSI encodings with pycrate

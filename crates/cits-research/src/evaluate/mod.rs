@@ -19,7 +19,7 @@ mod table;
 mod tests;
 mod trace;
 
-pub use pipeline::{run, run_scored, EmittedDenm, Log, NativePipeline};
+pub use pipeline::{floor_fixture, run, run_scored, EmittedDenm, Log, NativePipeline};
 use score::median;
 pub use score::{road_user, score, score_truth, Score, CLEARLY_SAFE_PET_S, CONFLICT_PET_S, MIN_LEAD_S};
 use seeds::on_all_cores;

@@ -230,6 +230,22 @@ pub fn run(graph: &LaneGraph, records: &[Record]) -> anyhow::Result<Vec<EmittedD
     Ok(run_scored(graph, records, &[])?.into_iter().filter(|d| d.sent).collect())
 }
 
+/// The compute floor's fixture (crates/cits-floor): the shipped config and `graph`'s blobs, and
+/// `records` as our RSU sent them, each arriving at its recorded time — what [`run`] processes.
+pub fn floor_fixture(graph: &LaneGraph, records: &[Record]) -> anyhow::Result<cits_floor::Fixture> {
+    let pipeline = NativePipeline::new(graph)?;
+    let rsu = cits_client::demo::RSU_ID;
+    let messages = records
+        .iter()
+        .map(|r| cits_floor::Arrival {
+            subject: cits_client::recording::subject_of(rsu, &r.cpm),
+            body: r.cpm.clone(),
+            arrived_us: r.timestamp_ms * 1000,
+        })
+        .collect();
+    Ok(cits_floor::Fixture::of(&pipeline.svc, messages))
+}
+
 /// For scoring, with stage config entries ([`NativePipeline::configured`]): the DENMs sent and,
 /// unsent, the risks their warnings stood for without naming them ([`EmittedDenm::sent`]), in
 /// time order.

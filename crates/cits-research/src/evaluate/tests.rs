@@ -190,10 +190,7 @@ fn seeds_parse_as_lists_and_ranges() {
 
 #[test]
 fn the_native_pipeline_warns_the_short_recordings_conflicts_with_few_false_alarms() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let xml = std::fs::read_to_string(root.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
-    let records = cits_client::recording::read_file(&root.join("data/short.rec.b64")).unwrap();
+    let (root, graph, records) = our_map_and("data/short.rec.b64");
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("data/short.truth.json")).unwrap()).unwrap();
     let denms = run(&graph, &records).unwrap();
@@ -249,10 +246,7 @@ fn a_road_user_known_from_its_cam_is_found_by_its_station_id() {
 /// new ones: one DENM fewer in process, at the same place as `make chaos` found.)
 #[test]
 fn replays_after_a_pause_warn_alike_whether_or_not_the_expired_state_was_kept() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let xml = std::fs::read_to_string(root.join("data/map/weiser-gabelsberger.osm")).unwrap();
-    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
-    let mut records = cits_client::recording::read_file(&root.join("data/default.rec.b64")).unwrap();
+    let (_, graph, mut records) = our_map_and("data/default.rec.b64");
     records.truncate(REPLAYED);
     let span_ms = records.last().unwrap().timestamp_ms - records.first().unwrap().timestamp_ms;
     let (mut kept, mut expired) = (NativePipeline::new(&graph).unwrap(), NativePipeline::new(&graph).unwrap());
@@ -278,3 +272,29 @@ fn replays_after_a_pause_warn_alike_whether_or_not_the_expired_state_was_kept() 
 /// before the previous one ended, in the CPMs' time.
 const REPLAYED: usize = 1600;
 const SPEED: f64 = 16.0;
+
+/// The compute floor (crates/cits-floor, `make floor`) times the work the evaluation scores: its
+/// fixture of the recording's first minute, through the fused chain, gives the DENMs sent here.
+#[test]
+fn the_floor_fixture_gives_the_denms_the_evaluation_sends() {
+    let (_, graph, records) = our_map_and("data/default.rec.b64");
+    let first_ms = records[0].timestamp_ms;
+    let records: Vec<_> = records.into_iter().take_while(|r| r.timestamp_ms < first_ms + 60_000).collect();
+    let sent = super::run(&graph, &records).unwrap();
+    assert!(!sent.is_empty(), "the first minute has warnings");
+
+    let fixture = super::floor_fixture(&graph, &records).unwrap();
+    let fixture = cits_floor::Fixture::read(&prost::Message::encode_to_vec(&fixture)).unwrap();
+    let pass = cits_floor::pass(&fixture).unwrap();
+    assert_eq!((pass.denms, pass.dead_letters), (sent.len(), 0));
+    assert_eq!(pass.outputs, sent.len() + records.len(), "a FrameDone per message besides the DENMs");
+}
+
+/// The repository's root, our intersection's lane graph and one of its recordings.
+fn our_map_and(recording: &str) -> (std::path::PathBuf, cits::proto::LaneGraph, Vec<cits_client::recording::Record>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let xml = std::fs::read_to_string(root.join("data/map/weiser-gabelsberger.osm")).unwrap();
+    let graph = cits_map::lane_graph_from_osm(&xml, "map").unwrap();
+    let records = cits_client::recording::read_file(&root.join(recording)).unwrap();
+    (root, graph, records)
+}

@@ -120,6 +120,17 @@ pub enum BenchCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write the compute floor's fixture (crates/cits-floor): the fused component's shipped config,
+    /// the map's blobs and the recording's messages with their arrival times, as `cits evaluate
+    /// --file` runs them.
+    FloorFixture {
+        #[arg(long, default_value = "data/default.rec.b64")]
+        file: PathBuf,
+        #[arg(long, alias = "map", default_value = "data/map/weiser-gabelsberger.osm")]
+        osm: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write report.md over all runs of a results folder and print it.
     Report {
         #[arg(long)]
@@ -241,6 +252,12 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                 ),
                 None => eprintln!("soak: {} of {} frames out; too short to judge", result.frames_out, result.cpms_in),
             }
+        }
+        BenchCommand::FloorFixture { file, osm, out } => {
+            let graph = cits_map::load(&osm, None)?;
+            let fixture = cits_research::evaluate::floor_fixture(&graph, &recording::read_file(&file)?)?;
+            std::fs::write(&out, prost::Message::encode_to_vec(&fixture))?;
+            eprintln!("{}: {} messages, {} blobs", out.display(), fixture.messages.len(), fixture.blobs.len());
         }
         BenchCommand::Report { out, baseline } => {
             let md = bench::report(&out, &baseline)?;
