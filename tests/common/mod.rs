@@ -103,11 +103,12 @@ pub fn fused_manifest_with_all_codecs() -> String {
     let repo = PathBuf::from(env_path("CITS_REPO"));
     let component = "actors/pipeline/build/pipeline_all_codecs_s.wasm";
     assert!(repo.join(component).exists(), "{component} is missing: `make actors-all-codecs` builds it");
-    let manifest = std::fs::read_to_string(repo.join("wadm/cits-pipeline-fused.yaml")).unwrap();
-    assert!(manifest.contains("actors/pipeline/build/pipeline_s.wasm"));
-    let manifest = manifest
-        .replace("actors/pipeline/build/pipeline_s.wasm", component)
-        .replace("file://../", &format!("file://{}/", repo.display()));
+    let images = vec![("pipeline".to_string(), repo.join(component).display().to_string())];
+    let fused = repo.join("wadm/cits-pipeline-fused.yaml");
+    let mut manifest = cits_manifest::load(&fused).unwrap();
+    let render = cits_manifest::Render { images, ..Default::default() };
+    cits_manifest::render(&mut manifest, &repo.join("wadm"), &render).unwrap();
+    let manifest = cits_manifest::canonical_yaml(&manifest).unwrap();
     let path = std::env::temp_dir().join(format!("cits-e2e-fused-all-codecs-{}.yaml", std::process::id()));
     std::fs::write(&path, manifest).unwrap();
     path.display().to_string()

@@ -34,8 +34,8 @@ CARGO_PROFILE_RELEASE_STRIP=false CARGO_TARGET_DIR="${CITS_CACHE:-$HOME/.cache/c
     cargo build --locked -q --release --target wasm32-wasip2 -p pipeline
 cp "${CITS_CACHE:-$HOME/.cache/cits}/target-named/wasm32-wasip2/release/pipeline.wasm" "$OUT/pipeline_named.wasm"
 "$SIGN_BIN" component "$OUT/pipeline_named.wasm" --name pipeline --version 0.1.0 >/dev/null 2>&1
-sed -e "s|file://../actors/pipeline/build/pipeline_s.wasm|file://$OUT/pipeline_named_s.wasm|" \
-    -e "s|file://\.\./|file://$REPO/|" "$REPO/wadm/cits-pipeline-fused.yaml" >"$OUT/cits-pipeline-fused.yaml"
+"$CITS_TOOL" manifest render "$REPO/wadm/cits-pipeline-fused.yaml" --image pipeline="$OUT/pipeline_named_s.wasm" \
+    --out "$OUT/cits-pipeline-fused.yaml"
 CITS_MANIFEST="$OUT/cits-pipeline-fused.yaml" "${LATTICE[@]}" deploy
 "${LATTICE[@]}" probe
 REDIS="$("${LATTICE[@]}" redis-url)"

@@ -48,6 +48,9 @@ pub struct Render {
     pub cameras: Option<(u32, Vec<u32>)>,
     /// Sites that run the pipeline for their RSUs on their own hosts (see [`place_at_sites`]).
     pub edge_sites: Vec<String>,
+    /// Another build of a component: (component name, its image: a URL, or a file path made
+    /// absolute), e.g. the fused component with every codec or with its function names.
+    pub images: Vec<(String, String)>,
 }
 
 /// Reads a manifest file.
@@ -59,11 +62,19 @@ pub fn load(path: &Path) -> anyhow::Result<Manifest> {
 /// Applies `render` to `manifest`, read from folder `base`: relative `file://` artefacts become
 /// absolute (as `wash app deploy FILE` resolves them), then the lattice's values.
 pub fn render(manifest: &mut Manifest, base: &Path, render: &Render) -> anyhow::Result<()> {
+    for (name, _) in &render.images {
+        if !manifest.spec.components.iter().any(|c| &c.name == name) {
+            bail!("no component `{name}` in the manifest to give another image");
+        }
+    }
     for component in &mut manifest.spec.components {
         let image = match &mut component.properties {
             Properties::Component { properties } => &mut properties.image,
             Properties::Capability { properties } => &mut properties.image,
         };
+        if let Some((_, other)) = render.images.iter().find(|(name, _)| *name == component.name) {
+            *image = Some(if other.contains("://") { other.clone() } else { format!("file://{other}") });
+        }
         if let Some(image) = image {
             *image = absolute_artefact(image, base)?;
         }
@@ -376,6 +387,25 @@ mod tests {
                 image.strip_prefix(&format!("file://{}/", wadm.display())).unwrap_or_else(|| panic!("{image}"));
             assert!(relative.starts_with("../actors/") || relative.starts_with("../build/providers/"), "{image}");
         }
+    }
+
+    #[test]
+    fn another_build_of_a_component_replaces_its_image_and_a_misnamed_one_is_refused() {
+        let mut manifest = committed("cits-pipeline-fused.yaml");
+        let images = vec![("pipeline".to_string(), "/tmp/pipeline_named_s.wasm".to_string())];
+        render(&mut manifest, &repo().join("wadm"), &Render { images, ..Default::default() }).unwrap();
+        let image =
+            |m: &Manifest, name: &str| match &m.spec.components.iter().find(|c| c.name == name).unwrap().properties {
+                Properties::Component { properties } => properties.image.clone().unwrap(),
+                Properties::Capability { properties } => properties.image.clone().unwrap(),
+            };
+        assert_eq!(image(&manifest, "pipeline"), "file:///tmp/pipeline_named_s.wasm");
+        assert!(image(&manifest, "nats").ends_with("/build/providers/messaging-nats.par"), "others as committed");
+
+        let mut manifest = committed("cits-pipeline-fused.yaml");
+        let images = vec![("pipelin".to_string(), "/tmp/x.wasm".to_string())];
+        let e = render(&mut manifest, &repo().join("wadm"), &Render { images, ..Default::default() }).unwrap_err();
+        assert!(e.to_string().contains("no component `pipelin`"), "{e}");
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub fn render_options(settings: &Settings) -> Render {
         cameras: (!settings.camera_stations.is_empty())
             .then(|| (settings.rsu_station, settings.camera_stations.clone())),
         edge_sites: settings.topology().edge_sites().map(|(_, s)| s.name.clone()).collect(),
+        images: Vec::new(),
     }
 }
 

@@ -34,6 +34,10 @@ enum ManifestCommand {
         /// (comma separated; a deployment guide's manifest for a site).
         #[arg(long, value_delimiter = ',')]
         edge_sites: Vec<String>,
+        /// Another build of a component, as NAME=IMAGE (a URL or a file path; repeatable): e.g.
+        /// `pipeline=actors/pipeline/build/pipeline_all_codecs_s.wasm`.
+        #[arg(long, value_parser = name_and_image)]
+        image: Vec<(String, String)>,
     },
     /// Print the config keys every stage reads (the table of docs/deploying.md, Markdown).
     Keys,
@@ -48,11 +52,26 @@ enum ManifestCommand {
     },
 }
 
+/// `NAME=IMAGE` of `--image`.
+fn name_and_image(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once('=') {
+        Some((name, image)) if !name.is_empty() && !image.is_empty() => Ok((name.to_string(), image.to_string())),
+        _ => Err(format!("`{arg}` is not NAME=IMAGE")),
+    }
+}
+
 pub async fn run(args: ManifestArgs) -> anyhow::Result<()> {
     match args.command {
-        ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations, edge_sites } => {
+        ManifestCommand::Render { manifest, out, max_age_ms, camera_source, camera_stations, edge_sites, image } => {
             let cameras = camera_source.map(|from| (from, camera_stations));
-            let render = cits_manifest::Render { max_age_ms, cameras, edge_sites };
+            let images = image
+                .into_iter()
+                .map(|(name, image)| match image.contains("://") {
+                    true => Ok((name, image)),
+                    false => Ok((name, std::path::absolute(&image)?.display().to_string())),
+                })
+                .collect::<std::io::Result<_>>()?;
+            let render = cits_manifest::Render { max_age_ms, cameras, edge_sites, images };
             let mut model = cits_manifest::load(&manifest)?;
             let base = manifest.canonicalize()?.parent().map(PathBuf::from).unwrap_or_default();
             cits_manifest::render(&mut model, &base, &render)?;
