@@ -135,9 +135,14 @@ mod tests {
 pub trait Traced: prost::Message + Sized {
     fn trace_mut(&mut self) -> &mut Vec<StageTrace>;
 
+    /// Stamps this stage's trace entry: it got the message at `received_at_us` and is done now.
+    fn stamp(&mut self, stage: &str, received_at_us: u64) {
+        push_trace(self.trace_mut(), stage, received_at_us, crate::shared::time::now_us());
+    }
+
     /// Stamps this stage's trace entry and encodes the message.
     fn stamp_and_encode(mut self, stage: &str, received_at_us: u64) -> Vec<u8> {
-        push_trace(self.trace_mut(), stage, received_at_us, crate::shared::time::now_us());
+        self.stamp(stage, received_at_us);
         crate::shared::encode::encode(&self)
     }
 }

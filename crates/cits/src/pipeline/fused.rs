@@ -3,10 +3,11 @@
 use prost::Message as _;
 
 use super::buckets;
-use super::{entries, Handler, Inbound, MapTiles, Outcome, Services};
+use super::{entries, refused, FrameStage, Handler, Inbound, MapTiles, Outcome, Services};
 use crate::config::Declared;
-use crate::message::{Outbound, StageError};
+use crate::message::{Outbound, StageError, Traced as _};
 use crate::proto::LocationsFrame;
+use crate::shared::time::now_us;
 use crate::stages::assembler::trajectory_keys;
 use crate::stages::collision_detector::intersection_of;
 use crate::stages::{Assembler, Collector, CollisionDetector, Decoder, DenmSender, MapMatcher, Predictor};
@@ -73,10 +74,9 @@ pub fn chain<V: Services>() -> Vec<Step<V>> {
 /// Reads the state the assembler, predictor, detector and DENM sender will need for this frame of located
 /// objects, and the copies of the map tiles planned for them, in one call (a miss here only costs the
 /// stage its own read).
-fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), StageError> {
-    let Ok(frame) = LocationsFrame::decode(locations) else { return Ok(()) };
+fn prefetch_state<V: Services>(svc: &mut V, frame: &LocationsFrame) -> Result<(), StageError> {
     let config = svc.config()?;
-    let mut keys = trajectory_keys(&frame);
+    let mut keys = trajectory_keys(frame);
     let (intersection, rsus) = intersection_of(&frame.rsu_id, entries(&config));
     keys.extend(
         rsus.iter().map(|rsu| (buckets::PATHS, crate::stages::collision_detector::state_key(&intersection, rsu))),
@@ -89,10 +89,52 @@ fn prefetch_state<V: Services>(svc: &mut V, locations: &[u8]) -> Result<(), Stag
     svc.prefetch(&keys)
 }
 
+/// Stage `S` on the frame the stage before handed over on `subject` at `received_at_us`: the next
+/// frame, stamped with `S`'s trace entry, and its subject; or what `S` on its own would have made
+/// of a refusal (the dead letter holds the frame as `S`'s input stream would have).
+fn hand<S: FrameStage, V: Services>(
+    svc: &mut V,
+    mut frame: S::Input,
+    subject: &str,
+    received_at_us: u64,
+) -> Result<(S::Output, String), Outcome> {
+    match S::next_frame(svc, &mut frame, subject) {
+        Ok(mut next) => {
+            next.stamp(S::NAME, received_at_us);
+            let subject = S::subject(&next);
+            Ok((next, subject))
+        }
+        Err(reason) if reason.unavailable => Err(Outcome::Retry(reason)),
+        Err(reason) => Err(refused::<S>(reason, subject, &frame.encode_to_vec())),
+    }
+}
+
 /// All seven stages in one invocation: a CPM in, the DENMs and the `FrameDone` out. Each stage
-/// still stamps its trace entry and dead-letters bad input under its own name; the messages
-/// between stages are handed over in memory instead of through the broker.
+/// still stamps its trace entry and dead-letters bad input under its own name; the frames between
+/// stages are handed over as values (the five in the middle are [`FrameStage`]s) instead of
+/// through the broker, and only the small risk frame is encoded for the DENM sender.
 pub struct Fused;
+
+impl Fused {
+    /// The chain on one message: its outputs, or the outcome of the stage that refused it.
+    fn frames<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, Outcome> {
+        let (mut wrapper, subject) =
+            Decoder::frame(svc, &msg).map_err(|reason| refused::<Decoder>(reason, msg.subject, msg.body))?;
+        wrapper.stamp(Decoder::NAME, msg.received_at_us);
+        let (locations, subject) = hand::<Collector, V>(svc, wrapper, &subject, now_us())?;
+        // State is read ahead once the objects are located, so no later stage reads on its own.
+        let handed_at_us = now_us();
+        prefetch_state(svc, &locations).map_err(Outcome::Retry)?;
+        let (trajectories, subject) = hand::<Assembler, V>(svc, locations, &subject, handed_at_us)?;
+        let (matched, subject) = hand::<MapMatcher, V>(svc, trajectories, &subject, now_us())?;
+        let (predicted, subject) = hand::<Predictor, V>(svc, matched, &subject, now_us())?;
+        let (risks, subject) = hand::<CollisionDetector, V>(svc, predicted, &subject, now_us())?;
+        match DenmSender::run(svc, &subject, &risks.encode_to_vec(), now_us()) {
+            Outcome::Processed(out) => Ok(out),
+            other => Err(other),
+        }
+    }
+}
 
 impl Handler for Fused {
     /// The fused actor's component (`pipeline`), its dead letters' stage when a batch envelope is
@@ -120,33 +162,12 @@ impl Handler for Fused {
         }
     }
 
-    /// The whole chain, starting with the decoder on `subject`; state is read ahead once the
-    /// collector located the frame's objects, so no stage makes a read of its own.
+    /// The whole chain, starting with the decoder on `subject`.
     fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
-        let chain = chain::<V>();
-        let mut input = Outbound { subject: subject.to_string(), body: body.to_vec() };
-        let mut received_at_us = received_at_us;
-        for (i, (name, stage)) in chain.iter().enumerate() {
-            let mut out = match stage(svc, &input.subject, &input.body, received_at_us) {
-                Outcome::Processed(out) => out,
-                other => return other,
-            };
-            if i + 1 == chain.len() {
-                return Outcome::Processed(out);
-            }
-            // Every stage but the last has exactly one output: the next stage's input.
-            input = match out.pop() {
-                Some(next) if out.is_empty() => next,
-                _ => unreachable!("stage {name} has one output"),
-            };
-            if *name == Collector::NAME {
-                if let Err(e) = prefetch_state(svc, &input.body) {
-                    return Outcome::Retry(e);
-                }
-            }
-            received_at_us = crate::shared::time::now_us();
+        match Self::frames(svc, Inbound { subject, body, received_at_us }) {
+            Ok(out) => Outcome::Processed(out),
+            Err(outcome) => outcome,
         }
-        unreachable!("the chain is not empty")
     }
 }
 
@@ -185,5 +206,42 @@ mod tests {
         assert_eq!(fused_stages, staged_stages);
         assert_eq!(state_of(&fused_svc), state_of(&staged_svc), "same state written");
         assert!(fused_svc.kv.keys().any(|k| k.starts_with("trajectories:")), "{:?}", fused_svc.kv.keys());
+    }
+
+    /// A stage in the middle refusing the frame handed to it dead-letters it as it would on its
+    /// own: under its name, on its input subject, the frame whole.
+    #[test]
+    fn a_frame_refused_in_the_middle_is_dead_lettered_whole_under_the_stage_that_refused_it() {
+        use crate::proto::{DeadLetter, PredictedPath, PredictedPathFrame, PredictedPosition};
+        let position = PredictedPosition { at_us: 1_000, latitude: 47.81, longitude: 13.05, ..Default::default() };
+        let path = |object_id| PredictedPath {
+            station_id: 1001,
+            object_id,
+            probability: 1.0,
+            positions: vec![position],
+            ..Default::default()
+        };
+        let frame = PredictedPathFrame {
+            rsu_id: "r1".into(),
+            reference_time_us: 1_000,
+            paths: vec![path(1), path(2)],
+            frame_id: "f1".into(),
+            trace: Vec::new(),
+        };
+        let config = vec![("rsu.r1".into(), "1001".into()), ("limits.max_paths_per_frame".into(), "1".into())];
+        let subject = crate::subjects::predicted("r1");
+        let mut svc = InMemory::new(config, Default::default());
+        let Err(Outcome::DeadLettered { letter, .. }) =
+            hand::<CollisionDetector, _>(&mut svc, frame.clone(), &subject, now_us())
+        else {
+            panic!("the detector took two paths with a limit of one")
+        };
+        let letter = DeadLetter::decode(letter.body.as_slice()).unwrap();
+        assert_eq!(
+            (letter.stage.as_str(), letter.source_subject.as_str()),
+            (CollisionDetector::NAME, subject.as_str())
+        );
+        assert!(letter.reason.contains("paths"), "{}", letter.reason);
+        assert_eq!(PredictedPathFrame::decode(letter.payload.as_slice()).unwrap(), frame);
     }
 }

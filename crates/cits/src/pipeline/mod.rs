@@ -8,7 +8,8 @@
 //!
 //! Modules: [`tiles`] (map tiles from the blobstore), [`memory`] (the platform in process), [`cache`]
 //! (one delivery's read-through, write-back view of the services), [`delivery`] (the order of
-//! effects that makes redelivery harmless), [`fused`] (all seven in one invocation).
+//! effects that makes redelivery harmless), [`fused`] (all seven in one invocation), [`frames`]
+//! (the stages between the decoder and the DENM sender as steps from frame to frame).
 
 use std::collections::HashMap;
 
@@ -16,6 +17,7 @@ use crate::message::{dead_letter, Outbound, StageError};
 
 mod cache;
 mod delivery;
+mod frames;
 mod fused;
 pub mod memory;
 #[cfg(any(test, feature = "testing"))]
@@ -24,6 +26,7 @@ pub(crate) mod tiles;
 
 pub use cache::Cached;
 pub use delivery::{handle, input_key, Handled, Publish};
+pub use frames::{process_frame, FrameStage};
 pub use fused::{all_declared, chain, config_table, for_each_stage, EachStage, Fused, Step};
 pub use memory::InProcess;
 pub use tiles::MapTiles;
@@ -145,11 +148,7 @@ pub trait Handler {
     fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
         match Self::process(svc, Inbound { subject, body, received_at_us }) {
             Ok(out) => Outcome::Processed(out),
-            Err(reason) if reason.unavailable => Outcome::Retry(reason),
-            Err(reason) => Outcome::DeadLettered {
-                letter: dead_letter(Self::NAME, &reason, subject, body, crate::shared::time::now_us()),
-                reason,
-            },
+            Err(reason) => refused::<Self>(reason, subject, body),
         }
     }
 
@@ -157,6 +156,18 @@ pub trait Handler {
     /// first read (see [`handle`]) instead of one read per message that brings new keys.
     fn state_keys(_body: &[u8]) -> Vec<(&'static str, String)> {
         Vec::new()
+    }
+}
+
+/// What becomes of a message handler `H` refused: a retry when a service was unavailable, else
+/// the message as a dead letter.
+pub(crate) fn refused<H: Handler + ?Sized>(reason: StageError, subject: &str, body: &[u8]) -> Outcome {
+    if reason.unavailable {
+        return Outcome::Retry(reason);
+    }
+    Outcome::DeadLettered {
+        letter: dead_letter(H::NAME, &reason, subject, body, crate::shared::time::now_us()),
+        reason,
     }
 }
 

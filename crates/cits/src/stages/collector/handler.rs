@@ -5,9 +5,9 @@ use super::calibration::Calibrations;
 use super::object_frame::ObjectFrames;
 use crate::config::Declared;
 use crate::limits::Limits;
-use crate::message::{decode_input, Outbound, StageError, Traced as _};
-use crate::pipeline::{entries, Handler, Inbound, Services};
-use crate::proto::{cits_message_wrapper, CitsMessageWrapper};
+use crate::message::{Outbound, StageError};
+use crate::pipeline::{entries, process_frame, FrameStage, Handler, Inbound, Services};
+use crate::proto::{cits_message_wrapper, CitsMessageWrapper, LocationsFrame};
 use crate::subjects;
 
 pub struct Collector;
@@ -18,7 +18,19 @@ impl Handler for Collector {
     const CONFIG: Declared = &[super::calibration::KEYS, crate::stages::decoder::registry::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let wrapper: CitsMessageWrapper = decode_input(msg.body, "CitsMessageWrapper")?;
+        process_frame::<Self, V>(svc, msg)
+    }
+}
+
+impl FrameStage for Collector {
+    type Input = CitsMessageWrapper;
+    type Output = LocationsFrame;
+
+    fn next_frame<V: Services>(
+        svc: &mut V,
+        wrapper: &mut Self::Input,
+        subject: &str,
+    ) -> Result<Self::Output, StageError> {
         let config = svc.config()?;
         let limits = Limits::from_config(Self::NAME, entries(&config))?;
         if let Some(cits_message_wrapper::Message::Cpm(cpm)) = &wrapper.message {
@@ -26,13 +38,14 @@ impl Handler for Collector {
         }
         let calibrations = Calibrations::from_config(entries(&config))?;
         let frames = ObjectFrames::from_config(Self::NAME, entries(&config))?;
-        let frame = super::collect(&wrapper, &calibrations, &frames)?;
+        let frame = super::collect(wrapper, &calibrations, &frames)?;
         // Checked as the next stage will (on this stage's input subject, which names the same
         // RSU): no conversion may have turned a position into NaN.
-        limits.check_locations(&frame, msg.subject)?;
-        Ok(vec![Outbound {
-            subject: subjects::locations(&frame.rsu_id),
-            body: frame.stamp_and_encode(Self::NAME, msg.received_at_us),
-        }])
+        limits.check_locations(&frame, subject)?;
+        Ok(frame)
+    }
+
+    fn subject(frame: &Self::Output) -> String {
+        subjects::locations(&frame.rsu_id)
     }
 }

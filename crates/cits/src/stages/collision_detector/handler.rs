@@ -4,8 +4,8 @@
 use super::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
 use crate::config::Declared;
 use crate::limits::Limits;
-use crate::message::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
-use crate::pipeline::{buckets, entries, Handler, Inbound, Services};
+use crate::message::{decode_state_or_empty, Outbound, StageError};
+use crate::pipeline::{buckets, entries, process_frame, FrameStage, Handler, Inbound, Services};
 use crate::proto::{CollisionRiskFrame, PredictedPathFrame, RsuPaths};
 use crate::subjects;
 
@@ -20,10 +20,22 @@ impl Handler for CollisionDetector {
     const CONFIG: Declared = &[super::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let frame: PredictedPathFrame = decode_input(msg.body, "PredictedPathFrame")?;
+        process_frame::<Self, V>(svc, msg)
+    }
+}
+
+impl FrameStage for CollisionDetector {
+    type Input = PredictedPathFrame;
+    type Output = CollisionRiskFrame;
+
+    fn next_frame<V: Services>(
+        svc: &mut V,
+        frame: &mut Self::Input,
+        subject: &str,
+    ) -> Result<Self::Output, StageError> {
         let config = svc.config()?;
         let limits = Limits::from_config(Self::NAME, entries(&config))?;
-        limits.check_predicted(&frame, msg.subject)?;
+        limits.check_predicted(frame, subject)?;
         let cfg = DetectorConfig {
             max_pairs: limits.max_pairs_per_frame,
             max_paths: limits.max_paths_per_frame,
@@ -38,19 +50,20 @@ impl Handler for CollisionDetector {
         // configured at its intersection, its own entry among them).
         let own = rsus.iter().position(|rsu| *rsu == frame.rsu_id).expect("intersection_of lists the RSU itself");
         let now = frame.reference_time_us;
-        update_paths(&mut states[own], frame.paths, now, &cfg);
+        // The paths are taken once nothing but an unavailable store can refuse the frame.
+        update_paths(&mut states[own], std::mem::take(&mut frame.paths), now, &cfg);
         let risks = detect(&current_paths(&states, now, &cfg), now, &cfg);
         svc.set_many(buckets::PATHS, vec![(keys[own].clone(), crate::shared::encode::encode(&states[own]))])?;
-        let out = CollisionRiskFrame {
-            rsu_id: frame.rsu_id,
+        Ok(CollisionRiskFrame {
+            rsu_id: std::mem::take(&mut frame.rsu_id),
             reference_time_us: now,
             risks,
-            frame_id: frame.frame_id,
-            trace: frame.trace,
-        };
-        Ok(vec![Outbound {
-            subject: subjects::risks(&out.rsu_id),
-            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
-        }])
+            frame_id: std::mem::take(&mut frame.frame_id),
+            trace: std::mem::take(&mut frame.trace),
+        })
+    }
+
+    fn subject(frame: &Self::Output) -> String {
+        subjects::risks(&frame.rsu_id)
     }
 }

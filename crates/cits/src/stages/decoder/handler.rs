@@ -6,7 +6,7 @@ use crate::config::Declared;
 use crate::limits::Limits;
 use crate::message::{Outbound, StageError, Traced as _};
 use crate::pipeline::{entries, Handler, Inbound, Services};
-use crate::proto::cits_message_wrapper;
+use crate::proto::{cits_message_wrapper, CitsMessageWrapper};
 use crate::subjects;
 
 pub struct Decoder;
@@ -16,6 +16,14 @@ impl Handler for Decoder {
     const CONFIG: Declared = &[super::registry::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
+        let (wrapper, subject) = Self::frame(svc, &msg)?;
+        Ok(vec![Outbound { subject, body: wrapper.stamp_and_encode(Self::NAME, msg.received_at_us) }])
+    }
+}
+
+impl Decoder {
+    /// The message decoded and checked: the collector's frame, and the subject it goes out on.
+    pub fn frame<V: Services>(svc: &mut V, msg: &Inbound<'_>) -> Result<(CitsMessageWrapper, String), StageError> {
         let (_, rsu) = subjects::ingest_of_subject(msg.subject)?;
         let config = svc.config()?;
         let registry = RsuRegistry::from_config(Self::NAME, entries(&config))?;
@@ -35,9 +43,6 @@ impl Handler for Decoder {
             }
             None => return Err(StageError::new("decoded message is neither a CPM, a CAM nor a VAM")),
         }
-        Ok(vec![Outbound {
-            subject: subjects::decoded(rsu),
-            body: wrapper.stamp_and_encode(Self::NAME, msg.received_at_us),
-        }])
+        Ok((wrapper, subjects::decoded(rsu)))
     }
 }

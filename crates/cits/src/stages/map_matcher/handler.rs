@@ -4,8 +4,8 @@
 use super::{LaneIndex, MATCH_REACH_M};
 use crate::config::Declared;
 use crate::limits::Limits;
-use crate::message::{decode_input, Outbound, StageError, Traced as _};
-use crate::pipeline::{entries, Handler, Inbound, MapTiles, Services};
+use crate::message::{Outbound, StageError};
+use crate::pipeline::{entries, process_frame, FrameStage, Handler, Inbound, MapTiles, Services};
 use crate::proto::{MatchedTrajectoryFrame, TrajectoryFrame};
 use crate::subjects;
 
@@ -18,8 +18,20 @@ impl Handler for MapMatcher {
     const CONFIG: Declared = &[crate::pipeline::tiles::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let frame: TrajectoryFrame = decode_input(msg.body, "TrajectoryFrame")?;
-        Limits::from_config(Self::NAME, entries(&svc.config()?))?.check_trajectories(&frame, msg.subject)?;
+        process_frame::<Self, V>(svc, msg)
+    }
+}
+
+impl FrameStage for MapMatcher {
+    type Input = TrajectoryFrame;
+    type Output = MatchedTrajectoryFrame;
+
+    fn next_frame<V: Services>(
+        svc: &mut V,
+        frame: &mut Self::Input,
+        subject: &str,
+    ) -> Result<Self::Output, StageError> {
+        Limits::from_config(Self::NAME, entries(&svc.config()?))?.check_trajectories(frame, subject)?;
         let mut tiles = MapTiles::restore(svc, Self::NAME, LaneIndex::new, MATCH_REACH_M)?;
         let mut matched = Vec::with_capacity(frame.trajectories.len());
         for t in &frame.trajectories {
@@ -27,16 +39,16 @@ impl Handler for MapMatcher {
             matched.push(tiles.at(svc, last.latitude, last.longitude)?.match_trajectory(t));
         }
         tiles.keep(svc);
-        let out = MatchedTrajectoryFrame {
+        Ok(MatchedTrajectoryFrame {
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
             trajectories: matched,
-            frame_id: frame.frame_id,
-            trace: frame.trace,
-        };
-        Ok(vec![Outbound {
-            subject: subjects::matched(&out.rsu_id),
-            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
-        }])
+            frame_id: std::mem::take(&mut frame.frame_id),
+            trace: std::mem::take(&mut frame.trace),
+        })
+    }
+
+    fn subject(frame: &Self::Output) -> String {
+        subjects::matched(&frame.rsu_id)
     }
 }

@@ -4,8 +4,8 @@
 use super::{learn_and_predict, LaneMap, PredictorConfig};
 use crate::config::Declared;
 use crate::limits::Limits;
-use crate::message::{decode_input, decode_state_or_empty, Outbound, StageError, Traced as _};
-use crate::pipeline::{buckets, entries, Handler, Inbound, MapTiles, Services};
+use crate::message::{decode_state_or_empty, Outbound, StageError};
+use crate::pipeline::{buckets, entries, process_frame, FrameStage, Handler, Inbound, MapTiles, Services};
 use crate::proto::{MatchedTrajectoryFrame, PredictedPathFrame, TurnPriors};
 use crate::stages::map_matcher::ROUTE_REACH_M;
 use crate::subjects;
@@ -19,9 +19,21 @@ impl Handler for Predictor {
     const CONFIG: Declared = &[super::KEYS, crate::pipeline::tiles::KEYS, crate::limits::KEYS];
 
     fn process<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, StageError> {
-        let frame: MatchedTrajectoryFrame = decode_input(msg.body, "MatchedTrajectoryFrame")?;
+        process_frame::<Self, V>(svc, msg)
+    }
+}
+
+impl FrameStage for Predictor {
+    type Input = MatchedTrajectoryFrame;
+    type Output = PredictedPathFrame;
+
+    fn next_frame<V: Services>(
+        svc: &mut V,
+        frame: &mut Self::Input,
+        subject: &str,
+    ) -> Result<Self::Output, StageError> {
         let config = svc.config()?;
-        Limits::from_config(Self::NAME, entries(&config))?.check_matched(&frame, msg.subject)?;
+        Limits::from_config(Self::NAME, entries(&config))?.check_matched(frame, subject)?;
         let cfg = PredictorConfig::from_config(entries(&config))?;
         let mut maps = MapTiles::restore(svc, Self::NAME, LaneMap::new, ROUTE_REACH_M)?;
         let key = frame.rsu_id.clone();
@@ -42,16 +54,16 @@ impl Handler for Predictor {
         }
         // Sent even without paths: the detector's state and the DENM sender's terminations
         // advance with every frame.
-        let out = PredictedPathFrame {
+        Ok(PredictedPathFrame {
             rsu_id: frame.rsu_id.clone(),
             reference_time_us: frame.reference_time_us,
             paths,
-            frame_id: frame.frame_id,
-            trace: frame.trace,
-        };
-        Ok(vec![Outbound {
-            subject: subjects::predicted(&out.rsu_id),
-            body: out.stamp_and_encode(Self::NAME, msg.received_at_us),
-        }])
+            frame_id: std::mem::take(&mut frame.frame_id),
+            trace: std::mem::take(&mut frame.trace),
+        })
+    }
+
+    fn subject(frame: &Self::Output) -> String {
+        subjects::predicted(&frame.rsu_id)
     }
 }
