@@ -251,7 +251,7 @@ fn detector_load(svc: &mut InProcess, rsus: usize) -> anyhow::Result<(usize, usi
     let is_vru = |m: i32| m == TravelMode::Bicycle as i32 || m == TravelMode::Pedestrian as i32;
     let mut modes = Vec::new();
     for stored in svc.get_many(buckets::PATHS, &keys)? {
-        let state: cits::proto::RsuPaths = cits::message::decode_state_or_empty(stored.as_deref());
+        let state = cits::stages::collision_detector::decode_stored(stored.as_deref());
         modes.extend(state.objects.iter().flat_map(|o| o.paths.iter().map(|p| p.mode)));
     }
     let vrus = modes.iter().filter(|m| is_vru(**m)).count();

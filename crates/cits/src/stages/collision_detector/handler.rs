@@ -1,10 +1,10 @@
 //! The collision detector as a pipeline stage: its input decoded and checked against the limits, its config read, its
 //! domain logic called, its state read and written through [`Services`].
 
-use super::{current_paths, detect, intersection_of, update_paths, DetectorConfig};
+use super::{current_paths, decode_stored, detect, encode_stored, intersection_of, update_paths, DetectorConfig};
 use crate::config::Declared;
 use crate::limits::Limits;
-use crate::message::{decode_state_or_empty, Outbound, StageError};
+use crate::message::{Outbound, StageError};
 use crate::pipeline::{buckets, entries, process_frame, FrameStage, Handler, Inbound, Services};
 use crate::proto::{CollisionRiskFrame, PredictedPathFrame, RsuPaths};
 use crate::subjects;
@@ -45,7 +45,7 @@ impl FrameStage for CollisionDetector {
         let keys: Vec<String> = rsus.iter().map(|rsu| super::state_key(&intersection, rsu)).collect();
         // Paths expire within the TTL anyway: lost state is rebuilt by the next frames.
         let mut states: Vec<RsuPaths> =
-            svc.get_many(buckets::PATHS, &keys)?.iter().map(|v| decode_state_or_empty(v.as_deref())).collect();
+            svc.get_many(buckets::PATHS, &keys)?.iter().map(|v| decode_stored(v.as_deref())).collect();
         // Invariant: `intersection_of` lists the RSU it is asked about (alone, or with the RSUs
         // configured at its intersection, its own entry among them).
         let own = rsus.iter().position(|rsu| *rsu == frame.rsu_id).expect("intersection_of lists the RSU itself");
@@ -53,7 +53,7 @@ impl FrameStage for CollisionDetector {
         // The paths are taken once nothing but an unavailable store can refuse the frame.
         update_paths(&mut states[own], std::mem::take(&mut frame.paths), now, &cfg);
         let risks = detect(&current_paths(&states, now, &cfg), now, &cfg);
-        svc.set_many(buckets::PATHS, vec![(keys[own].clone(), crate::shared::encode::encode(&states[own]))])?;
+        svc.set_many(buckets::PATHS, vec![(keys[own].clone(), encode_stored(&mut states[own]))])?;
         Ok(CollisionRiskFrame {
             rsu_id: std::mem::take(&mut frame.rsu_id),
             reference_time_us: now,

@@ -2,6 +2,7 @@
 //! one's state, its stored paths (replaced per object, expired, capped) and those still current.
 
 use super::DetectorConfig;
+use crate::message::decode_state_or_empty;
 use crate::proto::{ObjectPaths, PredictedPath, RsuPaths};
 
 /// The intersection an RSU belongs to and all RSUs there, from config entries
@@ -20,6 +21,33 @@ pub fn intersection_of<'a>(rsu: &str, entries: impl IntoIterator<Item = (&'a str
 /// Key-value key of what `rsu` contributes to `intersection`.
 pub fn state_key(intersection: &str, rsu: &str) -> String {
     format!("{intersection}/{rsu}")
+}
+
+/// An RSU's paths as stored: each object's past once, beside its paths, where they all share it
+/// (the paths and the intersection's other RSUs' read it on every frame: a third of the bytes).
+pub fn encode_stored(state: &mut RsuPaths) -> Vec<u8> {
+    for o in &mut state.objects {
+        let shared = o.paths.first().is_some_and(|first| !first.past.is_empty())
+            && o.paths.windows(2).all(|w| w[0].past == w[1].past);
+        if shared {
+            o.past = std::mem::take(&mut o.paths[0].past);
+            o.paths.iter_mut().for_each(|p| p.past.clear());
+        }
+    }
+    crate::shared::encode::encode(state)
+}
+
+/// Stored paths as [`encode_stored`] wrote them, each with its past again (no state, or state
+/// that does not decode, is none: the next frames rebuild it).
+pub fn decode_stored(bytes: Option<&[u8]>) -> RsuPaths {
+    let mut state: RsuPaths = decode_state_or_empty(bytes);
+    for o in &mut state.objects {
+        let past = std::mem::take(&mut o.past);
+        if !past.is_empty() {
+            o.paths.iter_mut().for_each(|p| p.past.clone_from(&past));
+        }
+    }
+    state
 }
 
 /// Whether an object's paths are current at `now_us`: observed within the path TTL of it, before
@@ -55,7 +83,12 @@ pub fn update_paths(state: &mut RsuPaths, paths: Vec<PredictedPath>, now_us: u64
                 None => o.paths.push(p),
             },
             Some(_) => {} // late frame: an older prediction than the one stored
-            None => state.objects.push(ObjectPaths { object_key: key, observed_at_us: observed, paths: vec![p] }),
+            None => state.objects.push(ObjectPaths {
+                object_key: key,
+                observed_at_us: observed,
+                paths: vec![p],
+                past: Vec::new(),
+            }),
         }
     }
     state.objects.retain(|o| current(o, now_us, cfg));

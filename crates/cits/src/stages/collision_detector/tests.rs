@@ -127,6 +127,38 @@ fn stored_paths_are_replaced_per_object_and_expire() {
 }
 
 #[test]
+fn stored_paths_keep_a_shared_past_once_and_read_back_as_they_were() {
+    let cfg = DetectorConfig::default();
+    let (car, bike) = car_and_bike();
+    let past: Vec<PredictedPosition> = (0..20)
+        .map(|i| PredictedPosition {
+            at_us: 900_000 + i * 5_000,
+            latitude: 47.81,
+            longitude: 13.05,
+            ..Default::default()
+        })
+        .collect();
+    let (mut car, mut car_left, mut bike) = (at(car.clone(), 1_000_000), at(car, 1_000_000), at(bike, 1_000_000));
+    car_left.rank = 1;
+    car.past.clone_from(&past);
+    car_left.past.clone_from(&past);
+    // The bike's two routes do not share their past: each keeps its own.
+    let mut bike_right = bike.clone();
+    bike_right.rank = 1;
+    bike.past = past[..10].to_vec();
+    bike_right.past = past[..5].to_vec();
+    let mut state = RsuPaths::default();
+    update_paths(&mut state, vec![car, car_left, bike, bike_right], 1_000_000, &cfg);
+
+    let plain = crate::shared::encode::encode(&state);
+    let stored = encode_stored(&mut state.clone());
+    assert_eq!(decode_stored(Some(&stored)), state);
+    assert!(stored.len() + 19 * 20 < plain.len(), "{} vs {} bytes", stored.len(), plain.len());
+    // State written before the past was shared reads as it was.
+    assert_eq!(decode_stored(Some(&plain)), state);
+}
+
+#[test]
 fn returning_objects_are_stored_as_if_expired_state_had_never_been_kept() {
     let cfg = DetectorConfig::default();
     let (car, bike) = car_and_bike();
