@@ -359,7 +359,8 @@ impl IntersectionWatch {
             else {
                 continue;
             };
-            if let Some(Ok(p)) = value.map(|v| RsuPaths::decode(v.as_slice())) {
+            // As the detector stores them (each object's shared past once).
+            if let Some(p) = value.map(|v| cits::stages::collision_detector::decode_stored(Some(&v))) {
                 paths.insert(rsu.to_string(), (intersection.to_string(), p));
             }
         }
@@ -495,6 +496,7 @@ mod tests {
                     }],
                     ..Default::default()
                 }],
+                past: Vec::new(),
             }],
         };
         let warnings = ActiveWarnings {
