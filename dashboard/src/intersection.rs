@@ -359,8 +359,10 @@ impl IntersectionWatch {
             else {
                 continue;
             };
-            // As the detector stores them (each object's shared past once).
-            if let Some(p) = value.map(|v| cits::stages::collision_detector::decode_stored(Some(&v))) {
+            // As the detector stores them (each object's shared past once); undecodable: skipped.
+            let decoded =
+                value.map(|v| RsuPaths::decode(v.as_slice()).map(cits::stages::collision_detector::with_pasts));
+            if let Some(Ok(p)) = decoded {
                 paths.insert(rsu.to_string(), (intersection.to_string(), p));
             }
         }

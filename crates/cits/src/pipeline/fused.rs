@@ -104,8 +104,7 @@ fn hand<S: FrameStage, V: Services>(
             let subject = S::subject(&next);
             Ok((next, subject))
         }
-        Err(reason) if reason.unavailable => Err(Outcome::Retry(reason)),
-        Err(reason) => Err(refused::<S>(reason, subject, &frame.encode_to_vec())),
+        Err(reason) => Err(refused::<S, _>(reason, subject, || frame.encode_to_vec())),
     }
 }
 
@@ -119,7 +118,7 @@ impl Fused {
     /// The chain on one message: its outputs, or the outcome of the stage that refused it.
     fn frames<V: Services>(svc: &mut V, msg: Inbound<'_>) -> Result<Vec<Outbound>, Outcome> {
         let (mut wrapper, subject) =
-            Decoder::frame(svc, &msg).map_err(|reason| refused::<Decoder>(reason, msg.subject, msg.body))?;
+            Decoder::frame(svc, &msg).map_err(|reason| refused::<Decoder, _>(reason, msg.subject, || msg.body))?;
         wrapper.stamp(Decoder::NAME, msg.received_at_us);
         let (locations, subject) = hand::<Collector, V>(svc, wrapper, &subject, now_us())?;
         // State is read ahead once the objects are located, so no later stage reads on its own.

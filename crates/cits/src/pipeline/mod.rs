@@ -148,7 +148,7 @@ pub trait Handler {
     fn run<V: Services>(svc: &mut V, subject: &str, body: &[u8], received_at_us: u64) -> Outcome {
         match Self::process(svc, Inbound { subject, body, received_at_us }) {
             Ok(out) => Outcome::Processed(out),
-            Err(reason) => refused::<Self>(reason, subject, body),
+            Err(reason) => refused::<Self, _>(reason, subject, || body),
         }
     }
 
@@ -160,13 +160,18 @@ pub trait Handler {
 }
 
 /// What becomes of a message handler `H` refused: a retry when a service was unavailable, else
-/// the message as a dead letter.
-pub(crate) fn refused<H: Handler + ?Sized>(reason: StageError, subject: &str, body: &[u8]) -> Outcome {
+/// the message as a dead letter. Its `body` is asked for only then (a frame the fused chain
+/// handed over as a value is encoded for its dead letter alone).
+pub(crate) fn refused<H: Handler + ?Sized, B: AsRef<[u8]>>(
+    reason: StageError,
+    subject: &str,
+    body: impl FnOnce() -> B,
+) -> Outcome {
     if reason.unavailable {
         return Outcome::Retry(reason);
     }
     Outcome::DeadLettered {
-        letter: dead_letter(H::NAME, &reason, subject, body, crate::shared::time::now_us()),
+        letter: dead_letter(H::NAME, &reason, subject, body().as_ref(), crate::shared::time::now_us()),
         reason,
     }
 }

@@ -30,7 +30,7 @@ use geometry::{conflict, Conflict, Timed};
 pub use pairs::pairs_to_test;
 pub use policy::{DetectorConfig, KEYS, PROBABILITY_SLACK, STAGE};
 use routes::route_probabilities;
-pub use state::{current_paths, decode_stored, encode_stored, intersection_of, state_key, update_paths};
+pub use state::{current_paths, decode_stored, encode_stored, intersection_of, state_key, update_paths, with_pasts};
 
 mod handler;
 mod limits;

@@ -25,6 +25,7 @@ pub fn state_key(intersection: &str, rsu: &str) -> String {
 
 /// An RSU's paths as stored: each object's past once, beside its paths, where they all share it
 /// (the paths and the intersection's other RSUs' read it on every frame: a third of the bytes).
+/// Leaves `state` in that form: [`with_pasts`] gives each path its past again.
 pub fn encode_stored(state: &mut RsuPaths) -> Vec<u8> {
     for o in &mut state.objects {
         let shared = o.paths.first().is_some_and(|first| !first.past.is_empty())
@@ -40,7 +41,12 @@ pub fn encode_stored(state: &mut RsuPaths) -> Vec<u8> {
 /// Stored paths as [`encode_stored`] wrote them, each with its past again (no state, or state
 /// that does not decode, is none: the next frames rebuild it).
 pub fn decode_stored(bytes: Option<&[u8]>) -> RsuPaths {
-    let mut state: RsuPaths = decode_state_or_empty(bytes);
+    with_pasts(decode_state_or_empty(bytes))
+}
+
+/// Paths in their stored form ([`encode_stored`]) with each path's past again; state written
+/// before the past was shared is returned as it is.
+pub fn with_pasts(mut state: RsuPaths) -> RsuPaths {
     for o in &mut state.objects {
         let past = std::mem::take(&mut o.past);
         if !past.is_empty() {
